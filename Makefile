@@ -1,0 +1,57 @@
+# E3 — the two set-up commands are `make up` and `make test` (see README.md).
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+E3 := $(VENV)/bin/e3
+PYTEST_ARGS ?=
+
+.PHONY: up test test-backend test-frontend backend frontend lock clean distclean help
+
+help:
+	@echo "make up      run the control plane (embedded Postgres/Redis unless DATABASE_URL/REDIS_URL are set)"
+	@echo "make test    run every test suite"
+	@echo "make lock    re-pin the backend's dependencies into backend/requirements.lock"
+
+up: backend frontend
+	$(E3) up
+
+test: backend frontend test-backend test-frontend
+
+# --- backend -------------------------------------------------------------
+$(VENV)/bin/activate:
+	python3 -m venv $(VENV)
+
+$(VENV)/.installed: $(VENV)/bin/activate backend/pyproject.toml backend/requirements.lock
+	$(PIP) install --quiet --upgrade pip
+	$(PIP) install --quiet -c backend/requirements.lock -e 'backend[dev]'
+	touch $@
+
+backend: $(VENV)/.installed
+
+lock: $(VENV)/bin/activate
+	$(PIP) install --quiet -e 'backend[dev]'
+	$(PIP) freeze --exclude-editable | grep -v '^-e' > backend/requirements.lock
+
+test-backend: backend
+	cd backend && ../$(VENV)/bin/pytest $(PYTEST_ARGS)
+
+# --- frontend ------------------------------------------------------------
+frontend/node_modules/.package-lock.json: frontend/package.json frontend/package-lock.json
+	cd frontend && npm ci --no-audit --no-fund
+	touch $@
+
+frontend/dist/index.html: frontend/node_modules/.package-lock.json $(shell find frontend/src frontend/index.html frontend/vite.config.ts -type f 2>/dev/null)
+	cd frontend && npm run build
+
+frontend: frontend/dist/index.html
+
+test-frontend: frontend/node_modules/.package-lock.json
+	cd frontend && npm run typecheck && npm test
+
+clean:
+	rm -rf frontend/dist backend/build backend/*.egg-info
+	find backend -name __pycache__ -type d -prune -exec rm -rf {} +
+
+distclean: clean
+	rm -rf $(VENV) frontend/node_modules .e3

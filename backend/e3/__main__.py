@@ -1,0 +1,3 @@
+from e3.cli.main import main
+
+main()

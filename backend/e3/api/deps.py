@@ -1,0 +1,68 @@
+"""Typed dependencies: a database session per request and the authenticated actor with a scope."""
+
+from collections.abc import Iterator
+from typing import Annotated
+
+from fastapi import Depends, Query, Request
+from sqlalchemy.orm import Session
+
+from e3.core.db import new_session
+from e3.core.errors import Forbidden, Unauthorized
+from e3.core.security import Actor
+from e3.schemas.common import PageParams
+from e3.services.tokens import authenticate
+
+
+def get_session() -> Iterator[Session]:
+    """Committed when the route returns, rolled back on any error: nothing half-written."""
+    session = new_session()
+    try:
+        yield session
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    finally:
+        session.close()
+
+
+SessionDep = Annotated[Session, Depends(get_session)]
+
+
+def _bearer(request: Request) -> str:
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    if not header:
+        raise Unauthorized("missing bearer token: send 'Authorization: Bearer <token>' (see `e3 token create`)")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Unauthorized("malformed Authorization header: expected 'Bearer <token>'")
+    return token.strip()
+
+
+def require(scope: str):
+    """A dependency that yields the request's actor if its token grants `scope`, else 401/403."""
+
+    def dependency(request: Request, session: SessionDep) -> Actor:
+        actor = authenticate(session, _bearer(request))
+        if actor is None:
+            raise Unauthorized("invalid, revoked or expired token")
+        if not actor.can(scope):
+            raise Forbidden(f"token '{actor.name}' lacks the '{scope}' scope for this operation", code="missing_scope")
+        request.state.actor = actor
+        return actor
+
+    return dependency
+
+
+ReadDep = Annotated[Actor, Depends(require("read"))]
+WriteDep = Annotated[Actor, Depends(require("write"))]
+DeployDep = Annotated[Actor, Depends(require("deploy"))]
+AdminDep = Annotated[Actor, Depends(require("admin"))]
+
+
+def page_params(limit: Annotated[int, Query(ge=1, le=1000, description="Items per page")] = 50,
+                offset: Annotated[int, Query(ge=0, description="Items to skip")] = 0) -> PageParams:
+    return PageParams(limit=limit, offset=offset)
+
+
+PageDep = Annotated[PageParams, Depends(page_params)]

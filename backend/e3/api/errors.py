@@ -1,0 +1,39 @@
+"""Every error leaves the API as {code, message, errors[]} with the field at fault named."""
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+
+from e3.core.errors import E3Error, FieldError, ValidationFailed
+
+
+def _loc_to_field(loc) -> str:
+    parts = [p for p in loc if p not in ("body", "query", "path", "header")]
+    out = ""
+    for p in parts:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out or "body"
+
+
+def _validation_body(exc: RequestValidationError) -> dict:
+    errors = [FieldError(_loc_to_field(e.get("loc", ())), e.get("msg", "invalid"), e.get("type", "invalid"))
+              for e in exc.errors()]
+    return ValidationFailed(errors or [FieldError("body", "invalid request")]).body()
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(E3Error)
+    async def e3_error(request: Request, exc: E3Error) -> JSONResponse:
+        headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+        return JSONResponse(exc.body(), status_code=exc.status, headers=headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def request_validation(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse(_validation_body(exc), status_code=422)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        return JSONResponse({"code": code, "message": str(exc.detail), "errors": []}, status_code=exc.status_code,
+                            headers=getattr(exc, "headers", None))

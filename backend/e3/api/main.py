@@ -1,0 +1,55 @@
+"""Wires the application: middleware, error handlers, routers, the built UI at `/`."""
+
+from pathlib import Path
+
+from fastapi import APIRouter, FastAPI
+from fastapi.responses import HTMLResponse
+from fastapi.routing import APIRoute
+from fastapi.staticfiles import StaticFiles
+
+import e3
+from e3.api.errors import install_error_handlers
+from e3.api.middleware import BodyGuard
+from e3.api.routers import (applications, audit, clusters, deployments, health, jobs, local, templates,
+                            tokens)
+from e3.core.config import get_settings
+from e3.schemas.common import ErrorBody
+
+API_PREFIX = "/api/v1"
+ERROR_RESPONSES = {code: {"model": ErrorBody} for code in (400, 401, 403, 404, 409, 412, 413, 415, 422)}
+
+UI_MISSING = """<!doctype html><title>E3</title><h1>E3 control plane</h1>
+<p>The API is up (<a href="/docs">/docs</a>), but the UI is not built: run <code>make up</code>.</p>"""
+
+
+def _operation_id(route: APIRoute) -> str:
+    return route.name  # route functions are named verb_noun: stable, readable client method names
+
+
+def frontend_dist() -> Path:
+    configured = get_settings().frontend_dist
+    return configured or Path(e3.__file__).resolve().parents[2] / "frontend" / "dist"
+
+
+def create_app() -> FastAPI:
+    app = FastAPI(title="E3 control plane", version=e3.__version__, generate_unique_id_function=_operation_id,
+                  description="Microservice DAGs on SmartNIC-accelerated servers: clusters, applications, "
+                              "deployments and placement. Authenticate with `Authorization: Bearer <token>`.")
+    app.add_middleware(BodyGuard)
+    install_error_handlers(app)
+    app.include_router(health.router)
+    api = APIRouter(prefix=API_PREFIX, responses=ERROR_RESPONSES)
+    for module in (clusters, applications, templates, deployments, jobs, tokens, audit, local):
+        api.include_router(module.router)
+    app.include_router(api)
+    dist = frontend_dist()
+    if (dist / "index.html").is_file():
+        app.mount("/", StaticFiles(directory=dist, html=True), name="ui")
+    else:
+        @app.get("/", include_in_schema=False)
+        def ui_missing() -> HTMLResponse:
+            return HTMLResponse(UI_MISSING)
+    return app
+
+
+app = create_app()

@@ -1,0 +1,51 @@
+"""Clusters: create from a spec or a generator, list, get with topology, list nodes, delete."""
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request, Response, status
+
+from e3.api.deps import PageDep, ReadDep, SessionDep, WriteDep
+from e3.api.openapi import document_body
+from e3.schemas.cluster import ClusterDetail, ClusterPublic, ClustersPublic, NodesPublic
+from e3.schemas.cluster_spec import validate_cluster
+from e3.services import clusters
+from e3.services.documents import parse_document
+
+router = APIRouter(prefix="/clusters", tags=["clusters"])
+
+
+@router.post("", status_code=status.HTTP_201_CREATED, response_model=ClusterPublic,
+             openapi_extra=document_body("Cluster spec (kind: Cluster) or generator shorthand"))
+async def create_cluster(request: Request, session: SessionDep, actor: WriteDep) -> dict:
+    """Create a cluster from a cluster spec or a generator such as {"generator": "fattree", ...}."""
+    spec = validate_cluster(parse_document(await request.body(), request.headers.get("content-type")))
+    cluster = clusters.create_cluster(session, spec, actor)
+    return clusters.cluster_summaries(session, [cluster])[0]
+
+
+@router.get("", response_model=ClustersPublic)
+def list_clusters(session: SessionDep, actor: ReadDep, page: PageDep) -> dict:
+    """List clusters with their sizes."""
+    items, total = clusters.list_clusters(session, page)
+    return dict(items=items, total=total, limit=page.limit, offset=page.offset)
+
+
+@router.get("/{name}", response_model=ClusterDetail)
+def get_cluster(name: str, session: SessionDep, actor: ReadDep) -> dict:
+    """Get a cluster with its racks, servers and computing nodes."""
+    return clusters.cluster_detail(session, name)
+
+
+@router.get("/{name}/nodes", response_model=NodesPublic)
+def list_cluster_nodes(name: str, session: SessionDep, actor: ReadDep, page: PageDep,
+                       kind: Annotated[str | None, Query(pattern="^(host|smartnic)$")] = None) -> dict:
+    """List a cluster's computing nodes with what is reserved on each."""
+    items, total = clusters.list_nodes(session, name, page, kind)
+    return dict(items=items, total=total, limit=page.limit, offset=page.offset)
+
+
+@router.delete("/{name}", status_code=status.HTTP_204_NO_CONTENT)
+def delete_cluster(name: str, session: SessionDep, actor: WriteDep) -> Response:
+    """Delete a cluster (409 while deployments exist on it)."""
+    clusters.delete_cluster(session, name, actor)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)

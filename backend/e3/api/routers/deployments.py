@@ -1,0 +1,63 @@
+"""Deployments: 202 + a job that places it in the worker; read the placement."""
+
+import uuid
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Response, status
+
+from e3.api.deps import DeployDep, PageDep, ReadDep, SessionDep
+from e3.core.errors import E3Error
+from e3.schemas.deployment import DeploymentCreate, DeploymentPublic, DeploymentsPublic, JobAccepted, PlacementPublic
+from e3.services import deployments
+
+router = APIRouter(prefix="/deployments", tags=["deployments"])
+
+
+class QueueUnavailable(E3Error):
+    status = 503
+    code = "queue_unavailable"
+
+
+@router.post("", status_code=status.HTTP_202_ACCEPTED, response_model=JobAccepted)
+def create_deployment(body: DeploymentCreate, session: SessionDep, actor: DeployDep) -> dict:
+    """Deploy an application version onto a cluster; poll the returned job for progress."""
+    from e3.tasks.deployments import place_deployment  # the Celery app is only needed here
+
+    deployment, job = deployments.create_deployment(session, body, actor)
+    session.commit()  # the worker must find the job when it picks the task up
+    try:
+        place_deployment.delay(str(job.id))
+    except Exception as exc:  # broker down: the job must not stay queued forever
+        deployments.fail_unqueued(session, job, f"could not reach the job queue (Redis): {exc}")
+        session.commit()
+        raise QueueUnavailable(f"the job queue is unreachable; deployment {deployment.id} was marked failed") from exc
+    return dict(job_id=job.id, deployment_id=deployment.id, status_url=f"/api/v1/jobs/{job.id}")
+
+
+@router.get("", response_model=DeploymentsPublic)
+def list_deployments(session: SessionDep, actor: ReadDep, page: PageDep, cluster: str | None = None,
+                     application: str | None = None) -> dict:
+    """List deployments, newest first; filter by cluster or application name."""
+    items, total = deployments.list_deployments(session, page, cluster, application)
+    return dict(items=items, total=total, limit=page.limit, offset=page.offset)
+
+
+@router.get("/{deployment_id}", response_model=DeploymentPublic)
+def get_deployment(deployment_id: uuid.UUID, session: SessionDep, actor: ReadDep) -> dict:
+    """Get a deployment's state."""
+    return deployments.deployment_public(session, deployment_id)
+
+
+@router.get("/{deployment_id}/placement", response_model=PlacementPublic)
+def get_placement(deployment_id: uuid.UUID, session: SessionDep, actor: ReadDep, page: PageDep,
+                  role: Annotated[str | None, Query(pattern="^(primary|backup)$")] = None) -> dict:
+    """List every instance with its computing node, server, rack and role."""
+    items, total = deployments.placement(session, deployment_id, page, role)
+    return dict(deployment_id=deployment_id, items=items, total=total, limit=page.limit, offset=page.offset)
+
+
+@router.delete("/{deployment_id}", status_code=status.HTTP_204_NO_CONTENT)
+def delete_deployment(deployment_id: uuid.UUID, session: SessionDep, actor: DeployDep) -> Response:
+    """Delete a deployment and free its reservations."""
+    deployments.delete_deployment(session, deployment_id, actor)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)

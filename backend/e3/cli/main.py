@@ -1,0 +1,32 @@
+"""The `e3` command: servers (up, api, worker, migrate) and a client of the REST API for CI pipelines."""
+
+import sys
+
+import typer
+
+from e3.cli import resources, servers
+from e3.cli.client import CliError
+from e3.cli.output import errors
+
+app = typer.Typer(help="E3 control plane: energy-efficient microservices on SmartNIC-accelerated servers.",
+                  no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False)
+servers.register(app)
+resources.register(app)
+
+
+def main() -> None:
+    try:
+        app(prog_name="e3", standalone_mode=False)
+    except CliError as exc:
+        errors.print(exc.message, markup=False, highlight=False)
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        errors.print("aborted")
+        sys.exit(130)
+    except Exception as exc:  # click usage errors arrive here in non-standalone mode
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        raise

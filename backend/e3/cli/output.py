@@ -1,0 +1,38 @@
+"""Printing results: a table for people, JSON (--output json) for scripts."""
+
+import json
+from enum import Enum
+
+from rich.console import Console
+from rich.table import Table
+
+console = Console()
+errors = Console(stderr=True)
+
+
+class Output(str, Enum):
+    table = "table"
+    json = "json"
+
+
+def emit(data, output: Output, columns: list[str] | None = None, title: str | None = None) -> None:
+    """JSON as-is; a table of `columns` for a list of dicts; key/value lines for one dict."""
+    if output == Output.json:
+        print(json.dumps(data, indent=2, default=str))
+        return
+    if isinstance(data, list):
+        table = Table(title=title)
+        for col in columns or (list(data[0]) if data else []):
+            table.add_column(col)
+        for row in data:
+            table.add_row(*(_cell(row.get(c)) for c in columns or row))
+        console.print(table)
+    else:
+        for key, value in data.items():
+            console.print(f"[bold]{key}[/bold]: {_cell(value)}")
+
+
+def _cell(value) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={v}" for k, v in value.items())
+    return "" if value is None else str(value)

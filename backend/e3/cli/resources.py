@@ -1,0 +1,158 @@
+"""Client commands over the REST API: clusters, applications, deployments, jobs, tokens."""
+
+import time
+from pathlib import Path
+
+import typer
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+from e3.cli.client import Api, CliError
+from e3.cli.output import Output, console, emit
+
+OutputOpt = typer.Option(Output.table, "--output", help="table for people, json for scripts")
+KINDS = {
+    "clusters": ("/api/v1/clusters", ["name", "racks", "servers", "nodes", "server_types", "deployments"]),
+    "applications": ("/api/v1/applications", ["name", "latest_version", "instances", "description"]),
+    "deployments": ("/api/v1/deployments", ["id", "application", "version", "cluster", "algorithm", "state",
+                                            "instances"]),
+    "jobs": ("/api/v1/jobs", ["id", "kind", "state", "progress", "message"]),
+}
+YAML_TYPES = {".yaml": "application/yaml", ".yml": "application/yaml", ".json": "application/json"}
+
+
+def _read_document(path: Path) -> tuple[bytes, str]:
+    if not path.is_file():
+        raise CliError(f"{path}: no such file")
+    content_type = YAML_TYPES.get(path.suffix.lower())
+    if content_type is None:
+        raise CliError(f"{path}: expected a .yaml, .yml or .json file")
+    return path.read_bytes(), content_type
+
+
+def wait_for_job(api: Api, job_id: str, show_progress: bool, interval: float = 0.5) -> dict:
+    """Poll a job until it ends, drawing a progress bar when asked."""
+    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
+                  TimeElapsedColumn(), console=console, disable=not show_progress, transient=False) as bar:
+        task = bar.add_task("queued", total=1.0)
+        while True:
+            job = api.get(f"/api/v1/jobs/{job_id}")
+            bar.update(task, completed=job["progress"], description=job["message"][:60] or job["state"])
+            if job["state"] in ("succeeded", "failed"):
+                return job
+            time.sleep(interval)
+
+
+def register(app: typer.Typer) -> None:
+    cluster_app = typer.Typer(help="Create and delete clusters.", no_args_is_help=True)
+    app.add_typer(cluster_app, name="cluster")
+    token_app = typer.Typer(help="API tokens for CI pipelines.", no_args_is_help=True)
+    app.add_typer(token_app, name="token")
+
+    @cluster_app.command("create")
+    def cluster_create(
+        file: Path = typer.Option(None, "-f", "--file", help="Cluster spec (YAML or JSON)"),
+        generator: str = typer.Option(None, help="Topology generator: fattree"),
+        servers: int = typer.Option(None, help="Servers, with --generator"),
+        server_type: str = typer.Option(None, "--type", help="Server type, e.g. type1-smartnic"),
+        servers_per_rack: int = typer.Option(40, help="Servers per rack, with --generator"),
+        name: str = typer.Option(None, help="Cluster name (default fattree-<servers>-<type>)"),
+        output: Output = OutputOpt,
+    ) -> None:
+        """Create a cluster from a spec file or a generator."""
+        api = Api()
+        if file and generator:
+            raise CliError("give either -f FILE or --generator, not both")
+        if file:
+            body, content_type = _read_document(file)
+            result = api.post("/api/v1/clusters", content=body, headers={"Content-Type": content_type}).json()
+        elif generator:
+            spec = {"generator": generator, "servers": servers, "server_type": server_type,
+                    "servers_per_rack": servers_per_rack}
+            if name:
+                spec["name"] = name
+            result = api.post("/api/v1/clusters", json={k: v for k, v in spec.items() if v is not None}).json()
+        else:
+            raise CliError("give -f FILE or --generator fattree --servers N --type TYPE")
+        emit(result, output)
+
+    @cluster_app.command("delete")
+    def cluster_delete(name: str) -> None:
+        """Delete a cluster (refused while deployments exist on it)."""
+        Api().request("DELETE", f"/api/v1/clusters/{name}")
+        console.print(f"cluster {name} deleted")
+
+    @app.command()
+    def apply(file: Path = typer.Option(..., "-f", "--file", help="Application DAG spec (YAML or JSON)"),
+              cluster: str = typer.Option(..., help="Cluster to deploy onto"),
+              algorithm: str = typer.Option("first_fit", help="Placement algorithm"),
+              wait: bool = typer.Option(False, "--wait", help="Wait for the placement; exit 1 if it fails"),
+              output: Output = OutputOpt) -> None:
+        """Create or update an application from a file and deploy it onto a cluster."""
+        from e3.services.documents import parse_document
+
+        body, content_type = _read_document(file)
+        try:
+            name = parse_document(body, content_type)["metadata"]["name"]
+        except Exception as exc:  # the server gives the full diagnosis; we only need the name
+            raise CliError(f"{file}: cannot read metadata.name ({exc})") from exc
+        api = Api()
+        application = api.request("PUT", f"/api/v1/applications/{name}", content=body,
+                                  headers={"Content-Type": content_type}).json()
+        accepted = api.post("/api/v1/deployments", json={"application": name, "version": application["latest_version"],
+                                                         "cluster": cluster, "algorithm": algorithm}).json()
+        result = {"application": name, "version": application["latest_version"], **accepted}
+        if not wait:
+            emit(result, output)
+            return
+        job = wait_for_job(api, str(accepted["job_id"]), show_progress=output == Output.table)
+        result.update(state=job["state"], message=job["message"], error=job["error"])
+        if job["state"] == "failed":
+            if output == Output.json:
+                emit(result, output)
+            detail = (job["error"] or {}).get("message", job["message"])
+            raise CliError(f"deployment {accepted['deployment_id']} failed: {detail}")
+        emit(result, output)
+
+    @app.command()
+    def get(kind: str = typer.Argument(..., help="clusters | applications | deployments | jobs"),
+            limit: int = typer.Option(50, min=1, max=1000), offset: int = typer.Option(0, min=0),
+            all_pages: bool = typer.Option(False, "--all", help="Fetch every page"),
+            output: Output = OutputOpt) -> None:
+        """List clusters, applications, deployments or jobs."""
+        if kind not in KINDS:
+            raise CliError(f"unknown kind '{kind}'; use one of: {', '.join(KINDS)}", exit_code=2)
+        path, columns = KINDS[kind]
+        api = Api()
+        items = api.all_pages(path) if all_pages else api.get(path, limit=limit, offset=offset)["items"]
+        emit(items, output, columns, title=kind)
+
+    @app.command()
+    def placement(deployment: str = typer.Argument(..., help="Deployment id"), output: Output = OutputOpt) -> None:
+        """List where every instance of a deployment was placed."""
+        items = Api().all_pages(f"/api/v1/deployments/{deployment}/placement")
+        emit(items, output, ["dag_node", "shard", "replica", "role", "node", "node_kind", "server", "rack"])
+
+    @app.command()
+    def export(application: str, version: int = typer.Option(None, min=1),
+               file: Path = typer.Option(None, "--file", help="Write here instead of standard output")) -> None:
+        """Export an application as a YAML DAG spec."""
+        text = Api().request("GET", f"/api/v1/applications/{application}/export",
+                             params={"version": version} if version else None).text
+        if file:
+            file.write_text(text)
+        else:
+            print(text, end="")
+
+    @token_app.command("create")
+    def token_create(scope: list[str] = typer.Option(..., "--scope", help="read | write | deploy | admin (repeat)"),
+                     name: str = typer.Option("ci", help="A name to recognise the token by"),
+                     expires_in_days: int = typer.Option(None, min=1), output: Output = OutputOpt) -> None:
+        """Create an API token (needs an admin token). The secret is shown once."""
+        scopes = [s.strip() for item in scope for s in item.split(",") if s.strip()]
+        created = Api().post("/api/v1/tokens", json={"name": name, "scopes": scopes,
+                                                     "expires_in_days": expires_in_days}).json()
+        if output == Output.json:
+            emit(created, output)
+            return
+        console.print(f"token [bold]{created['name']}[/bold] ({', '.join(created['scopes'])}); shown once, store it now:")
+        print(created["token"])

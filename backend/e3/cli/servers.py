@@ -1,0 +1,46 @@
+"""Commands that run E3's own processes: up, api, worker, migrate."""
+
+import typer
+
+from e3.cli.output import console
+from e3.core.config import get_settings
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def up() -> None:
+        """Run everything locally: embedded Postgres/Redis (unless URLs are set), API, worker. Ctrl-C stops all."""
+        from e3.cli.up import run_up
+
+        run_up()
+
+    @app.command()
+    def api(host: str = typer.Option(None, help="Bind address (default E3_API_HOST or 127.0.0.1)"),
+            port: int = typer.Option(None, help="Port (default E3_API_PORT or 8000)")) -> None:
+        """Serve the REST API, its docs and the UI."""
+        import uvicorn
+
+        settings = get_settings()
+        uvicorn.run("e3.api.main:app", host=host or settings.api_host, port=port or settings.api_port,
+                    log_level="info", proxy_headers=False)
+
+    @app.command()
+    def worker(concurrency: int = typer.Option(2, min=1, help="Worker processes")) -> None:
+        """Run a Celery worker for placement and other jobs."""
+        from e3.core.celery_app import celery_app
+
+        celery_app.worker_main(["worker", "--loglevel=INFO", f"--concurrency={concurrency}", "--without-gossip",
+                                "--without-mingle", "-n", "e3-worker@%h"])
+
+    @app.command()
+    def migrate() -> None:
+        """Apply database migrations (Alembic) up to the latest, and seed the catalogue."""
+        from e3.core.bootstrap import prepare_database
+
+        url = get_settings().database_url
+        if not url:
+            from e3.cli.client import CliError
+
+            raise CliError("DATABASE_URL is not set (`e3 up` sets it for the embedded database)")
+        prepare_database(url)
+        console.print("database at the latest migration; catalogue seeded")

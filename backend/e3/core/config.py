@@ -1,0 +1,49 @@
+"""One Settings object, read from the environment (prefix-free names for the URLs), validated at start-up."""
+
+from functools import cache
+from pathlib import Path
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def _default_data_dir() -> Path:
+    return Path.cwd() / ".e3"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="", extra="ignore", case_sensitive=False)
+
+    # Unset means: `e3 up` starts an embedded PostgreSQL / Redis under data_dir.
+    database_url: str | None = Field(default=None, alias="DATABASE_URL")
+    redis_url: str | None = Field(default=None, alias="REDIS_URL")
+    data_dir: Path = Field(default_factory=_default_data_dir, alias="E3_DATA_DIR")
+    api_host: str = Field(default="127.0.0.1", alias="E3_API_HOST")
+    api_port: int = Field(default=8000, alias="E3_API_PORT", ge=1, le=65535)
+    # Local mode (set by `e3 up`): the UI may fetch the local admin token from loopback.
+    local_mode: bool = Field(default=False, alias="E3_LOCAL_MODE")
+    local_admin_token: str | None = Field(default=None, alias="E3_LOCAL_ADMIN_TOKEN")
+    frontend_dist: Path | None = Field(default=None, alias="E3_FRONTEND_DIST")
+    heartbeat_retention_days: int = Field(default=7, alias="E3_HEARTBEAT_RETENTION_DAYS", ge=1)
+
+    @field_validator("database_url")
+    @classmethod
+    def _psycopg_driver(cls, url: str | None) -> str | None:
+        # Accept plain postgres:// URLs (docker, managed services) and use psycopg 3 for them.
+        if url is None:
+            return None
+        for prefix in ("postgresql://", "postgres://"):
+            if url.startswith(prefix):
+                return "postgresql+psycopg://" + url[len(prefix):]
+        if not url.startswith("postgresql+psycopg://"):
+            raise ValueError("DATABASE_URL must be a postgresql:// URL")
+        return url
+
+    @property
+    def env_file(self) -> Path:
+        return self.data_dir / "env"
+
+
+@cache
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,46 @@
+"""Deployments of an application version onto a cluster, and the placed instances."""
+
+import uuid
+from datetime import datetime
+
+from sqlalchemy import DateTime, Float, ForeignKey, Index, Integer, String, Uuid
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from e3.models.base import Base, Timestamps, UuidPk, utcnow
+
+DEPLOYMENT_STATES = ("pending", "placing", "placed", "failed")
+INSTANCE_ROLES = ("primary", "backup")
+
+
+class Deployment(UuidPk, Timestamps, Base):
+    __tablename__ = "deployments"
+    application_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("applications.id", ondelete="RESTRICT"), index=True)
+    application_version_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("application_versions.id", ondelete="RESTRICT"))
+    cluster_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("clusters.id", ondelete="RESTRICT"), index=True)
+    algorithm: Mapped[str] = mapped_column(String(32))
+    state: Mapped[str] = mapped_column(String(16), default="pending")
+    error: Mapped[dict | None] = mapped_column(JSONB)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, onupdate=utcnow)
+    instances: Mapped[list["Instance"]] = relationship(back_populates="deployment", cascade="all, delete-orphan",
+                                                       passive_deletes=True)
+
+
+class Instance(UuidPk, Base):
+    """One shard replica of a DAG node, placed on a computing node, with its reservation."""
+
+    __tablename__ = "instances"
+    __table_args__ = (Index("ix_instances_deployment_order", "deployment_id", "ordinal"),)
+    deployment_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("deployments.id", ondelete="CASCADE"))
+    ordinal: Mapped[int] = mapped_column(Integer)  # stable listing order within the deployment
+    dag_node: Mapped[str] = mapped_column(String(63))
+    service: Mapped[str] = mapped_column(String(63))
+    shard: Mapped[int] = mapped_column(Integer)
+    replica: Mapped[int] = mapped_column(Integer)  # 0 is the primary
+    role: Mapped[str] = mapped_column(String(16))  # primary | backup
+    node_id: Mapped[uuid.UUID] = mapped_column(Uuid, ForeignKey("compute_nodes.id", ondelete="RESTRICT"), index=True)
+    cpu_cores: Mapped[float] = mapped_column(Float)
+    memory_mb: Mapped[int] = mapped_column(Integer)
+    bandwidth_mbps: Mapped[int] = mapped_column(Integer)
+    state: Mapped[str] = mapped_column(String(16), default="placed")
+    deployment: Mapped[Deployment] = relationship(back_populates="instances")

@@ -1,0 +1,50 @@
+"""Token and audit families."""
+
+import uuid
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from e3.core.security import SCOPES
+from e3.schemas.common import PageMeta
+
+
+class TokenCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$", description="1-63 characters: letters, digits, _ . -")
+    scopes: list[str] = Field(min_length=1, description="Any of: " + ", ".join(SCOPES))
+    expires_in_days: int | None = Field(None, ge=1, le=3650)
+
+
+class TokenPublic(BaseModel):
+    id: uuid.UUID
+    name: str
+    prefix: str
+    scopes: list[str]
+    created_at: datetime
+    created_by: str | None
+    last_used_at: datetime | None
+    expires_at: datetime | None
+    revoked_at: datetime | None
+
+
+class TokenCreated(TokenPublic):
+    token: str = Field(description="The secret. Shown once; only its hash is stored.")
+
+
+class TokensPublic(PageMeta):
+    items: list[TokenPublic]
+
+
+class AuditEntryPublic(BaseModel):
+    id: int
+    ts: datetime
+    token_id: uuid.UUID | None
+    token_name: str
+    action: str
+    target: str
+    detail: dict
+
+
+class AuditPublic(PageMeta):
+    items: list[AuditEntryPublic]

@@ -1,0 +1,414 @@
+"""The DAG spec (apiVersion e3/v1, kind Application): wire models, validation, canonical form.
+
+`validate_application` reports every problem it can find in one go, each located by a dotted
+path (`spec.nodes[2].service`), so a user fixes a document in one round trip rather than ten.
+Field-level checks are pydantic's; graph-level checks (ids, edges, cycles, catalogue
+constraints) run afterwards on whatever parts of the document were well-formed.
+"""
+
+import re
+from dataclasses import dataclass, field
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+
+from e3 import catalog
+from e3.core.errors import FieldError, ValidationFailed
+
+API_VERSION = "e3/v1"
+NAME_PATTERN = r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"
+NODE_ID_PATTERN = r"^[a-z][a-z0-9_-]{0,62}$"
+LABEL_KEY_PATTERN = r"^[A-Za-z0-9]([A-Za-z0-9._/-]{0,61}[A-Za-z0-9])?$"
+MAX_NODES = 1000
+MAX_EDGES = 10_000
+MAX_INSTANCES = 100_000
+MAX_LABELS = 64
+MAX_ERRORS = 200  # listed per response; a 1 MiB document could otherwise yield a 10 MB answer
+
+PATTERN_HELP = {
+    NAME_PATTERN: "1-63 lowercase letters, digits or '-', starting and ending with a letter or digit",
+    NODE_ID_PATTERN: "1-63 characters: a lowercase letter, then lowercase letters, digits, '_' or '-'",
+    LABEL_KEY_PATTERN: "1-63 letters, digits, '.', '_', '/' or '-', starting and ending with a letter or digit",
+}
+
+# Why a service is pinned, for error messages; the catalogue itself only says where it may run.
+PINNING_REASONS = {
+    "sql": "sql is host-only in the paper: its state cannot migrate to the SmartNIC (E3's reliable "
+           "collections hold only hashtables and arrays), so SQL instances are pinned to host processors",
+}
+
+Name = Annotated[str, StringConstraints(pattern=NAME_PATTERN)]
+NodeId = Annotated[str, StringConstraints(pattern=NODE_ID_PATTERN)]
+
+
+class StrictModel(BaseModel):
+    """Base of every spec model."""
+
+    # strict: 1.5, "3" and true are not integers; extra="forbid": a typo is an error, not a no-op
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class MetadataModel(StrictModel):
+    name: Name
+    description: str = Field("", max_length=1000)
+    labels: dict[
+        Annotated[str, StringConstraints(pattern=LABEL_KEY_PATTERN)],
+        Annotated[str, StringConstraints(max_length=255)],
+    ] = Field(default_factory=dict, max_length=MAX_LABELS)
+
+
+class ConstraintsModel(StrictModel):
+    platform: Literal["host", "smartnic", "any"] = "any"
+
+
+class NodeModel(StrictModel):
+    id: NodeId
+    service: str  # checked against the catalogue afterwards, to list the valid names
+    shards: int = Field(1, ge=1, le=1000)
+    replicas: int = Field(1, ge=0, le=1000)  # backups per shard
+    constraints: ConstraintsModel = Field(default_factory=ConstraintsModel)
+    request_bytes: int = Field(512, ge=1, le=65535)
+
+
+class EdgeModel(StrictModel):
+    from_: str = Field(alias="from")
+    to: str
+
+
+class ApplicationSpecModel(StrictModel):
+    nodes: list[NodeModel] = Field(min_length=1, max_length=MAX_NODES)
+    edges: list[EdgeModel] = Field(default_factory=list, max_length=MAX_EDGES)
+
+
+class ApplicationDocument(StrictModel):
+    """The document as sent (YAML or JSON); also what the OpenAPI schema shows."""
+
+    api_version: Literal["e3/v1"] = Field(alias="apiVersion")
+    kind: Literal["Application"]
+    metadata: MetadataModel
+    spec: ApplicationSpecModel
+
+
+# --- pydantic errors as FieldErrors ------------------------------------------------------------
+
+def _path(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part != "[key]":  # pydantic's marker for "the key, not the value, of this dict entry"
+            out += f".{part}" if out else str(part)
+    return out or "body"
+
+
+def short_repr(value: object, limit: int = 40) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _describe(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"{str(value).lower()} (a boolean)"
+    if isinstance(value, (int, float)):
+        return f"{value} (a number)" if isinstance(value, int) else f"{value} (not a whole number)"
+    if isinstance(value, str):
+        return f"{short_repr(value)} (a string)"
+    return "a list" if isinstance(value, list) else "an object" if isinstance(value, dict) else type(value).__name__
+
+
+_TYPE_NAMES = {"int_type": "an integer", "string_type": "a string", "bool_type": "a boolean",
+               "list_type": "a list", "dict_type": "an object (mapping)", "model_type": "an object (mapping)",
+               "model_attributes_type": "an object (mapping)"}
+
+
+def _message(err: dict) -> tuple[str, str, dict]:
+    """(message, code, extra) for one pydantic error, in our words."""
+    kind, ctx, value = err["type"], err.get("ctx", {}), err.get("input")
+    if kind == "missing":
+        return "is required", "missing", {}
+    if kind == "extra_forbidden":
+        return f"unknown field {short_repr(err['loc'][-1])}", "unknown_field", {}
+    if kind in _TYPE_NAMES:
+        return f"must be {_TYPE_NAMES[kind]}, got {_describe(value)}", "wrong_type", {}
+    if kind == "greater_than_equal":
+        return f"must be at least {ctx['ge']}, got {value}", "out_of_range", {"min": ctx["ge"]}
+    if kind == "less_than_equal":
+        return f"must be at most {ctx['le']}, got {value}", "out_of_range", {"max": ctx["le"]}
+    if kind == "too_short":
+        return f"must have at least {ctx['min_length']} item(s)", "too_short", {"min": ctx["min_length"]}
+    if kind == "too_long":
+        n = ctx["max_length"]
+        return f"must have at most {n} items, got {ctx.get('actual_length')}", "too_long", {"max": n}
+    if kind == "string_too_long":
+        return f"must be at most {ctx['max_length']} characters", "too_long", {"max": ctx["max_length"]}
+    if kind == "string_pattern_mismatch":
+        pattern = ctx["pattern"]
+        help_ = PATTERN_HELP.get(pattern, "")
+        return (f"{short_repr(value)} is not valid: {help_} (pattern {pattern})" if help_
+                else f"must match {pattern}"), "pattern_mismatch", {"pattern": pattern}
+    if kind == "literal_error":
+        valid = re.findall(r"'((?:[^'\\]|\\.)*)'", ctx.get("expected", ""))
+        return f"must be {ctx.get('expected')}, got {_describe(value)}", "invalid_choice", {"valid": sorted(valid)}
+    return err["msg"], kind, {}
+
+
+def pydantic_field_errors(exc: ValidationError, prefix: tuple = (), overrides: dict | None = None) -> list[FieldError]:
+    """pydantic's errors as FieldErrors with dotted paths; never its raw format.
+
+    `overrides` maps (path with indices as "[]", error code) to a clearer message for that spot,
+    e.g. ("spec.nodes", "too_short") -> "an application needs at least one node"; "{got}" in it
+    becomes a description of the offending value.
+    """
+    out = []
+    for err in exc.errors(include_url=False):
+        path = _path(prefix + tuple(err["loc"]))
+        message, code, extra = _message(err)
+        generic = re.sub(r"\[\d+\]", "[]", path)
+        if (generic, code) in (overrides or {}):
+            message = overrides[generic, code].format(got=_describe(err.get("input")))
+        out.append(FieldError(path, message, code, extra))
+    return out
+
+
+def raise_validation(errors: list[FieldError]) -> None:
+    """Raise ValidationFailed for `errors` (if any), listing at most MAX_ERRORS of them."""
+    if not errors:
+        return
+    if len(errors) <= MAX_ERRORS:
+        raise ValidationFailed(errors)
+    first = errors[0]
+    raise ValidationFailed(errors[:MAX_ERRORS], f"{first.field}: {first.message} (and {len(errors) - 1} more; "
+                                                f"the first {MAX_ERRORS} are listed)")
+
+
+# --- the validated application -----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class DagNode:
+    id: str
+    service: str
+    shards: int
+    replicas: int  # backups per shard, never on the primary's server
+    platform: str  # effective: "any" narrowed to the catalogue's only platform (sql -> "host")
+    request_bytes: int
+
+    @property
+    def instances(self) -> int:
+        return self.shards * (1 + self.replicas)
+
+    @property
+    def allowed_platforms(self) -> tuple[str, ...]:
+        """Where an instance of this node may run: "host", "smartnic" or both."""
+        return catalog.PLATFORMS if self.platform == "any" else (self.platform,)
+
+
+@dataclass(frozen=True)
+class DagEdge:
+    from_: str
+    to: str
+
+
+@dataclass(frozen=True)
+class ApplicationSpec:
+    name: str
+    description: str
+    labels: dict[str, str]
+    nodes: list[DagNode]
+    edges: list[DagEdge] = field(default_factory=list)
+
+    def instance_count(self) -> int:
+        """Instances the application deploys: shards x (1 + replicas), summed (paper Table 3's N)."""
+        return sum(n.instances for n in self.nodes)
+
+    def node(self, node_id: str) -> DagNode:
+        return next(n for n in self.nodes if n.id == node_id)
+
+    def children(self, node_id: str) -> list[str]:
+        """Ids this node sends to, in edge order."""
+        return [e.to for e in self.edges if e.from_ == node_id]
+
+    def sources(self) -> list[DagNode]:
+        """Nodes with no incoming edge, in spec order: where placement's BFS starts."""
+        targets = {e.to for e in self.edges}
+        return [n for n in self.nodes if n.id not in targets]
+
+    def to_document(self) -> dict:
+        """The canonical document: every default written out, keys in spec order."""
+        return {
+            "apiVersion": API_VERSION,
+            "kind": "Application",
+            "metadata": {"name": self.name, "description": self.description, "labels": dict(self.labels)},
+            "spec": {
+                "nodes": [
+                    {"id": n.id, "service": n.service, "shards": n.shards, "replicas": n.replicas,
+                     "constraints": {"platform": n.platform}, "request_bytes": n.request_bytes}
+                    for n in self.nodes
+                ],
+                "edges": [{"from": e.from_, "to": e.to} for e in self.edges],
+            },
+        }
+
+
+# --- graph-level checks ------------------------------------------------------------------------
+
+_OVERRIDES = {
+    ("spec.nodes", "too_short"): "an application needs at least one node",
+    ("apiVersion", "invalid_choice"): f"must be '{API_VERSION}', got {{got}}",
+    ("kind", "invalid_choice"): "must be 'Application' for a DAG spec, got {got}",
+}
+
+
+def _salvage(doc: object) -> tuple[list, list, list, list]:
+    """The parts that can still be cross-checked when the whole document is not valid.
+
+    Returns the nodes and edges that are valid on their own, plus the ids and service names of
+    every node that has them: an edge to a node whose only fault is its shard count should not
+    also be reported as an edge to an unknown node.
+    """
+    spec = doc.get("spec") if isinstance(doc, dict) else None
+    raw_nodes = spec.get("nodes") if isinstance(spec, dict) else None
+    raw_edges = spec.get("edges") if isinstance(spec, dict) else None
+    nodes, edges, ids, services = [], [], [], []
+    # Past the limits the list itself is the error; checking thousands more items only costs time.
+    for i, raw in enumerate(raw_nodes[:MAX_NODES] if isinstance(raw_nodes, list) else []):
+        raw = raw if isinstance(raw, dict) else {}
+        if isinstance(raw.get("id"), str) and re.fullmatch(NODE_ID_PATTERN, raw["id"]):
+            ids.append((i, raw["id"]))  # known to edges even if the rest of the node is wrong
+        if isinstance(raw.get("service"), str):
+            services.append((i, raw["service"]))
+        try:
+            nodes.append((i, NodeModel.model_validate(raw)))
+        except ValidationError:
+            pass
+    for i, raw in enumerate(raw_edges[:MAX_EDGES] if isinstance(raw_edges, list) else []):
+        try:
+            edges.append((i, EdgeModel.model_validate(raw)))
+        except ValidationError:
+            pass
+    return nodes, edges, ids, services
+
+
+def _effective_platform(node: NodeModel) -> str:
+    allowed = catalog.service_types()[node.service].platforms
+    return allowed[0] if node.constraints.platform == "any" and len(allowed) == 1 else node.constraints.platform
+
+
+def _check_nodes(nodes: list, ids: list, service_names: list, errors: list) -> None:
+    services = catalog.service_types()
+    valid = sorted(services)
+    for i, name in service_names:
+        if name not in services:
+            errors.append(FieldError(f"spec.nodes[{i}].service", f"unknown service {short_repr(name)}; "
+                                     f"valid services: {', '.join(valid)}", "unknown_service", {"valid": valid}))
+    first_at: dict[str, int] = {}
+    for i, node_id in ids:
+        if node_id in first_at:
+            errors.append(FieldError(f"spec.nodes[{i}].id", f"duplicate node id {node_id!r} (first used by "
+                                     f"spec.nodes[{first_at[node_id]}])", "duplicate"))
+        else:
+            first_at[node_id] = i
+    for i, node in nodes:
+        if node.service not in services:
+            continue
+        platform, allowed = node.constraints.platform, services[node.service].platforms
+        if platform != "any" and platform not in allowed:
+            choices = sorted(("any", *allowed))
+            reason = PINNING_REASONS.get(node.service, f"{node.service} runs only on: {', '.join(allowed)}")
+            errors.append(FieldError(f"spec.nodes[{i}].constraints.platform",
+                                     f"{reason}; platform {platform!r} is not possible, use {' or '.join(choices)}",
+                                     "platform_not_supported", {"valid": choices}))
+    total = sum(n.shards * (1 + n.replicas) for _, n in nodes)
+    if total > MAX_INSTANCES:
+        errors.append(FieldError("spec.nodes", f"the application has {total} instances (shards x (1 + replicas), "
+                                 f"summed); the limit is {MAX_INSTANCES}", "too_many_instances",
+                                 {"max": MAX_INSTANCES}))
+
+
+def _check_edges(edges: list, ids: list, errors: list) -> list[tuple[str, str]]:
+    """Report bad edges; return the good ones, for the cycle check."""
+    known = {node_id for _, node_id in ids}
+    seen: dict[tuple[str, str], int] = {}
+    good = []
+    for i, edge in edges:
+        ends_ok = True
+        for end, node_id in (("from", edge.from_), ("to", edge.to)):
+            if node_id not in known:
+                errors.append(FieldError(f"spec.edges[{i}].{end}", f"unknown node {short_repr(node_id)}: no node "
+                                         "in spec.nodes has this id", "unknown_node"))
+                ends_ok = False
+        if not ends_ok:
+            continue
+        key = (edge.from_, edge.to)
+        if edge.from_ == edge.to:
+            errors.append(FieldError(f"spec.edges[{i}]", f"self-loop: {edge.from_} -> {edge.to}; a node cannot "
+                                     "send to itself in a DAG", "self_loop"))
+        elif key in seen:
+            errors.append(FieldError(f"spec.edges[{i}]", f"duplicate edge {edge.from_} -> {edge.to} (same as "
+                                     f"spec.edges[{seen[key]}])", "duplicate"))
+        else:
+            seen[key] = i
+            good.append(key)
+    return good
+
+
+def find_cycle(order: list[str], edges: list[tuple[str, str]]) -> list[str] | None:
+    """One cycle as [a, b, c] (meaning a -> b -> c -> a), or None; deterministic for given orders.
+
+    Iterative depth-first search from each node in `order`, following edges in their order.
+    """
+    adjacency: dict[str, list[str]] = {}
+    for a, b in edges:
+        adjacency.setdefault(a, []).append(b)
+    state: dict[str, int] = {}  # 1: on the current path, 2: fully explored
+    for root in order:
+        if root in state:
+            continue
+        path, pending = [root], [iter(adjacency.get(root, ()))]
+        state[root] = 1
+        while pending:
+            nxt = next(pending[-1], None)
+            if nxt is None:
+                state[path.pop()] = 2
+                pending.pop()
+            elif state.get(nxt) == 1:
+                return path[path.index(nxt):]
+            elif nxt not in state:
+                state[nxt] = 1
+                path.append(nxt)
+                pending.append(iter(adjacency.get(nxt, ())))
+    return None
+
+
+def validate_application(doc: object) -> ApplicationSpec:
+    """The DAG spec in `doc` (parsed YAML/JSON), or ValidationFailed listing every problem found."""
+    errors: list[FieldError] = []
+    try:
+        parsed = ApplicationDocument.model_validate(doc)
+    except ValidationError as e:
+        errors.extend(pydantic_field_errors(e, overrides=_OVERRIDES))
+        parsed = None
+    if parsed is not None:
+        nodes = list(enumerate(parsed.spec.nodes))
+        edges = list(enumerate(parsed.spec.edges))
+        ids = [(i, n.id) for i, n in nodes]
+        services = [(i, n.service) for i, n in nodes]
+    else:
+        nodes, edges, ids, services = _salvage(doc)
+    _check_nodes(nodes, ids, services, errors)
+    good_edges = _check_edges(edges, ids, errors)
+    cycle = find_cycle([node_id for _, node_id in ids], good_edges)
+    if cycle:
+        shown = cycle if len(cycle) <= 12 else [*cycle[:10], f"... ({len(cycle)} nodes)"]
+        errors.append(FieldError("spec.edges", f"cycle: {' -> '.join(shown + cycle[:1])}; an application must "
+                                 "be acyclic", "cycle", {"cycle": cycle}))
+    raise_validation(errors)
+    return ApplicationSpec(
+        name=parsed.metadata.name,
+        description=parsed.metadata.description,
+        labels=dict(parsed.metadata.labels),
+        nodes=[DagNode(n.id, n.service, n.shards, n.replicas, _effective_platform(n), n.request_bytes)
+               for n in parsed.spec.nodes],
+        edges=[DagEdge(e.from_, e.to) for e in parsed.spec.edges],
+    )

@@ -1,0 +1,79 @@
+"""Deployment family: requests to deploy, deployments, placed instances, jobs."""
+
+import uuid
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from e3.schemas.common import PageMeta
+
+ALGORITHMS = ("first_fit",)  # HCM, annealing and ILP arrive with the placement engine
+
+
+class DeploymentCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    application: str = Field(description="Application name")
+    version: int | None = Field(None, ge=1, description="Application version; the latest when omitted")
+    cluster: str = Field(description="Cluster name")
+    algorithm: str = Field("first_fit", description="Placement algorithm: " + " | ".join(ALGORITHMS))
+
+
+class DeploymentPublic(BaseModel):
+    id: uuid.UUID
+    application: str
+    version: int
+    cluster: str
+    algorithm: str
+    state: str = Field(description="pending | placing | placed | failed")
+    instances: int
+    error: dict | None
+    created_at: datetime
+    updated_at: datetime
+    job_id: uuid.UUID | None
+
+
+class DeploymentsPublic(PageMeta):
+    items: list[DeploymentPublic]
+
+
+class JobAccepted(BaseModel):
+    job_id: uuid.UUID
+    deployment_id: uuid.UUID
+    status_url: str
+
+
+class InstancePublic(BaseModel):
+    id: uuid.UUID
+    dag_node: str
+    service: str
+    shard: int
+    replica: int = Field(description="0 is the primary")
+    role: str = Field(description="primary | backup")
+    node: str
+    node_id: uuid.UUID
+    node_kind: str
+    server: str
+    rack: str
+    state: str
+
+
+class PlacementPublic(PageMeta):
+    deployment_id: uuid.UUID
+    items: list[InstancePublic]
+
+
+class JobPublic(BaseModel):
+    id: uuid.UUID
+    kind: str
+    state: str = Field(description="queued | running | succeeded | failed")
+    progress: float = Field(description="0..1")
+    message: str
+    error: dict | None
+    deployment_id: uuid.UUID | None
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+
+
+class JobsPublic(PageMeta):
+    items: list[JobPublic]

@@ -1,0 +1,146 @@
+"""Clusters: build the topology rows from a validated spec, read it back, delete it."""
+
+import uuid
+from collections import defaultdict
+
+from sqlalchemy import func, insert, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from e3 import catalog
+from e3.core.errors import Conflict, NotFound
+from e3.core.security import Actor
+from e3.models import Cluster, ComputeNode, Deployment, Instance, Rack, Server
+from e3.schemas.cluster_spec import ClusterSpec
+from e3.schemas.common import PageParams
+from e3.services import audit, events
+from e3.services.pagination import paginate
+
+
+def node_rows(cluster_id: uuid.UUID, server_id: uuid.UUID, server_name: str, type_name: str) -> list[dict]:
+    """The computing nodes of one server: its host, then one per SmartNIC."""
+    t = catalog.server_types()[type_name]
+    rows = [dict(id=uuid.uuid4(), cluster_id=cluster_id, server_id=server_id, name=f"{server_name}/host",
+                 index=0, kind="host", core_class=t.host_core_class, cores=float(t.host_cores),
+                 memory_mb=t.host_memory_gb * 1024, bandwidth_mbps=int(t.bandwidth_gbps * 1000), state="up")]
+    for i in range(t.smartnics):
+        rows.append(dict(id=uuid.uuid4(), cluster_id=cluster_id, server_id=server_id, name=f"{server_name}/nic{i}",
+                         index=i + 1, kind="smartnic", core_class="wimpy", cores=float(t.smartnic_cores),
+                         memory_mb=t.smartnic_memory_gb * 1024, bandwidth_mbps=int(t.smartnic_bandwidth_gbps * 1000),
+                         state="up"))
+    return rows
+
+
+def create_cluster(session: Session, spec: ClusterSpec, actor: Actor) -> Cluster:
+    """Insert the cluster and its whole topology in bulk (thousands of servers in one go)."""
+    if session.scalar(select(Cluster.id).where(Cluster.name == spec.name)):
+        raise Conflict(f"cluster '{spec.name}' already exists; choose another name", code="already_exists")
+    cluster = Cluster(id=uuid.uuid4(), name=spec.name)
+    session.add(cluster)
+    session.flush()
+    racks, servers, nodes = [], [], []
+    for r_index, rack in enumerate(spec.racks):
+        rack_id = uuid.uuid4()
+        racks.append(dict(id=rack_id, cluster_id=cluster.id, name=rack.name, index=r_index, pod=rack.pod))
+        for s_index, type_name in enumerate(rack.server_types):
+            server_id, server_name = uuid.uuid4(), f"{rack.name}-s{s_index:02d}"
+            servers.append(dict(id=server_id, cluster_id=cluster.id, rack_id=rack_id, name=server_name,
+                                index=s_index, server_type=type_name))
+            nodes.extend(node_rows(cluster.id, server_id, server_name, type_name))
+    session.execute(insert(Rack), racks)
+    session.execute(insert(Server), servers)
+    session.execute(insert(ComputeNode), nodes)
+    audit.record(session, actor, "cluster.create", f"cluster/{spec.name}", servers=len(servers), nodes=len(nodes))
+    events.emit(session, "cluster.created", f"cluster/{spec.name}", cluster.id, servers=len(servers))
+    try:
+        session.flush()
+    except IntegrityError as exc:  # a concurrent create of the same name
+        raise Conflict(f"cluster '{spec.name}' already exists", code="already_exists") from exc
+    return cluster
+
+
+def get_cluster(session: Session, name: str) -> Cluster:
+    cluster = session.scalar(select(Cluster).where(Cluster.name == name))
+    if cluster is None:
+        raise NotFound(f"cluster '{name}' not found")
+    return cluster
+
+
+def cluster_summaries(session: Session, clusters: list[Cluster]) -> list[dict]:
+    """Counts per cluster (racks, servers, nodes, server types, deployments) in a few grouped queries."""
+    ids = [c.id for c in clusters]
+    if not ids:
+        return []
+    racks = dict(session.execute(select(Rack.cluster_id, func.count()).where(Rack.cluster_id.in_(ids))
+                                 .group_by(Rack.cluster_id)).all())
+    nodes = dict(session.execute(select(ComputeNode.cluster_id, func.count()).where(ComputeNode.cluster_id.in_(ids))
+                                 .group_by(ComputeNode.cluster_id)).all())
+    deps = dict(session.execute(select(Deployment.cluster_id, func.count()).where(Deployment.cluster_id.in_(ids))
+                                .group_by(Deployment.cluster_id)).all())
+    types: dict = defaultdict(dict)
+    for cid, t, n in session.execute(select(Server.cluster_id, Server.server_type, func.count())
+                                     .where(Server.cluster_id.in_(ids)).group_by(Server.cluster_id, Server.server_type)):
+        types[cid][t] = n
+    return [dict(id=c.id, name=c.name, created_at=c.created_at, racks=racks.get(c.id, 0),
+                 servers=sum(types[c.id].values()), nodes=nodes.get(c.id, 0), server_types=types[c.id],
+                 deployments=deps.get(c.id, 0)) for c in clusters]
+
+
+def list_clusters(session: Session, page: PageParams) -> tuple[list[dict], int]:
+    rows, total = paginate(session, select(Cluster).order_by(Cluster.name), page)
+    return cluster_summaries(session, rows), total
+
+
+def node_usage(session: Session, cluster_id: uuid.UUID) -> dict[uuid.UUID, tuple[float, int, int, int]]:
+    """Reserved (cores, memory MB, bandwidth Mb/s, instance count) per computing node of a cluster."""
+    stmt = (select(Instance.node_id, func.sum(Instance.cpu_cores), func.sum(Instance.memory_mb),
+                   func.sum(Instance.bandwidth_mbps), func.count())
+            .join(ComputeNode, ComputeNode.id == Instance.node_id)
+            .where(ComputeNode.cluster_id == cluster_id).group_by(Instance.node_id))
+    return {row[0]: (float(row[1]), int(row[2]), int(row[3]), int(row[4])) for row in session.execute(stmt)}
+
+
+def _topology_rows(session: Session, cluster_id: uuid.UUID, where=None):
+    stmt = (select(ComputeNode, Server.name, Server.server_type, Server.id, Rack.name, Rack.id, Rack.pod)
+            .join(Server, Server.id == ComputeNode.server_id).join(Rack, Rack.id == Server.rack_id)
+            .where(ComputeNode.cluster_id == cluster_id)
+            .order_by(Rack.index, Server.index, ComputeNode.index))
+    return stmt if where is None else stmt.where(where)
+
+
+def _node_public(node: ComputeNode, server: str, rack: str, usage: dict) -> dict:
+    cores, mem, bw, count = usage.get(node.id, (0.0, 0, 0, 0))
+    return dict(id=node.id, name=node.name, kind=node.kind, core_class=node.core_class, cores=node.cores,
+                memory_mb=node.memory_mb, bandwidth_mbps=node.bandwidth_mbps, state=node.state, server=server,
+                rack=rack, used_cores=cores, used_memory_mb=mem, used_bandwidth_mbps=bw, instances=count)
+
+
+def cluster_detail(session: Session, name: str) -> dict:
+    """The cluster with racks -> servers -> computing nodes, and what is reserved on each node."""
+    cluster = get_cluster(session, name)
+    usage = node_usage(session, cluster.id)
+    racks: dict = {}
+    for node, s_name, s_type, s_id, r_name, r_id, pod in session.execute(_topology_rows(session, cluster.id)):
+        rack = racks.setdefault(r_id, dict(id=r_id, name=r_name, pod=pod, servers={}))
+        server = rack["servers"].setdefault(s_id, dict(id=s_id, name=s_name, server_type=s_type, nodes=[]))
+        server["nodes"].append(_node_public(node, s_name, r_name, usage))
+    topology = [dict(r, servers=list(r["servers"].values())) for r in racks.values()]
+    return dict(cluster_summaries(session, [cluster])[0], topology=topology)
+
+
+def list_nodes(session: Session, name: str, page: PageParams, kind: str | None = None) -> tuple[list[dict], int]:
+    cluster = get_cluster(session, name)
+    stmt = _topology_rows(session, cluster.id, ComputeNode.kind == kind if kind else None)
+    rows, total = paginate(session, stmt, page, scalars=False)
+    usage = node_usage(session, cluster.id)
+    return [_node_public(n, s_name, r_name, usage) for n, s_name, _, _, r_name, _, _ in rows], total
+
+
+def delete_cluster(session: Session, name: str, actor: Actor) -> None:
+    cluster = get_cluster(session, name)
+    deployments = session.scalar(select(func.count()).where(Deployment.cluster_id == cluster.id))
+    if deployments:
+        raise Conflict(f"cluster '{name}' has {deployments} deployment(s); delete them first",
+                       code="cluster_in_use")
+    audit.record(session, actor, "cluster.delete", f"cluster/{name}")
+    session.delete(cluster)

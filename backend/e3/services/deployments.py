@@ -1,0 +1,202 @@
+"""Deployments: accept a request (a job), place it in the worker, list where instances went."""
+
+import uuid
+
+from sqlalchemy import func, insert, select
+from sqlalchemy.orm import Session
+
+from e3 import catalog
+from e3.core.errors import Conflict, FieldError, NotFound, ValidationFailed
+from e3.core.security import Actor
+from e3.models import (Application, ApplicationVersion, Cluster, ComputeNode, Deployment, Instance, Job, Rack,
+                       Server)
+from e3.placement.first_fit import first_fit
+from e3.placement.instances import DagNodeDemand, expand_instances
+from e3.placement.model import NodeCapacity, PlacementError
+from e3.schemas.common import PageParams
+from e3.schemas.deployment import ALGORITHMS, DeploymentCreate
+from e3.services import audit, events, jobs
+from e3.services.clusters import node_usage
+from e3.services.pagination import paginate
+
+ALGORITHM_FUNCTIONS = {"first_fit": first_fit}
+
+
+def create_deployment(session: Session, req: DeploymentCreate, actor: Actor) -> tuple[Deployment, Job]:
+    """Validate the references and record a pending deployment and its queued job (not yet enqueued)."""
+    errors = []
+    app = session.scalar(select(Application).where(Application.name == req.application))
+    if app is None:
+        errors.append(FieldError("application", f"no application named '{req.application}'", "not_found"))
+    cluster = session.scalar(select(Cluster).where(Cluster.name == req.cluster))
+    if cluster is None:
+        errors.append(FieldError("cluster", f"no cluster named '{req.cluster}'", "not_found"))
+    if req.algorithm not in ALGORITHMS:
+        errors.append(FieldError("algorithm", f"unknown algorithm '{req.algorithm}'; available: {', '.join(ALGORITHMS)}",
+                                 "unknown_algorithm", {"valid": list(ALGORITHMS)}))
+    version = None
+    if app is not None:
+        version = session.scalar(select(ApplicationVersion).where(
+            ApplicationVersion.application_id == app.id,
+            ApplicationVersion.version == (req.version or app.latest_version)))
+        if version is None:
+            errors.append(FieldError("version", f"application '{app.name}' has no version {req.version} "
+                                                f"(latest is {app.latest_version})", "not_found"))
+    if errors:
+        raise ValidationFailed(errors)
+    deployment = Deployment(id=uuid.uuid4(), application_id=app.id, application_version_id=version.id,
+                            cluster_id=cluster.id, algorithm=req.algorithm, state="pending")
+    job = Job(id=uuid.uuid4(), kind="deploy", state="queued", deployment_id=deployment.id,
+              message=f"waiting for a worker to place {app.name} v{version.version} on {cluster.name}")
+    session.add_all([deployment, job])
+    audit.record(session, actor, "deployment.create", f"deployment/{deployment.id}", application=app.name,
+                 version=version.version, cluster=cluster.name, algorithm=req.algorithm, job=str(job.id))
+    session.flush()
+    return deployment, job
+
+
+def fail_unqueued(session: Session, job: Job, reason: str) -> None:
+    """The job could not be handed to the queue: say so on the job and the deployment."""
+    error = {"code": "queue_unavailable", "message": reason, "errors": []}
+    jobs.mark_finished(session, job, error=error, message=reason)
+    deployment = session.get(Deployment, job.deployment_id)
+    deployment.state, deployment.error = "failed", error
+
+
+def cluster_capacities(session: Session, cluster_id: uuid.UUID) -> list[NodeCapacity]:
+    """Every node that is up, in topology order, with what other deployments already reserve on it."""
+    usage = node_usage(session, cluster_id)
+    stmt = (select(ComputeNode, Server.id, Rack.id).join(Server, Server.id == ComputeNode.server_id)
+            .join(Rack, Rack.id == Server.rack_id)
+            .where(ComputeNode.cluster_id == cluster_id, ComputeNode.state == "up")
+            .order_by(Rack.index, Server.index, ComputeNode.index))
+    nodes = []
+    for node, server_id, rack_id in session.execute(stmt):
+        cap = NodeCapacity(id=node.id, name=node.name, kind=node.kind, server=server_id, rack=rack_id,
+                           cpu_cores=node.cores, memory_mb=node.memory_mb, bandwidth_mbps=node.bandwidth_mbps)
+        cores, mem, bw, _ = usage.get(node.id, (0.0, 0, 0, 0))
+        cap.used.update(cpu_cores=cores, memory_mb=mem, bandwidth_mbps=bw)
+        nodes.append(cap)
+    return nodes
+
+
+def dag_demands(document: dict) -> list[DagNodeDemand]:
+    return [DagNodeDemand(id=n["id"], service=n["service"], shards=n["shards"], replicas=n["replicas"],
+                          platform=n.get("constraints", {}).get("platform", "any"))
+            for n in document["spec"]["nodes"]]
+
+
+def run_placement(session: Session, job_id: uuid.UUID) -> None:
+    """Place a deployment's instances, all or nothing. Idempotent: a finished job is left alone.
+
+    The cluster row is locked for the whole placement, so two deployments onto one cluster
+    never reserve the same free capacity.
+    """
+    job = session.get(Job, job_id, with_for_update=True)
+    if job is None or job.state in ("succeeded", "failed"):
+        return
+    deployment = session.get(Deployment, job.deployment_id)
+    jobs.mark_running(session, job, f"placing with {deployment.algorithm}")
+    deployment.state = "placing"
+    session.commit()  # pollers see "running" while the placement below is computed
+
+    session.execute(select(Cluster.id).where(Cluster.id == deployment.cluster_id).with_for_update())
+    # A redelivered copy of this task may have finished the job while we waited for the lock.
+    session.refresh(job)
+    if job.state != "running":
+        return
+    cluster = session.get(Cluster, deployment.cluster_id)
+    version = session.get(ApplicationVersion, deployment.application_version_id)
+    instances = expand_instances(dag_demands(version.spec), catalog.service_types())
+    nodes = cluster_capacities(session, cluster.id)
+
+    def progress(done: int, total: int) -> None:
+        jobs.report_progress(job_id, 0.9 * done / total, f"placed {done} of {total} instances")
+
+    try:
+        placement = ALGORITHM_FUNCTIONS[deployment.algorithm](instances, nodes, progress)
+    except PlacementError as exc:
+        error = {"code": "insufficient_capacity" if exc.resource else "unplaceable", "message": exc.message,
+                 "errors": [{"field": f"spec.nodes[{_node_index(version.spec, exc.instance.dag_node)}]",
+                             "message": exc.message, "code": exc.resource or "no_node",
+                             "instance": exc.instance.describe(), "resource": exc.resource}]}
+        deployment.state, deployment.error = "failed", error
+        jobs.mark_finished(session, job, error=error, message=exc.message)
+        events.emit(session, "deployment.failed", f"deployment/{deployment.id}", cluster.id, error=exc.message)
+        return
+    session.execute(insert(Instance), [
+        dict(id=uuid.uuid4(), deployment_id=deployment.id, ordinal=i, dag_node=inst.dag_node, service=inst.service,
+             shard=inst.shard, replica=inst.replica, role=inst.role, node_id=placement.assignments[inst.key],
+             cpu_cores=inst.cpu_cores, memory_mb=inst.memory_mb, bandwidth_mbps=inst.bandwidth_mbps, state="placed")
+        for i, inst in enumerate(instances)])
+    deployment.state = "placed"
+    jobs.mark_finished(session, job, error=None, message=f"placed {len(instances)} instances")
+    events.emit(session, "deployment.placed", f"deployment/{deployment.id}", cluster.id, instances=len(instances))
+
+
+def _node_index(document: dict, dag_node: str) -> int:
+    return next(i for i, n in enumerate(document["spec"]["nodes"]) if n["id"] == dag_node)
+
+
+def get_deployment(session: Session, deployment_id: uuid.UUID) -> Deployment:
+    deployment = session.get(Deployment, deployment_id)
+    if deployment is None:
+        raise NotFound(f"deployment {deployment_id} not found")
+    return deployment
+
+
+def _public_rows(session: Session, stmt) -> list[dict]:
+    counts = select(func.count()).where(Instance.deployment_id == Deployment.id).scalar_subquery()
+    job = select(Job.id).where(Job.deployment_id == Deployment.id).order_by(Job.created_at.desc()).limit(1) \
+        .scalar_subquery()
+    stmt = stmt.add_columns(Application.name, ApplicationVersion.version, Cluster.name, counts, job) \
+        .join(Application, Application.id == Deployment.application_id) \
+        .join(ApplicationVersion, ApplicationVersion.id == Deployment.application_version_id) \
+        .join(Cluster, Cluster.id == Deployment.cluster_id)
+    return [dict(id=d.id, application=app, version=ver, cluster=cl, algorithm=d.algorithm, state=d.state,
+                 instances=n, error=d.error, created_at=d.created_at, updated_at=d.updated_at, job_id=j)
+            for d, app, ver, cl, n, j in session.execute(stmt)]
+
+
+def deployment_public(session: Session, deployment_id: uuid.UUID) -> dict:
+    get_deployment(session, deployment_id)
+    return _public_rows(session, select(Deployment).where(Deployment.id == deployment_id))[0]
+
+
+def list_deployments(session: Session, page: PageParams, cluster: str | None = None,
+                     application: str | None = None) -> tuple[list[dict], int]:
+    stmt = select(Deployment).order_by(Deployment.created_at.desc())
+    if cluster:
+        stmt = stmt.where(Deployment.cluster_id == select(Cluster.id).where(Cluster.name == cluster).scalar_subquery())
+    if application:
+        stmt = stmt.where(Deployment.application_id ==
+                          select(Application.id).where(Application.name == application).scalar_subquery())
+    total = session.scalar(select(func.count()).select_from(stmt.order_by(None).subquery()))
+    return _public_rows(session, stmt.limit(page.limit).offset(page.offset)), total
+
+
+def placement(session: Session, deployment_id: uuid.UUID, page: PageParams,
+              role: str | None = None) -> tuple[list[dict], int]:
+    get_deployment(session, deployment_id)
+    stmt = (select(Instance, ComputeNode.name, ComputeNode.kind, Server.name, Rack.name)
+            .join(ComputeNode, ComputeNode.id == Instance.node_id).join(Server, Server.id == ComputeNode.server_id)
+            .join(Rack, Rack.id == Server.rack_id)
+            .where(Instance.deployment_id == deployment_id).order_by(Instance.ordinal))
+    if role:
+        stmt = stmt.where(Instance.role == role)
+    rows, total = paginate(session, stmt, page, scalars=False)
+    return [dict(id=i.id, dag_node=i.dag_node, service=i.service, shard=i.shard, replica=i.replica, role=i.role,
+                 node=node, node_id=i.node_id, node_kind=kind, server=server, rack=rack, state=i.state)
+            for i, node, kind, server, rack in rows], total
+
+
+def delete_deployment(session: Session, deployment_id: uuid.UUID, actor: Actor) -> None:
+    """Remove a deployment and free what its instances reserved (not while it is being placed)."""
+    deployment = session.get(Deployment, deployment_id, with_for_update=True)
+    if deployment is None:
+        raise NotFound(f"deployment {deployment_id} not found")
+    if deployment.state in ("pending", "placing"):
+        raise Conflict(f"deployment {deployment_id} is {deployment.state}; wait for its job to finish",
+                       code="deployment_busy")
+    audit.record(session, actor, "deployment.delete", f"deployment/{deployment_id}")
+    session.delete(deployment)

@@ -1,0 +1,156 @@
+"""Fixtures: a real embedded PostgreSQL and Redis for the session, a real Celery worker process,
+a real API server process for CLI tests, and tokens of each scope."""
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from sqlalchemy import text
+
+from e3.core.embedded import EmbeddedPostgres, EmbeddedRedis, free_tcp_port
+
+KEEP_TABLES = {"service_types", "server_types", "alembic_version"}
+
+
+def _reset_caches() -> None:
+    from e3.core import config, db
+
+    config.get_settings.cache_clear()
+    db.get_engine.cache_clear()
+    db._session_factory.cache_clear()
+
+
+@pytest.fixture(scope="session")
+def backing_services(tmp_path_factory):
+    """Real Postgres and Redis (embedded unless E3_TEST_DATABASE_URL / E3_TEST_REDIS_URL are given)."""
+    root = tmp_path_factory.mktemp("services")
+    pg = redis = None
+    db_url, redis_url = os.environ.get("E3_TEST_DATABASE_URL"), os.environ.get("E3_TEST_REDIS_URL")
+    if not db_url:
+        pg = EmbeddedPostgres(root / "postgres")
+        db_url = pg.start()
+    if not redis_url:
+        redis = EmbeddedRedis(root / "redis")
+        redis_url = redis.start()
+    os.environ.update(DATABASE_URL=db_url, REDIS_URL=redis_url, E3_DATA_DIR=str(root / "data"))
+    _reset_caches()
+    from e3.core.bootstrap import prepare_database
+
+    prepare_database(db_url)
+    yield {"database_url": db_url, "redis_url": redis_url, "root": root}
+    from e3.core.db import get_engine
+
+    get_engine().dispose()
+    if redis:
+        redis.stop()
+    if pg:
+        pg.stop()
+
+
+@pytest.fixture(autouse=True)
+def clean_database(request, backing_services):
+    """Every test starts from an empty database (catalogue kept)."""
+    from e3.core.db import get_engine
+    from e3.models import Base
+
+    names = [t.name for t in Base.metadata.sorted_tables if t.name not in KEEP_TABLES]
+    with get_engine().begin() as conn:
+        conn.execute(text(f"TRUNCATE {', '.join(names)} RESTART IDENTITY CASCADE"))
+    yield
+
+
+@pytest.fixture
+def make_token(backing_services):
+    """make_token("read") -> a fresh secret with those scopes."""
+    from e3.core.db import session_scope
+    from e3.core.security import SYSTEM
+    from e3.services.tokens import create_token
+
+    def make(*scopes: str, name: str = "test") -> str:
+        with session_scope() as session:
+            return create_token(session, name, list(scopes), SYSTEM)[1]
+
+    return make
+
+
+@pytest.fixture
+def admin_token(make_token) -> str:
+    return make_token("admin", name="admin")
+
+
+@pytest.fixture
+def client(backing_services, admin_token):
+    """The ASGI app in process, authenticated as admin."""
+    from fastapi.testclient import TestClient
+
+    from e3.api.main import app
+
+    with TestClient(app, headers={"Authorization": f"Bearer {admin_token}"}) as c:
+        yield c
+
+
+@pytest.fixture
+def anon_client(backing_services):
+    from fastapi.testclient import TestClient
+
+    from e3.api.main import app
+
+    with TestClient(app) as c:
+        yield c
+
+
+def _child_env(services: dict, **extra) -> dict:
+    return dict(os.environ, DATABASE_URL=services["database_url"], REDIS_URL=services["redis_url"], **extra)
+
+
+def stop_process(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture(scope="session")
+def worker(backing_services):
+    """A real Celery worker process (not eager mode) on the test Redis and Postgres."""
+    log = backing_services["root"] / "worker.log"
+    proc = subprocess.Popen([sys.executable, "-m", "e3", "worker", "--concurrency", "1"],
+                            env=_child_env(backing_services), stdout=log.open("wb"), stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 60
+    while b"ready." not in log.read_bytes():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            stop_process(proc)
+            pytest.fail(f"celery worker did not start:\n{log.read_text()[-3000:]}")
+        time.sleep(0.2)
+    yield proc
+    stop_process(proc)
+
+
+@pytest.fixture(scope="session")
+def api_server(backing_services):
+    """A real `e3 api` process on a free port; yields its base URL."""
+    port = free_tcp_port()
+    log = backing_services["root"] / "api.log"
+    proc = subprocess.Popen([sys.executable, "-m", "e3", "api", "--port", str(port)],
+                            env=_child_env(backing_services), stdout=log.open("wb"), stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+                break
+        except httpx.HTTPError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            stop_process(proc)
+            pytest.fail(f"API did not start:\n{log.read_text()[-3000:]}")
+        time.sleep(0.2)
+    yield url
+    stop_process(proc)

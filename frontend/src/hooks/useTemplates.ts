@@ -1,0 +1,37 @@
+import { useEffect, useState } from "react";
+import { getTemplates } from "../api/client";
+import type { TemplateSummary } from "../api/types";
+import { ApiError, describeError } from "../lib/errors";
+
+export interface TemplatesState {
+  templates: TemplateSummary[];
+  error: string | null;
+  loading: boolean;
+}
+
+/** The paper's application templates; refetched when the token changes or the API comes back. */
+export function useTemplates(token: string | null, generation: number): TemplatesState {
+  const [state, setState] = useState<TemplatesState>({ templates: [], error: null, loading: true });
+
+  useEffect(() => {
+    if (generation === 0) return;
+    const controller = new AbortController();
+    setState((s) => ({ ...s, loading: true }));
+    getTemplates(token, controller.signal).then(
+      (templates) => {
+        if (!controller.signal.aborted) setState({ templates, error: null, loading: false });
+      },
+      (error: unknown) => {
+        if (controller.signal.aborted) return;
+        const message =
+          error instanceof ApiError && error.isAuth && token === null
+            ? "Sign in to see the templates."
+            : describeError(error);
+        setState({ templates: [], error: message, loading: false });
+      },
+    );
+    return () => controller.abort();
+  }, [token, generation]);
+
+  return state;
+}

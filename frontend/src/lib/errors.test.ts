@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { ApiError, NetworkError, describeError, parseErrorBody } from "./errors";
+
+describe("parseErrorBody", () => {
+  it("keeps the API's own {code, message, errors} body", () => {
+    const body = parseErrorBody(
+      401,
+      JSON.stringify({ code: "unauthorized", message: "Token expired", errors: [] }),
+    );
+    expect(body).toEqual({ code: "unauthorized", message: "Token expired", errors: [] });
+  });
+
+  it("keeps field errors, filling in what is missing", () => {
+    const body = parseErrorBody(
+      422,
+      JSON.stringify({
+        code: "validation_failed",
+        message: "Invalid DAG",
+        errors: [{ field: "spec.nodes[2].service", message: "unknown service", code: "unknown" }, { message: "x" }, 7],
+      }),
+    );
+    expect(body.errors).toEqual([
+      { field: "spec.nodes[2].service", message: "unknown service", code: "unknown" },
+      { field: "", message: "x", code: "invalid" },
+    ]);
+  });
+
+  it("reads FastAPI's {detail} string", () => {
+    expect(parseErrorBody(404, JSON.stringify({ detail: "Not Found" })).message).toBe("Not Found");
+  });
+
+  it("reads FastAPI's validation {detail} list as field errors", () => {
+    const body = parseErrorBody(
+      422,
+      JSON.stringify({ detail: [{ loc: ["query", "limit"], msg: "too big", type: "less_than_equal" }] }),
+    );
+    expect(body.message).toBe("The request was not valid");
+    expect(body.errors).toEqual([{ field: "query.limit", message: "too big", code: "less_than_equal" }]);
+  });
+
+  it.each([
+    [401, "", "Not signed in: the token is missing or invalid"],
+    [403, "<html>Forbidden</html>", "This token is not allowed to do that"],
+    [502, "Bad Gateway", "Request failed (HTTP 502)"],
+    [500, "[1, 2]", "Request failed (HTTP 500)"],
+  ])("falls back to a message for HTTP %i with body %j", (status, text, message) => {
+    expect(parseErrorBody(status, text)).toEqual({ code: `http_${status}`, message, errors: [] });
+  });
+});
+
+describe("describeError", () => {
+  it("gives the API message, or says the API is unreachable", () => {
+    expect(describeError(new ApiError(403, { code: "forbidden", message: "Admins only", errors: [] }))).toBe(
+      "Admins only",
+    );
+    expect(describeError(new NetworkError())).toBe("Cannot reach the E3 API");
+    expect(describeError("boom")).toBe("boom");
+  });
+
+  it("marks 401 and 403 as authentication errors", () => {
+    const body = { code: "x", message: "m", errors: [] };
+    expect(new ApiError(401, body).isAuth).toBe(true);
+    expect(new ApiError(403, body).isAuth).toBe(true);
+    expect(new ApiError(404, body).isAuth).toBe(false);
+  });
+});

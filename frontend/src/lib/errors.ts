@@ -1,0 +1,94 @@
+import type { ErrorBody, FieldErrorBody } from "../api/types";
+
+/** A non-success HTTP answer, carrying the API's `{code, message, errors}` body. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly errors: FieldErrorBody[];
+
+  constructor(status: number, body: ErrorBody) {
+    super(body.message);
+    this.name = "ApiError";
+    this.status = status;
+    this.code = body.code;
+    this.errors = body.errors;
+  }
+
+  get isAuth(): boolean {
+    return this.status === 401 || this.status === 403;
+  }
+}
+
+/** The request never got an HTTP answer: server down, proxy refused, network gone. */
+export class NetworkError extends Error {
+  constructor(message = "Cannot reach the E3 API") {
+    super(message);
+    this.name = "NetworkError";
+  }
+}
+
+const fallbackMessages: Record<number, string> = {
+  401: "Not signed in: the token is missing or invalid",
+  403: "This token is not allowed to do that",
+  404: "Not found",
+};
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function fieldErrors(value: unknown): FieldErrorBody[] {
+  if (!Array.isArray(value)) return [];
+  return value.filter(isRecord).map((e) => ({
+    field: typeof e.field === "string" ? e.field : "",
+    message: typeof e.message === "string" ? e.message : String(e.message ?? ""),
+    code: typeof e.code === "string" ? e.code : "invalid",
+  }));
+}
+
+// FastAPI's own errors (unknown route, request validation) use `{detail}`
+// rather than E3's body, so both are understood.
+function pydanticErrors(detail: unknown[]): FieldErrorBody[] {
+  return detail.filter(isRecord).map((e) => ({
+    field: Array.isArray(e.loc) ? e.loc.join(".") : "",
+    message: typeof e.msg === "string" ? e.msg : "invalid",
+    code: typeof e.type === "string" ? e.type : "invalid",
+  }));
+}
+
+/** Turns any error answer (E3 body, FastAPI `{detail}`, HTML, empty) into an ErrorBody. */
+export function parseErrorBody(status: number, text: string): ErrorBody {
+  const fallback: ErrorBody = {
+    code: `http_${status}`,
+    message: fallbackMessages[status] ?? `Request failed (HTTP ${status})`,
+    errors: [],
+  };
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return fallback;
+  }
+  if (!isRecord(json)) return fallback;
+  if (typeof json.message === "string" && json.message !== "") {
+    return {
+      code: typeof json.code === "string" ? json.code : fallback.code,
+      message: json.message,
+      errors: fieldErrors(json.errors),
+    };
+  }
+  if (typeof json.detail === "string" && json.detail !== "") {
+    return { ...fallback, message: json.detail };
+  }
+  if (Array.isArray(json.detail)) {
+    return { ...fallback, message: "The request was not valid", errors: pydanticErrors(json.detail) };
+  }
+  return fallback;
+}
+
+/** One line for a person: what went wrong with a call. */
+export function describeError(error: unknown): string {
+  if (error instanceof ApiError || error instanceof NetworkError) return error.message;
+  if (error instanceof Error) return error.message;
+  return String(error);
+}

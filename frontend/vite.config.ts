@@ -1,0 +1,28 @@
+import react from "@vitejs/plugin-react";
+import { defineConfig } from "vitest/config";
+
+// The FastAPI backend during development; in production it serves dist/ itself.
+const backend = "http://127.0.0.1:8000";
+
+export default defineConfig({
+  base: "/",
+  plugins: [react()],
+  server: {
+    proxy: {
+      "/api": backend,
+      "/healthz": backend,
+      "/readyz": backend,
+      // So the "API docs" link works under `npm run dev` too.
+      "/docs": backend,
+      "/openapi.json": backend,
+    },
+  },
+  build: {
+    outDir: "dist",
+    emptyOutDir: true,
+  },
+  test: {
+    include: ["src/**/*.test.ts"],
+    environment: "node",
+  },
+});
