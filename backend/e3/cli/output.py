@@ -1,13 +1,15 @@
 """Printing results: a table for people, JSON (--output json) for scripts."""
 
 import json
+import sys
 from enum import Enum
 
 from rich.console import Console
 from rich.table import Table
 
-console = Console()
-errors = Console(stderr=True)
+# Piped output (CI logs, grep) gets wide tables rather than names wrapped at 80 columns.
+console = Console(width=None if sys.stdout.isatty() else 200)
+errors = Console(stderr=True, soft_wrap=True)
 
 
 class Output(str, Enum):
@@ -23,7 +25,7 @@ def emit(data, output: Output, columns: list[str] | None = None, title: str | No
     if isinstance(data, list):
         table = Table(title=title)
         for col in columns or (list(data[0]) if data else []):
-            table.add_column(col)
+            table.add_column(col, no_wrap=True)
         for row in data:
             table.add_row(*(_cell(row.get(c)) for c in columns or row))
         console.print(table)

@@ -36,10 +36,10 @@ def first_fit(instances: Sequence[InstanceRequest], nodes: Sequence[NodeCapacity
 
 def explain_no_fit(inst: InstanceRequest, nodes: Sequence[NodeCapacity], taken: set[Hashable]) -> PlacementError:
     """Say why nothing fits: no node of the platform, not enough fault domains, or which resource ran out."""
-    where = "any" if inst.platform == "any" else inst.platform
+    where = "computing" if inst.platform == "any" else inst.platform
     on_platform = [n for n in nodes if inst.allows(n)]
     if not on_platform:
-        return PlacementError(f"{inst.describe()}: the cluster has no {where} computing node", inst, None)
+        return PlacementError(f"{inst.describe()}: the cluster has no {where} node that is up", inst, None)
     eligible = [n for n in on_platform if n.server not in taken]
     if not eligible:
         return PlacementError(

@@ -66,7 +66,7 @@ def test_no_node_of_the_platform():
     nodes = [n for n in _servers(2) if n.kind == "host"]
     with pytest.raises(PlacementError) as exc:
         first_fit(_instances(("i", "ipsec", 1, 0, "smartnic")), nodes)
-    assert "no smartnic computing node" in exc.value.message
+    assert "the cluster has no smartnic node that is up" in exc.value.message
 
 
 def test_progress_is_reported():
