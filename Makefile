@@ -6,7 +6,7 @@ PIP := $(VENV)/bin/pip
 E3 := $(VENV)/bin/e3
 PYTEST_ARGS ?=
 
-.PHONY: up test test-backend test-frontend backend frontend lock clean distclean help
+.PHONY: up test test-backend test-frontend test-compose backend frontend lock clean distclean help
 
 help:
 	@echo "make up      run the control plane (embedded Postgres/Redis unless DATABASE_URL/REDIS_URL are set)"
@@ -16,7 +16,7 @@ help:
 up: backend frontend
 	$(E3) up
 
-test: backend frontend test-backend test-frontend
+test: backend frontend test-backend test-frontend test-compose
 
 # --- backend -------------------------------------------------------------
 $(VENV)/bin/activate:
@@ -49,9 +49,26 @@ frontend: frontend/dist/index.html
 test-frontend: frontend/node_modules/.package-lock.json
 	cd frontend && npm run typecheck && npm test
 
+# --- docker-compose.yml ----------------------------------------------------
+# No Docker engine here, but `docker compose config` needs none: use the plugin when present,
+# else build the same Compose CLI from the Go module proxy once into .tools/.
+COMPOSE_VERSION := v2.29.7
+COMPOSE_BIN := .tools/bin/docker-compose
+
+$(COMPOSE_BIN):
+	@command -v go >/dev/null || { echo "test-compose needs Go (or the docker compose plugin)"; exit 1; }
+	mkdir -p .tools/bin
+	GOBIN=$(abspath .tools/bin) go install github.com/docker/compose/v2/cmd@$(COMPOSE_VERSION)
+	mv .tools/bin/cmd $@
+
+test-compose:
+	@if docker compose version >/dev/null 2>&1; then docker compose -f docker-compose.yml config -q; \
+	else $(MAKE) --no-print-directory $(COMPOSE_BIN) && $(COMPOSE_BIN) -f docker-compose.yml config -q; fi
+	@echo "docker-compose.yml: accepted by docker compose config"
+
 clean:
 	rm -rf frontend/dist backend/build backend/*.egg-info
 	find backend -name __pycache__ -type d -prune -exec rm -rf {} +
 
 distclean: clean
-	rm -rf $(VENV) frontend/node_modules .e3
+	rm -rf $(VENV) frontend/node_modules .e3 .tools

@@ -117,40 +117,41 @@ def stop_process(proc: subprocess.Popen) -> None:
             proc.wait()
 
 
+def start_process(args: list[str], services: dict, log_name: str, ready) -> subprocess.Popen:
+    """Start `python -m e3 ARGS` against the test services; wait until ready(log_bytes) is true."""
+    log = services["root"] / log_name
+    proc = subprocess.Popen([sys.executable, "-m", "e3", *args], env=_child_env(services),
+                            stdout=log.open("wb"), stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 60
+    while not ready(log.read_bytes()):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            stop_process(proc)
+            pytest.fail(f"`e3 {' '.join(args)}` did not start:\n{log.read_text()[-3000:]}")
+        time.sleep(0.2)
+    return proc
+
+
 @pytest.fixture(scope="session")
 def worker(backing_services):
     """A real Celery worker process (not eager mode) on the test Redis and Postgres."""
-    log = backing_services["root"] / "worker.log"
-    proc = subprocess.Popen([sys.executable, "-m", "e3", "worker", "--concurrency", "1"],
-                            env=_child_env(backing_services), stdout=log.open("wb"), stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 60
-    while b"ready." not in log.read_bytes():
-        if proc.poll() is not None or time.monotonic() > deadline:
-            stop_process(proc)
-            pytest.fail(f"celery worker did not start:\n{log.read_text()[-3000:]}")
-        time.sleep(0.2)
+    proc = start_process(["worker", "--concurrency", "1"], backing_services, "worker.log",
+                         lambda log: b"ready." in log)
     yield proc
     stop_process(proc)
+
+
+def _answers(url: str) -> bool:
+    try:
+        return httpx.get(f"{url}/healthz", timeout=1).status_code == 200
+    except httpx.HTTPError:
+        return False
 
 
 @pytest.fixture(scope="session")
 def api_server(backing_services):
     """A real `e3 api` process on a free port; yields its base URL."""
     port = free_tcp_port()
-    log = backing_services["root"] / "api.log"
-    proc = subprocess.Popen([sys.executable, "-m", "e3", "api", "--port", str(port)],
-                            env=_child_env(backing_services), stdout=log.open("wb"), stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            stop_process(proc)
-            pytest.fail(f"API did not start:\n{log.read_text()[-3000:]}")
-        time.sleep(0.2)
+    proc = start_process(["api", "--port", str(port)], backing_services, "api.log", lambda log: _answers(url))
     yield url
     stop_process(proc)

@@ -6,7 +6,7 @@ from typing import Annotated
 from fastapi import Depends, Query, Request
 from sqlalchemy.orm import Session
 
-from e3.core.db import new_session
+from e3.core.db import session_scope
 from e3.core.errors import Forbidden, Unauthorized
 from e3.core.security import Actor
 from e3.schemas.common import PageParams
@@ -15,15 +15,8 @@ from e3.services.tokens import authenticate
 
 def get_session() -> Iterator[Session]:
     """Committed when the route returns, rolled back on any error: nothing half-written."""
-    session = new_session()
-    try:
+    with session_scope() as session:
         yield session
-        session.commit()
-    except BaseException:
-        session.rollback()
-        raise
-    finally:
-        session.close()
 
 
 SessionDep = Annotated[Session, Depends(get_session)]

@@ -76,10 +76,10 @@ def register(app: typer.Typer) -> None:
         emit(result, output)
 
     @cluster_app.command("delete")
-    def cluster_delete(name: str) -> None:
+    def cluster_delete(name: str, output: Output = OutputOpt) -> None:
         """Delete a cluster (refused while deployments exist on it)."""
         Api().request("DELETE", f"/api/v1/clusters/{name}")
-        console.print(f"cluster {name} deleted")
+        emit({"deleted": name}, output)
 
     @app.command()
     def apply(file: Path = typer.Option(..., "-f", "--file", help="Application DAG spec (YAML or JSON)"),

@@ -1,9 +1,17 @@
-"""Commands that run E3's own processes: up, api, worker, migrate."""
+"""Commands that run E3's own processes or touch its database: up, api, worker, migrate, bootstrap-token."""
 
 import typer
 
+from e3.cli.client import CliError
 from e3.cli.output import console
 from e3.core.config import get_settings
+
+
+def _require_database_url() -> str:
+    url = get_settings().database_url
+    if not url:
+        raise CliError("DATABASE_URL is not set (`e3 up` sets it for the embedded database)")
+    return url
 
 
 def register(app: typer.Typer) -> None:
@@ -32,15 +40,23 @@ def register(app: typer.Typer) -> None:
         celery_app.worker_main(["worker", "--loglevel=INFO", f"--concurrency={concurrency}", "--without-gossip",
                                 "--without-mingle", "-n", "e3-worker@%h"])
 
+    @app.command("bootstrap-token")
+    def bootstrap_token(name: str = typer.Option("admin", help="A name to recognise the token by"),
+                        scope: list[str] = typer.Option(["admin"], "--scope", help="Scopes (repeat)")) -> None:
+        """Create a token straight in the database (DATABASE_URL), for the first admin of a new deployment."""
+        from e3.core.db import session_scope
+        from e3.core.security import SYSTEM
+        from e3.services.tokens import create_token
+
+        _require_database_url()
+        with session_scope() as session:
+            _, secret = create_token(session, name, scope, SYSTEM)
+        print(secret)
+
     @app.command()
     def migrate() -> None:
         """Apply database migrations (Alembic) up to the latest, and seed the catalogue."""
         from e3.core.bootstrap import prepare_database
 
-        url = get_settings().database_url
-        if not url:
-            from e3.cli.client import CliError
-
-            raise CliError("DATABASE_URL is not set (`e3 up` sets it for the embedded database)")
-        prepare_database(url)
+        prepare_database(_require_database_url())
         console.print("database at the latest migration; catalogue seeded")

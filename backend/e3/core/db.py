@@ -35,7 +35,3 @@ def session_scope() -> Iterator[Session]:
         raise
     finally:
         session.close()
-
-
-def new_session() -> Session:
-    return _session_factory()()

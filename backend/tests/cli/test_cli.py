@@ -94,3 +94,14 @@ def test_without_url_the_cli_says_how_to_connect(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "e3", "get", "clusters"], env=env, cwd=tmp_path,
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1 and "make up" in proc.stderr
+
+
+def test_bootstrap_token_writes_straight_to_the_database(backing_services, anon_client, tmp_path):
+    env = dict(os.environ, DATABASE_URL=backing_services["database_url"])
+    proc = subprocess.run([sys.executable, "-m", "e3", "bootstrap-token", "--name", "first", "--scope", "admin"],
+                          env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    token = proc.stdout.strip()
+    r = anon_client.get("/api/v1/audit", headers={"Authorization": f"Bearer {token}"})
+    assert r.status_code == 200
+    assert r.json()["items"][0]["action"] == "token.create" and r.json()["items"][0]["token_name"] == "system"
