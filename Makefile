@@ -6,17 +6,25 @@ PIP := $(VENV)/bin/pip
 E3 := $(VENV)/bin/e3
 PYTEST_ARGS ?=
 
-.PHONY: up test test-backend test-frontend test-compose backend frontend lock clean distclean help
+BENCH_ARGS ?=
+
+.PHONY: bench bench-placement up test test-backend test-frontend test-compose backend frontend lock clean distclean help
 
 help:
 	@echo "make up      run the control plane (embedded Postgres/Redis unless DATABASE_URL/REDIS_URL are set)"
 	@echo "make test    run every test suite"
+	@echo "make bench   run the benchmarks (figures and ratios; BENCH_ARGS=\"--servers 100,1000\" to narrow)"
 	@echo "make lock    re-pin the backend's dependencies into backend/requirements.lock"
 
 up: backend frontend
 	$(E3) up
 
 test: backend frontend test-backend test-frontend test-compose
+
+bench: bench-placement
+
+bench-placement: backend
+	$(E3) bench placement $(BENCH_ARGS)
 
 # --- backend -------------------------------------------------------------
 $(VENV)/bin/activate:

@@ -126,3 +126,27 @@ def template_yaml(name: str) -> str:
 def template(name: str) -> dict:
     """The paper application `name` as a DAG spec document (a fresh dict each call)."""
     return yaml.safe_load(template_yaml(name))
+
+
+@dataclass(frozen=True)
+class NodeShape:
+    """One computing node of a server type: its host (index 0) or a SmartNIC (index 1..)."""
+
+    index: int
+    suffix: str  # "host" or "nic<i>", appended to the server's name
+    kind: str  # host | smartnic
+    core_class: str  # beefy | wimpy
+    cores: float
+    memory_mb: int
+    bandwidth_mbps: int
+
+
+def computing_nodes(server_type: str) -> list[NodeShape]:
+    """The computing nodes a server of `server_type` has (see docs/catalog.md for the rules)."""
+    t = server_types()[server_type]
+    nodes = [NodeShape(0, "host", "host", t.host_core_class, float(t.host_cores), t.host_memory_gb * 1024,
+                       int(t.bandwidth_gbps * 1000))]
+    for i in range(t.smartnics):
+        nodes.append(NodeShape(i + 1, f"nic{i}", "smartnic", "wimpy", float(t.smartnic_cores),
+                               t.smartnic_memory_gb * 1024, int(t.smartnic_bandwidth_gbps * 1000)))
+    return nodes

@@ -4,7 +4,7 @@ import sys
 
 import typer
 
-from e3.cli import resources, servers
+from e3.cli import bench, resources, servers
 from e3.cli.client import CliError
 from e3.cli.output import errors
 
@@ -12,6 +12,7 @@ app = typer.Typer(help="E3 control plane: energy-efficient microservices on Smar
                   no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False)
 servers.register(app)
 resources.register(app)
+bench.register(app)
 
 
 def main() -> None:

@@ -84,7 +84,7 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def apply(file: Path = typer.Option(..., "-f", "--file", help="Application DAG spec (YAML or JSON)"),
               cluster: str = typer.Option(..., help="Cluster to deploy onto"),
-              algorithm: str = typer.Option("first_fit", help="Placement algorithm"),
+              algorithm: str = typer.Option("hcm", help="hcm | annealing | ilp | first_fit | random"),
               wait: bool = typer.Option(False, "--wait", help="Wait for the placement; exit 1 if it fails"),
               output: Output = OutputOpt) -> None:
         """Create or update an application from a file and deploy it onto a cluster."""
@@ -112,6 +112,42 @@ def register(app: typer.Typer) -> None:
             detail = (job["error"] or {}).get("message", job["message"])
             raise CliError(f"deployment {accepted['deployment_id']} failed: {detail}")
         emit(result, output)
+
+    @app.command()
+    def preview(file: Path = typer.Option(..., "-f", "--file", help="Application DAG spec (YAML or JSON)"),
+                cluster: str = typer.Option(..., help="Cluster to preview on (its current load counts)"),
+                algorithm: list[str] = typer.Option(["hcm", "annealing", "ilp", "first_fit"], "--algorithm",
+                                                    help="Algorithms to compare (repeat)"),
+                offered_rps: float = typer.Option(None, min=0.001, help="Entry request rate; the knee if omitted"),
+                ilp_time_limit_s: float = typer.Option(10.0, min=0.1, max=120),
+                output: Output = OutputOpt) -> None:
+        """Dry-run placement algorithms and compare their predicted latency, throughput, power, J/req."""
+        from e3.services.documents import parse_document
+
+        body, content_type = _read_document(file)
+        try:
+            spec = parse_document(body, content_type)
+        except Exception as exc:
+            raise CliError(f"{file}: {exc}") from exc
+        result = Api(timeout=300).post("/api/v1/placements/preview", json={
+            "cluster": cluster, "spec": spec, "algorithms": algorithm, "offered_rps": offered_rps,
+            "ilp_time_limit_s": ilp_time_limit_s}).json()
+        if output == Output.json:
+            emit(result, output)
+            return
+        rows = []
+        ratios_by_name = {row["name"]: row for row in result["comparison"].get("rows", [])}
+        for r in result["results"]:
+            p = r.get("prediction") or {}
+            ratios = ratios_by_name.get(r["algorithm"], {})
+            rows.append({"algorithm": r["algorithm"], "placed": r["placed"], "runtime_ms": r.get("runtime_ms"),
+                         "throughput_rps": p.get("throughput_rps"), "avg_latency_ms": p.get("avg_latency_ms"),
+                         "p99_latency_ms": p.get("p99_latency_ms"), "power_watts": p.get("power_watts"),
+                         "joules_per_request": p.get("joules_per_request"),
+                         "rpj_vs_baseline": ratios.get("requests_per_joule_ratio"),
+                         "error": (r.get("error") or {}).get("message")})
+        emit(rows, output, list(rows[0]) if rows else None,
+             title=f"{result['application']} on {result['cluster']}: predicted by the cost model (source: model)")
 
     @app.command()
     def get(kind: str = typer.Argument(..., help="clusters | applications | deployments | jobs"),

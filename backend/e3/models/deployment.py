@@ -21,6 +21,7 @@ class Deployment(UuidPk, Timestamps, Base):
     algorithm: Mapped[str] = mapped_column(String(32))
     state: Mapped[str] = mapped_column(String(16), default="pending")
     error: Mapped[dict | None] = mapped_column(JSONB)
+    prediction: Mapped[dict | None] = mapped_column(JSONB)  # the cost model's figures, source "model"
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, onupdate=utcnow)
     instances: Mapped[list["Instance"]] = relationship(back_populates="deployment", cascade="all, delete-orphan",
                                                        passive_deletes=True)

@@ -19,6 +19,7 @@ class Job(UuidPk, Timestamps, Base):
     progress: Mapped[float] = mapped_column(Float, default=0.0)  # 0..1
     message: Mapped[str] = mapped_column(String(1000), default="")
     error: Mapped[dict | None] = mapped_column(JSONB)  # {code, message, errors[]} when failed
+    result: Mapped[dict | None] = mapped_column(JSONB)  # e.g. {algorithm, runtime_ms, optimal, instances}
     deployment_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("deployments.id", ondelete="SET NULL"), index=True)
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

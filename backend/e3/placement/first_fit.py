@@ -1,59 +1,43 @@
 """First-fit placement: each instance on the first computing node, in topology order, that can take it.
 
-Constraints honoured: capacities (cores, memory, bandwidth) including load already placed,
-platform pinning, and replicas of one shard in distinct fault domains (servers).
+The baseline that ignores communication: rules as in `constraints` (capacity including load
+already placed, platform pinning, replicas of a shard on distinct servers, optional
+anti-affinity). The topology's free-capacity index finds the first node with room without
+walking past full ones, so 10,000 instances on 50,000 nodes take near-linear time.
 """
 
-from collections import defaultdict
-from collections.abc import Callable, Hashable, Sequence
+import time
+from collections.abc import Hashable, Mapping, Sequence
 
-from e3.placement.model import (RESOURCE_UNITS, RESOURCES, InstanceRequest, NodeCapacity, Placement,
-                                PlacementError)
+from e3.placement.constraints import PlacementState, Progress, full_assignments, reserve_fixed, to_place
+from e3.placement.model import InstanceKey, NodeCapacity, Placement, PlacementProblem, ProgressFn
+from e3.placement.topology import Topology
 
-ProgressFn = Callable[[int, int], None]  # (placed, total)
 
+def first_fit(problem: PlacementProblem, nodes: Sequence[NodeCapacity], *, progress: ProgressFn | None = None,
+              progress_every: int = 50, avoid: Mapping[InstanceKey, Hashable] | None = None) -> Placement:
+    """Place every instance of `problem` or raise PlacementError naming the instance and what ran out.
 
-def first_fit(instances: Sequence[InstanceRequest], nodes: Sequence[NodeCapacity],
-              progress: ProgressFn | None = None, progress_every: int = 50) -> Placement:
-    """Place every instance or raise PlacementError naming the instance and the resource that ran out.
-
-    `nodes` are reserved in place; the caller passes copies when it must keep them.
+    `problem.fixed` instances are reserved first and stay put. `avoid` (used by re-placement)
+    maps instance keys to a node to keep them off when any other node can take them.
+    `nodes` are reserved in place; pass copies (`copy_nodes`) to keep them. Deterministic.
     """
-    shard_domains: dict[tuple[str, int], set[Hashable]] = defaultdict(set)
-    assignments = {}
-    for done, inst in enumerate(instances, start=1):
-        taken = shard_domains[inst.shard_key]
-        node = next((n for n in nodes if inst.allows(n) and n.server not in taken and n.fits(inst)), None)
+    started = time.perf_counter()
+    topology = Topology(nodes)
+    state = PlacementState(problem.anti_affinity)
+    reserve_fixed(problem, topology, state)
+    pending = to_place(problem)
+    ticker = Progress(progress, len(pending), progress_every)
+    avoid = avoid or {}
+    for inst in pending:
+        blocked = state.blocked(inst)
+        node = topology.first_fit(inst, blocked, avoid.get(inst.key))
+        if node is None and inst.key in avoid:
+            node = topology.first_fit(inst, blocked)
         if node is None:
-            raise explain_no_fit(inst, nodes, taken)
-        node.reserve(inst)
-        taken.add(node.server)
-        assignments[inst.key] = node.id
-        if progress and (done % progress_every == 0 or done == len(instances)):
-            progress(done, len(instances))
-    return Placement(algorithm="first_fit", assignments=assignments)
-
-
-def explain_no_fit(inst: InstanceRequest, nodes: Sequence[NodeCapacity], taken: set[Hashable]) -> PlacementError:
-    """Say why nothing fits: no node of the platform, not enough fault domains, or which resource ran out."""
-    where = "computing" if inst.platform == "any" else inst.platform
-    on_platform = [n for n in nodes if inst.allows(n)]
-    if not on_platform:
-        return PlacementError(f"{inst.describe()}: the cluster has no {where} node that is up", inst, None)
-    eligible = [n for n in on_platform if n.server not in taken]
-    if not eligible:
-        return PlacementError(
-            f"{inst.describe()}: replicas of a shard need distinct servers, and every server with a "
-            f"{where} node already holds a replica of this shard", inst, "fault_domains")
-    short = [r for r in RESOURCES if max(n.free(r) for n in eligible) + 1e-9 < inst.resource(r)]
-    if short:
-        r = short[0]
-        best = max(n.free(r) for n in eligible)
-        unit = RESOURCE_UNITS[r]
-        return PlacementError(
-            f"{inst.describe()}: out of {r.removesuffix('_mb').removesuffix('_mbps').replace('_', ' ')}: "
-            f"needs {inst.resource(r):g} {unit}, at most {max(best, 0):g} {unit} free on any {where} node "
-            f"it may use", inst, r)
-    return PlacementError(
-        f"{inst.describe()}: no single {where} node has room for its cores, memory and bandwidth together",
-        inst, "combined")
+            raise state.explain(inst, topology.nodes)
+        topology.reserve(node, inst)
+        state.add(inst, node)
+        ticker.tick()
+    return Placement(algorithm="first_fit", assignments=full_assignments(problem, state),
+                     runtime_ms=(time.perf_counter() - started) * 1000)

@@ -16,6 +16,7 @@ class DagNodeDemand:
     shards: int
     replicas: int
     platform: str  # host | smartnic | any
+    request_bytes: int = 512
 
 
 def expand_instances(nodes: Iterable[DagNodeDemand], services: dict[str, ServiceType]) -> list[InstanceRequest]:
@@ -34,5 +35,6 @@ def expand_instances(nodes: Iterable[DagNodeDemand], services: dict[str, Service
             for replica in range(node.replicas + 1):
                 out.append(InstanceRequest(
                     dag_node=node.id, service=node.service, shard=shard, replica=replica, platform=platform,
-                    cpu_cores=svc.cpu_cores, memory_mb=svc.memory_mb, bandwidth_mbps=svc.bandwidth_mbps))
+                    cpu_cores=svc.cpu_cores, memory_mb=svc.memory_mb, bandwidth_mbps=svc.bandwidth_mbps,
+                    request_bytes=node.request_bytes))
     return out

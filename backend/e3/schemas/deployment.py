@@ -7,7 +7,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from e3.schemas.common import PageMeta
 
-ALGORITHMS = ("first_fit",)  # HCM, annealing and ILP arrive with the placement engine
+ALGORITHM_NAMES = "hcm | annealing | ilp | first_fit | random"
 
 
 class DeploymentCreate(BaseModel):
@@ -15,7 +15,7 @@ class DeploymentCreate(BaseModel):
     application: str = Field(description="Application name")
     version: int | None = Field(None, ge=1, description="Application version; the latest when omitted")
     cluster: str = Field(description="Cluster name")
-    algorithm: str = Field("first_fit", description="Placement algorithm: " + " | ".join(ALGORITHMS))
+    algorithm: str = Field("hcm", description=f"Placement algorithm: {ALGORITHM_NAMES}")
 
 
 class DeploymentPublic(BaseModel):
@@ -27,6 +27,7 @@ class DeploymentPublic(BaseModel):
     state: str = Field(description="pending | placing | placed | failed")
     instances: int
     error: dict | None
+    prediction: dict | None = Field(None, description="The cost model's figures for this placement (source: model)")
     created_at: datetime
     updated_at: datetime
     job_id: uuid.UUID | None
@@ -69,6 +70,7 @@ class JobPublic(BaseModel):
     progress: float = Field(description="0..1")
     message: str
     error: dict | None
+    result: dict | None = Field(None, description="e.g. the placement algorithm and its own runtime_ms")
     deployment_id: uuid.UUID | None
     created_at: datetime
     started_at: datetime | None

@@ -19,16 +19,10 @@ from e3.services.pagination import paginate
 
 def node_rows(cluster_id: uuid.UUID, server_id: uuid.UUID, server_name: str, type_name: str) -> list[dict]:
     """The computing nodes of one server: its host, then one per SmartNIC."""
-    t = catalog.server_types()[type_name]
-    rows = [dict(id=uuid.uuid4(), cluster_id=cluster_id, server_id=server_id, name=f"{server_name}/host",
-                 index=0, kind="host", core_class=t.host_core_class, cores=float(t.host_cores),
-                 memory_mb=t.host_memory_gb * 1024, bandwidth_mbps=int(t.bandwidth_gbps * 1000), state="up")]
-    for i in range(t.smartnics):
-        rows.append(dict(id=uuid.uuid4(), cluster_id=cluster_id, server_id=server_id, name=f"{server_name}/nic{i}",
-                         index=i + 1, kind="smartnic", core_class="wimpy", cores=float(t.smartnic_cores),
-                         memory_mb=t.smartnic_memory_gb * 1024, bandwidth_mbps=int(t.smartnic_bandwidth_gbps * 1000),
-                         state="up"))
-    return rows
+    return [dict(id=uuid.uuid4(), cluster_id=cluster_id, server_id=server_id, name=f"{server_name}/{n.suffix}",
+                 index=n.index, kind=n.kind, core_class=n.core_class, cores=n.cores, memory_mb=n.memory_mb,
+                 bandwidth_mbps=n.bandwidth_mbps, state="up")
+            for n in catalog.computing_nodes(type_name)]
 
 
 def create_cluster(session: Session, spec: ClusterSpec, actor: Actor) -> Cluster:

@@ -5,21 +5,18 @@ import uuid
 from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
-from e3 import catalog
 from e3.core.errors import Conflict, FieldError, NotFound, ValidationFailed
 from e3.core.security import Actor
 from e3.models import (Application, ApplicationVersion, Cluster, ComputeNode, Deployment, Instance, Job, Rack,
                        Server)
-from e3.placement.first_fit import first_fit
-from e3.placement.instances import DagNodeDemand, expand_instances
+from e3.placement import ALGORITHMS, algorithm_options, problem_from_document, run
+from e3.placement.cost_model import predict
 from e3.placement.model import NodeCapacity, PlacementError
 from e3.schemas.common import PageParams
-from e3.schemas.deployment import ALGORITHMS, DeploymentCreate
+from e3.schemas.deployment import DeploymentCreate
 from e3.services import audit, events, jobs
 from e3.services.clusters import node_usage
 from e3.services.pagination import paginate
-
-ALGORITHM_FUNCTIONS = {"first_fit": first_fit}
 
 
 def create_deployment(session: Session, req: DeploymentCreate, actor: Actor) -> tuple[Deployment, Job]:
@@ -32,7 +29,7 @@ def create_deployment(session: Session, req: DeploymentCreate, actor: Actor) -> 
     if cluster is None:
         errors.append(FieldError("cluster", f"no cluster named '{req.cluster}'", "not_found"))
     if req.algorithm not in ALGORITHMS:
-        errors.append(FieldError("algorithm", f"unknown algorithm '{req.algorithm}'; available: {', '.join(ALGORITHMS)}",
+        errors.append(FieldError("algorithm", f"unknown algorithm '{req.algorithm}'; valid: {', '.join(ALGORITHMS)}",
                                  "unknown_algorithm", {"valid": list(ALGORITHMS)}))
     version = None
     if app is not None:
@@ -66,24 +63,20 @@ def fail_unqueued(session: Session, job: Job, reason: str) -> None:
 def cluster_capacities(session: Session, cluster_id: uuid.UUID) -> list[NodeCapacity]:
     """Every node that is up, in topology order, with what other deployments already reserve on it."""
     usage = node_usage(session, cluster_id)
-    stmt = (select(ComputeNode, Server.id, Rack.id).join(Server, Server.id == ComputeNode.server_id)
+    stmt = (select(ComputeNode, Server.id, Server.server_type, Rack.id, Rack.pod)
+            .join(Server, Server.id == ComputeNode.server_id)
             .join(Rack, Rack.id == Server.rack_id)
             .where(ComputeNode.cluster_id == cluster_id, ComputeNode.state == "up")
             .order_by(Rack.index, Server.index, ComputeNode.index))
     nodes = []
-    for node, server_id, rack_id in session.execute(stmt):
-        cap = NodeCapacity(id=node.id, name=node.name, kind=node.kind, server=server_id, rack=rack_id,
-                           cpu_cores=node.cores, memory_mb=node.memory_mb, bandwidth_mbps=node.bandwidth_mbps)
+    for node, server_id, server_type, rack_id, pod in session.execute(stmt):
+        cap = NodeCapacity(id=node.id, name=node.name, kind=node.kind, server=server_id, rack=rack_id, pod=pod,
+                           server_type=server_type, core_class=node.core_class, cpu_cores=node.cores,
+                           memory_mb=node.memory_mb, bandwidth_mbps=node.bandwidth_mbps)
         cores, mem, bw, _ = usage.get(node.id, (0.0, 0, 0, 0))
         cap.used.update(cpu_cores=cores, memory_mb=mem, bandwidth_mbps=bw)
         nodes.append(cap)
     return nodes
-
-
-def dag_demands(document: dict) -> list[DagNodeDemand]:
-    return [DagNodeDemand(id=n["id"], service=n["service"], shards=n["shards"], replicas=n["replicas"],
-                          platform=n.get("constraints", {}).get("platform", "any"))
-            for n in document["spec"]["nodes"]]
 
 
 def run_placement(session: Session, job_id: uuid.UUID) -> None:
@@ -107,31 +100,42 @@ def run_placement(session: Session, job_id: uuid.UUID) -> None:
         return
     cluster = session.get(Cluster, deployment.cluster_id)
     version = session.get(ApplicationVersion, deployment.application_version_id)
-    instances = expand_instances(dag_demands(version.spec), catalog.service_types())
+    problem = problem_from_document(version.spec)
     nodes = cluster_capacities(session, cluster.id)
 
     def progress(done: int, total: int) -> None:
         jobs.report_progress(job_id, 0.9 * done / total, f"placed {done} of {total} instances")
 
     try:
-        placement = ALGORITHM_FUNCTIONS[deployment.algorithm](instances, nodes, progress)
+        placement = run(deployment.algorithm, problem, nodes, progress, **algorithm_options(deployment.algorithm))
     except PlacementError as exc:
-        error = {"code": "insufficient_capacity" if exc.resource else "unplaceable", "message": exc.message,
-                 "errors": [{"field": f"spec.nodes[{_node_index(version.spec, exc.instance.dag_node)}]",
-                             "message": exc.message, "code": exc.resource or "no_node",
-                             "instance": exc.instance.describe(), "resource": exc.resource}]}
+        error = placement_error_body(version.spec, exc)
         deployment.state, deployment.error = "failed", error
         jobs.mark_finished(session, job, error=error, message=exc.message)
         events.emit(session, "deployment.failed", f"deployment/{deployment.id}", cluster.id, error=exc.message)
         return
+    instances = problem.instances
     session.execute(insert(Instance), [
         dict(id=uuid.uuid4(), deployment_id=deployment.id, ordinal=i, dag_node=inst.dag_node, service=inst.service,
              shard=inst.shard, replica=inst.replica, role=inst.role, node_id=placement.assignments[inst.key],
              cpu_cores=inst.cpu_cores, memory_mb=inst.memory_mb, bandwidth_mbps=inst.bandwidth_mbps, state="placed")
         for i, inst in enumerate(instances)])
     deployment.state = "placed"
-    jobs.mark_finished(session, job, error=None, message=f"placed {len(instances)} instances")
+    deployment.prediction = predict(problem, nodes, placement).as_dict()
+    job.result = {"algorithm": deployment.algorithm, "runtime_ms": round(placement.runtime_ms, 3),
+                  "optimal": placement.optimal, "instances": len(instances), "details": placement.details}
+    jobs.mark_finished(session, job, error=None,
+                       message=f"placed {len(instances)} instances with {deployment.algorithm} "
+                               f"in {placement.runtime_ms:.0f} ms")
     events.emit(session, "deployment.placed", f"deployment/{deployment.id}", cluster.id, instances=len(instances))
+
+
+def placement_error_body(document: dict, exc: PlacementError) -> dict:
+    """The API error body for a placement that failed, pointing at the DAG node concerned."""
+    return {"code": "insufficient_capacity" if exc.resource else "unplaceable", "message": exc.message,
+            "errors": [{"field": f"spec.nodes[{_node_index(document, exc.instance.dag_node)}]",
+                        "message": exc.message, "code": exc.resource or "no_node",
+                        "instance": exc.instance.describe(), "resource": exc.resource}]}
 
 
 def _node_index(document: dict, dag_node: str) -> int:
@@ -154,7 +158,8 @@ def _public_rows(session: Session, stmt) -> list[dict]:
         .join(ApplicationVersion, ApplicationVersion.id == Deployment.application_version_id) \
         .join(Cluster, Cluster.id == Deployment.cluster_id)
     return [dict(id=d.id, application=app, version=ver, cluster=cl, algorithm=d.algorithm, state=d.state,
-                 instances=n, error=d.error, created_at=d.created_at, updated_at=d.updated_at, job_id=j)
+                 instances=n, error=d.error, prediction=d.prediction, created_at=d.created_at,
+                 updated_at=d.updated_at, job_id=j)
             for d, app, ver, cl, n, j in session.execute(stmt)]
 
 

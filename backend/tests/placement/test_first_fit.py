@@ -5,7 +5,12 @@ import pytest
 from e3 import catalog
 from e3.placement.first_fit import first_fit
 from e3.placement.instances import DagNodeDemand, expand_instances
-from e3.placement.model import NodeCapacity, PlacementError
+from e3.placement.model import NodeCapacity, PlacementError, PlacementProblem
+
+
+@pytest.fixture(autouse=True)
+def clean_database():
+    """Overrides the suite's per-test database reset: placement is pure and needs no database."""
 
 
 def _servers(n, host_cores=12.0, nic_cores=12.0, host_mem=65536, nic_mem=4096):
@@ -17,11 +22,11 @@ def _servers(n, host_cores=12.0, nic_cores=12.0, host_mem=65536, nic_mem=4096):
 
 
 def _instances(*nodes):
-    return expand_instances([DagNodeDemand(*n) for n in nodes], catalog.service_types())
+    return PlacementProblem(expand_instances([DagNodeDemand(*n) for n in nodes], catalog.service_types()), [])
 
 
 def test_expansion_orders_primary_then_backups_and_pins_sql_to_hosts():
-    inst = _instances(("db", "sql", 2, 1, "any"))
+    inst = _instances(("db", "sql", 2, 1, "any")).instances
     assert [(i.shard, i.replica, i.role) for i in inst] == [(0, 0, "primary"), (0, 1, "backup"),
                                                             (1, 0, "primary"), (1, 1, "backup")]
     assert {i.platform for i in inst} == {"host"}
@@ -74,3 +79,40 @@ def test_progress_is_reported():
     first_fit(_instances(("e", "ema", 10, 0, "any")), _servers(2), progress=lambda d, t: seen.append((d, t)),
               progress_every=4)
     assert seen == [(4, 10), (8, 10), (10, 10)]
+
+
+def test_fixed_instances_stay_put_and_count_against_capacity():
+    nodes = _servers(2, host_cores=1.0, nic_cores=1.0)
+    problem = _instances(("e", "ema", 6, 0, "any"))  # 0.25 core each
+    problem.fixed = {("e", 0, 0): "s1/nic0", ("e", 1, 0): "s1/nic0"}
+    placement = first_fit(problem, nodes)
+    assert placement.assignments == {("e", 0, 0): "s1/nic0", ("e", 1, 0): "s1/nic0",
+                                     ("e", 2, 0): "s0/host", ("e", 3, 0): "s0/host",
+                                     ("e", 4, 0): "s0/host", ("e", 5, 0): "s0/host"}
+    assert nodes[3].used["cpu_cores"] == 0.5  # s1/nic0: the two fixed instances
+
+
+def test_anti_affinity_spreads_shards_over_servers_and_fails_when_it_cannot():
+    problem = _instances(("e", "ema", 3, 0, "any"))
+    problem.anti_affinity = True
+    placement = first_fit(problem, _servers(3))
+    assert [placement.assignments[("e", s, 0)] for s in range(3)] == ["s0/host", "s1/host", "s2/host"]
+    problem.anti_affinity = True
+    with pytest.raises(PlacementError) as exc:
+        first_fit(problem, _servers(2))
+    assert exc.value.resource == "anti_affinity"
+    assert exc.value.message.startswith("e (ema) shard 2 primary: anti-affinity puts the shards of e on distinct")
+
+
+def test_placement_follows_the_order_of_the_nodes_given():
+    nodes = list(reversed(_servers(2)))  # s1/nic0, s1/host, s0/nic0, s0/host
+    placement = first_fit(_instances(("e", "ema", 1, 1, "any")), nodes)
+    assert placement.assignments == {("e", 0, 0): "s1/nic0", ("e", 0, 1): "s0/nic0"}
+
+
+def test_avoided_node_is_skipped_unless_nothing_else_fits():
+    placement = first_fit(_instances(("e", "ema", 1, 0, "any")), _servers(2), avoid={("e", 0, 0): "s0/host"})
+    assert placement.assignments == {("e", 0, 0): "s0/nic0"}
+    nodes = [n for n in _servers(1) if n.kind == "host"]
+    placement = first_fit(_instances(("e", "ema", 1, 0, "any")), nodes, avoid={("e", 0, 0): "s0/host"})
+    assert placement.assignments == {("e", 0, 0): "s0/host"}

@@ -1,0 +1,1 @@
+"""Benchmarks: figures and ratios printed for people and as JSON, never pass/fail on timing."""

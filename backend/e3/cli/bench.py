@@ -1,0 +1,50 @@
+"""`e3 bench ...`: benchmarks that print figures and ratios (and JSON with --json)."""
+
+import json
+
+import typer
+
+from e3.cli.client import CliError
+
+
+def _int_list(text: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(v) for v in text.split(",") if v.strip())
+    except ValueError as exc:
+        raise CliError(f"--servers takes whole numbers separated by commas, not '{text}'", exit_code=2) from exc
+    if not values or any(v < 1 for v in values):
+        raise CliError("--servers needs at least one positive number", exit_code=2)
+    return values
+
+
+def register(app: typer.Typer) -> None:
+    bench_app = typer.Typer(help="Benchmarks: measured timings, modelled energy, side-by-side ratios.",
+                            no_args_is_help=True)
+    app.add_typer(bench_app, name="bench")
+
+    @bench_app.command("placement")
+    def bench_placement(
+        servers: str = typer.Option("100,1000,10000", help="Cluster sizes (type2-smartnic servers), comma-separated"),
+        microservices: int = typer.Option(10_000, min=1, help="Instances placed at each size"),
+        algorithms: str = typer.Option("hcm,annealing,ilp", help="Algorithms for the scale runs"),
+        ilp_time_limit_s: float = typer.Option(30.0, min=0.1, help="Time cap of the ILP per run"),
+        apps: bool = typer.Option(True, help="Also compare algorithms on each paper app (3 x type1-smartnic)"),
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON object per (scale or app, algorithm)"),
+    ) -> None:
+        """Placement speed at scale beside the paper's Table 6, and predicted quality per paper app."""
+        from e3.bench.placement import BenchConfig, app_benchmark, scale_benchmark
+        from e3.bench.placement_report import render
+        from e3.placement import ALGORITHMS
+
+        names = [a.strip() for a in algorithms.split(",") if a.strip()]
+        unknown = [a for a in names if a not in ALGORITHMS]
+        if unknown:
+            raise CliError(f"unknown algorithm(s) {', '.join(unknown)}; valid: {', '.join(ALGORITHMS)}", exit_code=2)
+        cfg = BenchConfig(servers=_int_list(servers), microservices=microservices, ilp_time_limit_s=ilp_time_limit_s)
+        quiet = (lambda *_: None) if as_json else (lambda text: typer.echo(text, err=True))
+        scale_rows = scale_benchmark(cfg, names, report=quiet)
+        app_rows = app_benchmark(cfg) if apps else []
+        if as_json:
+            print(json.dumps(scale_rows + app_rows, indent=1))
+        else:
+            print(render(scale_rows, app_rows))
