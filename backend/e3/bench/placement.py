@@ -6,6 +6,7 @@ predictions (source: model), never measurements.
 """
 
 import multiprocessing
+from queue import Empty
 import resource
 import time
 from dataclasses import dataclass
@@ -79,6 +80,16 @@ def _child(queue, servers, algorithm, cfg) -> None:
                        error=f"{type(exc).__name__}: {exc}"))
 
 
+def _result_of(proc, queue, row: dict) -> dict:
+    """The child's row, or an error row if it died without one (killed for memory, say)."""
+    while True:
+        try:
+            return queue.get(timeout=1.0)
+        except Empty:
+            if not proc.is_alive():
+                return dict(row, error=f"the benchmark process died (exit code {proc.exitcode})")
+
+
 def scale_benchmark(cfg: BenchConfig, algorithms=SCALE_ALGORITHMS, report=print) -> list[dict]:
     ctx = multiprocessing.get_context("spawn")
     rows = []
@@ -87,7 +98,7 @@ def scale_benchmark(cfg: BenchConfig, algorithms=SCALE_ALGORITHMS, report=print)
             queue = ctx.Queue()
             proc = ctx.Process(target=_child, args=(queue, servers, algorithm, cfg))
             proc.start()
-            row = queue.get()
+            row = _result_of(proc, queue, dict(kind="scale", servers=servers, app="paper-mix", algorithm=algorithm))
             proc.join()
             report(f"  {servers:>6} servers  {algorithm:<10} "
                    + (f"{row['ms_per_microservice']:.4f} ms/microservice" if "error" not in row else row["error"]))

@@ -34,9 +34,17 @@ from collections.abc import Callable, Hashable, Sequence
 from e3.placement.constraints import PlacementState, can_host
 from e3.placement.cost_model import LEVEL_RTT_US
 from e3.placement.first_fit import first_fit
-from e3.placement.model import (LEVEL_POD, LEVEL_RACK_HOST, LEVEL_RACK_SMARTNIC, LEVEL_REMOTE, LEVEL_SAME_NODE,
-                                LEVEL_SAME_SERVER, RESOURCES, InstanceKey, NodeCapacity, Placement, PlacementProblem,
-                                ProgressFn, copy_nodes)
+from e3.placement.model import (
+    LEVEL_RACK_HOST,
+    RESOURCES,
+    InstanceKey,
+    NodeCapacity,
+    Placement,
+    PlacementProblem,
+    ProgressFn,
+    copy_nodes,
+)
+from e3.placement.positions import NodePositions
 
 # Service Fabric defaults (PLBConfig.h, section PlacementAndLoadBalancing).
 ITERATIONS_PER_ROUND = 100  # PlacementSearchIterationsPerRound (balancing rounds use 1000)
@@ -122,7 +130,7 @@ def communication_pairs(problem: PlacementProblem) -> tuple[list[tuple[int, int,
     return pairs, edges
 
 
-class SearchSpace:
+class SearchSpace(NodePositions):
     """A placement being searched: private copies of the nodes with the loads reserved on them, the
     shared rules' bookkeeping (`PlacementState`), and node positions as small integers."""
 
@@ -133,10 +141,7 @@ class SearchSpace:
         index = {node.id: k for k, node in enumerate(self.nodes)}
         self.inv_cap = [[1.0 / getattr(node, r) if getattr(node, r) > 0 else 0.0 for r in RESOURCES]
                         for node in self.nodes]
-        self.server = _codes(node.server for node in self.nodes)
-        self.rack = _codes(node.rack for node in self.nodes)
-        self.pod = _codes(node.pod for node in self.nodes)
-        self.is_nic = [node.kind == "smartnic" for node in self.nodes]
+        NodePositions.__init__(self, self.nodes)
         self.count = [0] * self.n
         self.instances = list(problem.instances)
         self.demand = [tuple(float(inst.resource(r)) for r in RESOURCES) for inst in self.instances]
@@ -218,15 +223,6 @@ class SearchSpace:
         state.add(inst_j, node_b)
         return ok
 
-    def level(self, a: int, b: int) -> int:
-        """model.level_between on node positions: how far b is from a."""
-        if a == b:
-            return LEVEL_SAME_NODE
-        if self.server[a] == self.server[b]:
-            return LEVEL_SAME_SERVER
-        if self.rack[a] == self.rack[b]:
-            return LEVEL_RACK_SMARTNIC if self.is_nic[b] else LEVEL_RACK_HOST
-        return LEVEL_POD if self.pod[a] == self.pod[b] else LEVEL_REMOTE
 
     def communication(self) -> float:
         """Mean over priced DAG edges of the price of a request."""
@@ -389,9 +385,3 @@ class _Annealer:
         for k, n in reversed(journal):
             s.move(k, n)
         self.resum()
-
-
-def _codes(values) -> list[int]:
-    """Small integers for hashable labels, equal where the labels are equal."""
-    table: dict = {}
-    return [table.setdefault(v, len(table)) for v in values]

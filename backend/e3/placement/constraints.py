@@ -15,11 +15,12 @@ Rules 3 and 4 are both "the server must not be in this set"; `PlacementState.blo
 gives that set and `can_host(inst, node, blocked)` checks all four rules.
 """
 
+import time
 from collections import defaultdict
-from collections.abc import Callable, Container, Hashable, Iterable
+from collections.abc import Callable, Container, Hashable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from e3.placement.model import (RESOURCE_UNITS, RESOURCES, InstanceKey, InstanceRequest, NodeCapacity,
+from e3.placement.model import (RESOURCE_UNITS, RESOURCES, InstanceKey, InstanceRequest, NodeCapacity, Placement,
                                 PlacementError, PlacementProblem, ProgressFn)
 
 if TYPE_CHECKING:
@@ -178,3 +179,37 @@ def full_assignments(problem: PlacementProblem, state: PlacementState) -> dict[I
     """Every instance's node, in problem order (fixed ones included)."""
     return {inst.key: state.assignments[inst.key] for inst in problem.instances}
 
+
+
+ChooseFn = Callable[["Topology", InstanceRequest, Container[Hashable], Hashable | None], NodeCapacity | None]
+
+
+def place_one_by_one(problem: PlacementProblem, nodes: Sequence[NodeCapacity], choose: ChooseFn, *, algorithm: str,
+                     progress: ProgressFn | None, progress_every: int,
+                     avoid: Mapping[InstanceKey, Hashable] | None, details: dict | None = None) -> Placement:
+    """The loop of the greedy algorithms: fixed instances first, then each pending one where `choose` says.
+
+    `choose(topology, inst, blocked_servers, avoid_node)` returns a node that can host the
+    instance, or None. A node to avoid (re-placement) is given up when nothing else has room.
+    """
+    from e3.placement.topology import Topology  # topology imports this module
+
+    started = time.perf_counter()
+    topology = Topology(nodes)
+    state = PlacementState(problem.anti_affinity)
+    reserve_fixed(problem, topology, state)
+    pending = to_place(problem)
+    ticker = Progress(progress, len(pending), progress_every)
+    avoid = avoid or {}
+    for inst in pending:
+        blocked = state.blocked(inst)
+        node = choose(topology, inst, blocked, avoid.get(inst.key))
+        if node is None and inst.key in avoid:
+            node = choose(topology, inst, blocked, None)
+        if node is None:
+            raise state.explain(inst, topology.nodes)
+        topology.reserve(node, inst)
+        state.add(inst, node)
+        ticker.tick()
+    return Placement(algorithm=algorithm, assignments=full_assignments(problem, state),
+                     runtime_ms=(time.perf_counter() - started) * 1000, details=details or {})

@@ -6,10 +6,9 @@ anti-affinity). The topology's free-capacity index finds the first node with roo
 walking past full ones, so 10,000 instances on 50,000 nodes take near-linear time.
 """
 
-import time
 from collections.abc import Hashable, Mapping, Sequence
 
-from e3.placement.constraints import PlacementState, Progress, full_assignments, reserve_fixed, to_place
+from e3.placement.constraints import place_one_by_one
 from e3.placement.model import InstanceKey, NodeCapacity, Placement, PlacementProblem, ProgressFn
 from e3.placement.topology import Topology
 
@@ -22,22 +21,9 @@ def first_fit(problem: PlacementProblem, nodes: Sequence[NodeCapacity], *, progr
     maps instance keys to a node to keep them off when any other node can take them.
     `nodes` are reserved in place; pass copies (`copy_nodes`) to keep them. Deterministic.
     """
-    started = time.perf_counter()
-    topology = Topology(nodes)
-    state = PlacementState(problem.anti_affinity)
-    reserve_fixed(problem, topology, state)
-    pending = to_place(problem)
-    ticker = Progress(progress, len(pending), progress_every)
-    avoid = avoid or {}
-    for inst in pending:
-        blocked = state.blocked(inst)
-        node = topology.first_fit(inst, blocked, avoid.get(inst.key))
-        if node is None and inst.key in avoid:
-            node = topology.first_fit(inst, blocked)
-        if node is None:
-            raise state.explain(inst, topology.nodes)
-        topology.reserve(node, inst)
-        state.add(inst, node)
-        ticker.tick()
-    return Placement(algorithm="first_fit", assignments=full_assignments(problem, state),
-                     runtime_ms=(time.perf_counter() - started) * 1000)
+    return place_one_by_one(problem, nodes, _first_with_room, algorithm="first_fit", progress=progress,
+                            progress_every=progress_every, avoid=avoid)
+
+
+def _first_with_room(topology: Topology, inst, blocked, avoid: Hashable | None) -> NodeCapacity | None:
+    return topology.first_fit(inst, blocked, avoid)

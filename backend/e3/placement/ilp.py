@@ -50,9 +50,22 @@ import numpy as np
 from e3.placement.annealing import COMMUNICATION_WEIGHTS, communication_pairs
 from e3.placement.constraints import PlacementState, can_host
 from e3.placement.first_fit import first_fit
-from e3.placement.model import (LEVEL_POD, LEVEL_RACK_HOST, LEVEL_RACK_SMARTNIC, LEVEL_REMOTE, LEVEL_SAME_NODE,
-                                LEVEL_SAME_SERVER, RESOURCES, NodeCapacity, Placement, PlacementError,
-                                PlacementProblem, ProgressFn, copy_nodes)
+from e3.placement.model import (
+    LEVEL_POD,
+    LEVEL_RACK_HOST,
+    LEVEL_RACK_SMARTNIC,
+    LEVEL_REMOTE,
+    LEVEL_SAME_NODE,
+    LEVEL_SAME_SERVER,
+    RESOURCES,
+    NodeCapacity,
+    Placement,
+    PlacementError,
+    PlacementProblem,
+    ProgressFn,
+    copy_nodes,
+)
+from e3.placement.positions import NodePositions
 
 DEFAULT_WEIGHTS = {"interference": 1.0, "communication": 1.0}
 # Prices per LEVEL_* (annealing's, from the cost model's RTTs), except that two instances on one node
@@ -155,7 +168,7 @@ def ilp(problem: PlacementProblem, nodes: Sequence[NodeCapacity], *, progress: P
                      runtime_ms=(time.perf_counter() - started) * 1000.0, optimal=optimal, details=details)
 
 
-class _Cluster:
+class _Cluster(NodePositions):
     """Nodes as small integers, private copies of them holding what is placed so far, the shared rules'
     bookkeeping for it, and how many instances share each node."""
 
@@ -167,10 +180,7 @@ class _Cluster:
         # Something already runs on a node with reservations: the first instance placed there shares it.
         self.occupied = [1 if any(node.used[r] > EPSILON for r in RESOURCES) else 0 for node in self.nodes]
         self.preloaded = list(self.occupied)
-        self.server = _codes(node.server for node in self.nodes)
-        self.rack = _codes(node.rack for node in self.nodes)
-        self.pod = _codes(node.pod for node in self.nodes)
-        self.is_nic = [node.kind == "smartnic" for node in self.nodes]
+        NodePositions.__init__(self, self.nodes)
         self.server_nodes: dict[int, list[int]] = defaultdict(list)
         for n, s in enumerate(self.server):
             self.server_nodes[s].append(n)
@@ -205,15 +215,6 @@ class _Cluster:
             done.append(k)
         return True
 
-    def level(self, a: int, b: int) -> int:
-        """model.level_between on node indices: how far b is from a."""
-        if a == b:
-            return LEVEL_SAME_NODE
-        if self.server[a] == self.server[b]:
-            return LEVEL_SAME_SERVER
-        if self.rack[a] == self.rack[b]:
-            return LEVEL_RACK_SMARTNIC if self.is_nic[b] else LEVEL_RACK_HOST
-        return LEVEL_POD if self.pod[a] == self.pod[b] else LEVEL_REMOTE
 
     def candidates(self, block: list[int], insts, pos: list[int], allowed: list[list[int]], k: int
                    ) -> dict[int, list[int]]:
@@ -513,8 +514,3 @@ def _details(solves: list[_Result], complete: bool, kept: int, cluster: _Cluster
         "shared_instances": interference,  # instances beyond the first on their node
         "communication": communication,  # mean over DAG edges of a request's price (PRICES)
     }
-
-
-def _codes(values) -> list[int]:
-    table: dict = {}
-    return [table.setdefault(v, len(table)) for v in values]

@@ -7,11 +7,9 @@ chosen from the list, which is just as uniform. Seeded, so a seed reproduces a p
 """
 
 import random
-import time
 from collections.abc import Hashable, Mapping, Sequence
 
-from e3.placement.constraints import (PlacementState, Progress, can_host, full_assignments, reserve_fixed,
-                                      to_place)
+from e3.placement.constraints import can_host, place_one_by_one
 from e3.placement.model import InstanceKey, InstanceRequest, NodeCapacity, Placement, PlacementProblem, ProgressFn
 from e3.placement.topology import Topology
 
@@ -25,26 +23,10 @@ def random_placement(problem: PlacementProblem, nodes: Sequence[NodeCapacity], *
 
     Same rules, `fixed` handling and `avoid` option as `first_fit`; `nodes` are reserved in place.
     """
-    started = time.perf_counter()
     rng = random.Random(seed)
-    topology = Topology(nodes)
-    state = PlacementState(problem.anti_affinity)
-    reserve_fixed(problem, topology, state)
-    pending = to_place(problem)
-    ticker = Progress(progress, len(pending), progress_every)
-    avoid = avoid or {}
-    for inst in pending:
-        blocked = state.blocked(inst)
-        node = _draw(rng, topology, inst, blocked, avoid.get(inst.key))
-        if node is None and inst.key in avoid:
-            node = _draw(rng, topology, inst, blocked, None)
-        if node is None:
-            raise state.explain(inst, topology.nodes)
-        topology.reserve(node, inst)
-        state.add(inst, node)
-        ticker.tick()
-    return Placement(algorithm="random", assignments=full_assignments(problem, state),
-                     runtime_ms=(time.perf_counter() - started) * 1000, details={"seed": seed})
+    return place_one_by_one(problem, nodes, lambda topology, inst, blocked, avoid_node:
+                            _draw(rng, topology, inst, blocked, avoid_node), algorithm="random", progress=progress,
+                            progress_every=progress_every, avoid=avoid, details={"seed": seed})
 
 
 def _draw(rng: random.Random, topology: Topology, inst: InstanceRequest, blocked, avoid: Hashable
