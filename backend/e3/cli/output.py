@@ -35,6 +35,8 @@ def emit(data, output: Output, columns: list[str] | None = None, title: str | No
 
 
 def _cell(value) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}" if abs(value) < 1e6 else f"{value:,.0f}"
     if isinstance(value, dict):
         return ", ".join(f"{k}={v}" for k, v in value.items())
     return "" if value is None else str(value)
