@@ -8,7 +8,7 @@ PYTEST_ARGS ?=
 
 BENCH_ARGS ?=
 
-.PHONY: bench bench-placement up test test-backend test-frontend test-compose backend frontend lock clean distclean help
+.PHONY: bench bench-placement up test test-backend test-frontend test-e2e test-compose backend frontend lock clean distclean help
 
 help:
 	@echo "make up      run the control plane (embedded Postgres/Redis unless DATABASE_URL/REDIS_URL are set)"
@@ -19,7 +19,7 @@ help:
 up: backend frontend
 	$(E3) up
 
-test: backend frontend test-backend test-frontend test-compose
+test: backend frontend test-backend test-frontend test-e2e test-compose
 
 bench: bench-placement
 
@@ -55,7 +55,12 @@ frontend/dist/index.html: frontend/node_modules/.package-lock.json $(shell find 
 frontend: frontend/dist/index.html
 
 test-frontend: frontend/node_modules/.package-lock.json
-	cd frontend && npm run typecheck && npm test
+	cd frontend && npm run check:api && npm run typecheck && npm test
+
+# End to end: Debian Chromium (never a downloaded one) against the real backend started by `e3 up`.
+test-e2e: backend frontend
+	@test -x /usr/bin/chromium || { echo "test-e2e needs Debian's chromium (apt-get install chromium)"; exit 1; }
+	cd frontend && E3_BIN=$(abspath $(E3)) npm run e2e
 
 # --- docker-compose.yml ----------------------------------------------------
 # No Docker engine here, but `docker compose config` needs none: use the plugin when present,

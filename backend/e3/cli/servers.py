@@ -1,5 +1,7 @@
 """Commands that run E3's own processes or touch its database: up, api, worker, migrate, bootstrap-token."""
 
+from pathlib import Path
+
 import typer
 
 from e3.cli.client import CliError
@@ -52,6 +54,19 @@ def register(app: typer.Typer) -> None:
         with session_scope() as session:
             _, secret = create_token(session, name, scope, SYSTEM)
         print(secret)
+
+    @app.command()
+    def openapi(file: Path = typer.Option(None, "--file", help="Write here instead of standard output")) -> None:
+        """Print the API's OpenAPI document (the frontend's client is generated from it)."""
+        import json
+
+        from e3.api.main import app as api_app
+
+        text = json.dumps(api_app.openapi(), indent=1, sort_keys=True) + "\n"
+        if file:
+            file.write_text(text)
+        else:
+            print(text, end="")
 
     @app.command()
     def migrate() -> None:

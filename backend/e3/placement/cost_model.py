@@ -26,7 +26,7 @@ from e3.placement.model import InstanceRequest, NodeCapacity, Placement, Placeme
 from e3.placement.network_model import (HOST_HOST_RTT_US, LEVEL_NAMES, LEVEL_RTT_US, PORT_KNEE_UTILISATION,
                                         SAME_NODE_RTT_US, SMARTNIC_HOST_RTT_US, SMARTNIC_SMARTNIC_RTT_US,
                                         SWITCH_HOP_RTT_US, WIRE_OVERHEAD_BYTES, busiest_ports, edge_rtt_us,
-                                        pair_levels, rtt_us, through_ports)
+                                        off_node, pair_levels, rtt_us, through_ports)
 
 __all__ = ["LEVEL_RTT_US", "Prediction", "compare", "edge_rtt_us", "predict", "rtt_us"]
 
@@ -48,6 +48,41 @@ def _service(service: str, platform: str) -> tuple[float, float, float]:
     """(core-seconds per request, average latency at the knee in ms, p99/average) from Table 1."""
     c = catalog.service_types()[service].calibration[platform]
     return c.cores / c.rps, c.avg_latency_ms, c.p99_latency_ms / c.avg_latency_ms
+
+
+# Network I/O. Table 1 measured every service with requests arriving from and leaving to the
+# network, so its per-request core time S covers one received and one sent message as well as
+# the service's own compute. A hop between two instances on one computing node is an in-memory
+# FIFO queue (§4) and pays neither; a hop to another node (levels >= 1) pays a send on one end
+# and a receive on the other. The per-message I/O cost, in core-seconds:
+#  - host (kernel-bypass, DPDK): half the per-request cost of the lightest service in Table 1's
+#    host_dpdk column (kvs: 2 cores at 2.005 Mrps = 1.00 us per request for receive + lookup +
+#    send), taking all of it as I/O: an upper bound, and 0.50 us per message. (Linux costs
+#    3.1 us more per kvs request, 4.11 us: the kernel stack is not what hosts run in this model.)
+#  - SmartNIC and wimpy cnMIPS: the hardware traffic manager and memory manager do buffer
+#    management and MAC packet handling (§3.1, §4 "hardware traffic controller for Ethernet MAC
+#    packet management"), leaving a core to take a work entry and post a send. The paper gives
+#    no figure; we charge the same absolute cost as a DPDK host core, 0.50 us per message
+#    (assumption). Relative to compute it is much cheaper: 17% of the lightest SmartNIC service
+#    (natv4, 5.84 us) against 100% of kvs on the host.
+IO_MESSAGES_PER_TABLE1_REQUEST = 2  # Table 1: one receive, one send per request
+
+
+@cache
+def io_per_message_s(platform: str) -> float:
+    """Core-seconds a node of this Table 1 platform spends receiving or sending one network message.
+
+    The same for host_dpdk and smartnic (see above): the lightest host_dpdk per-request cost over 2.
+    """
+    lightest = min(s.calibration["host_dpdk"].cores / s.calibration["host_dpdk"].rps
+                   for s in catalog.service_types().values() if "host_dpdk" in s.calibration)
+    return lightest / IO_MESSAGES_PER_TABLE1_REQUEST
+
+
+@cache
+def compute_s(service: str, platform: str) -> float:
+    """Table 1 core-seconds per request minus its two network messages (never below zero)."""
+    return max(_service(service, platform)[0] - IO_MESSAGES_PER_TABLE1_REQUEST * io_per_message_s(platform), 0.0)
 
 
 def _wait(rho: float) -> float:
@@ -164,6 +199,8 @@ def calibration() -> dict:
             "smartnic_smartnic_rtt_us": SMARTNIC_SMARTNIC_RTT_US, "same_node_rtt_us": SAME_NODE_RTT_US,
             "switch_hop_rtt_us": SWITCH_HOP_RTT_US, "core_utilisation_at_knee": KNEE_RHO,
             "port_utilisation_at_knee": PORT_KNEE_UTILISATION, "wire_overhead_bytes": WIRE_OVERHEAD_BYTES,
+            "host_io_per_message_us": io_per_message_s("host_dpdk") * 1e6,
+            "smartnic_io_per_message_us": io_per_message_s("smartnic") * 1e6,
             "source": SOURCE}
 
 
@@ -249,12 +286,18 @@ def _per_request(problem: PlacementProblem, nodes: Sequence[NodeCapacity], place
     rx: dict[Hashable, float] = defaultdict(float)  # port bits per entry request, by computing node
     tx: dict[Hashable, float] = defaultdict(float)
     bits = {d: (first[d].request_bytes + WIRE_OVERHEAD_BYTES) * 8 for d in order}
+
+    def charge(n: NodeCapacity, d: str, core_s: float) -> None:
+        x = core_s / max(n.cpu_cores, 1e-9)
+        load[n.id] += x
+        load_by_dag[n.id][d] += x
+
     for d, on in primaries.items():
         per_shard = share[d] / len(on)
+        ends = (d in sources) + (d in sinks)  # entry and exit hops are network messages
         for n in on:
-            x = per_shard * _service(first[d].service, calibration_platform(n))[0] / max(n.cpu_cores, 1e-9)
-            load[n.id] += x
-            load_by_dag[n.id][d] += x
+            platform = calibration_platform(n)
+            charge(n, d, per_shard * (compute_s(first[d].service, platform) + ends * io_per_message_s(platform)))
             if d in sources:
                 rx[n.id] += per_shard * bits[d]  # from clients
             if d in sinks:
@@ -262,6 +305,12 @@ def _per_request(problem: PlacementProblem, nodes: Sequence[NodeCapacity], place
     edges = []
     for p, c in problem.edges:
         src, dst = primaries[p], primaries[c]
+        # Network I/O of the edge: each parent shard sends to every child shard alike; pairs on
+        # one computing node use an in-memory queue, every other pair a send and a receive.
+        for n, f in zip(src, off_node(src, dst)):
+            charge(n, p, share[p] / len(src) * f * io_per_message_s(calibration_platform(n)))
+        for n, f in zip(dst, off_node(dst, src)):
+            charge(n, c, share[p] / len(dst) * f * io_per_message_s(calibration_platform(n)))
         levels, total_rtt = pair_levels(src, dst)
         for n, f in zip(src, through_ports(src, dst)):
             tx[n.id] += share[p] / len(src) * f * bits[c]

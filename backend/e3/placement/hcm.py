@@ -38,20 +38,37 @@ find_first_fit is the first node in topology order that can host the instance, o
 where the service is more energy-efficient if any such node can, else on the other kind. The
 paper lets it return "a node closest to the constraints" when nothing fits; E3 does not
 overcommit, so it raises PlacementError instead.
+
+Load-aware roots. The paper's find_first_fit weighs "resource and runtime statistics", and the
+Service Fabric constraints include each microservice's behaviour (request rate x execution
+time). Reservations alone let all shards of a source stack on the first node with room, and
+their children follow them there (level 0), so one node carries the whole DAG's request load
+while the others idle, which lowers the knee. So a root's primary shard (a source, or a DAG node
+the BFS could not reach) skips nodes that already hold a primary shard of the same DAG node
+(sibling shards split its requests: stacking them stacks their load) and takes find_first_fit
+among the rest. When every node that can host it holds a sibling, it takes the one where its
+expected load after placing is lowest, on the efficient kind first, ties in topology order. The
+expected load is what HCM has placed on the node in this run: each primary adds its Table 1
+core-seconds per request on the node's platform (`cost_model.calibration_platform`), divided by
+its DAG node's shard count (shards split the requests; every DAG node is taken to see the
+entry rate) and by the node's cores. Backups carry no load. Children keep Algorithm 1 as
+above: they follow their parent's shard, nearest level first, so spread roots spread the
+pipelines they feed, each pipeline shard staying co-located.
 """
 
 import dataclasses
 import inspect
 import time
 from collections import deque
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Container, Hashable, Iterable, Mapping, Sequence
 from functools import cache
 
 from e3 import catalog
+from e3.placement.cost_model import calibration_platform
 from e3.placement.constraints import PlacementState, Progress, full_assignments, reserve_fixed, to_place
 from e3.placement.model import (LEVELS, InstanceKey, InstanceRequest, NodeCapacity, Placement, PlacementProblem,
                                 ProgressFn)
-from e3.placement.topology import Topology
+from e3.placement.topology import Topology, _need
 
 
 @cache
@@ -76,14 +93,33 @@ def find_best_fit(inst: InstanceRequest, candidates: Iterable[NodeCapacity], top
     return min(candidates, key=rank, default=None)
 
 
-def find_first_fit(inst: InstanceRequest, topology: Topology, blocked, avoid: Hashable = None
-                   ) -> NodeCapacity | None:
-    """The first node in topology order that can host `inst`, on its more energy-efficient kind first."""
+def _kind_order(inst: InstanceRequest, topology: Topology) -> tuple[str, ...]:
     kinds = topology.allowed_kinds(inst)
     preferred = preferred_kind(inst.service)
     if preferred in kinds:
         kinds = (preferred,) + tuple(k for k in kinds if k != preferred)
-    return topology.first_fit(inst, blocked, avoid, kinds=kinds)
+    return kinds
+
+
+def find_first_fit(inst: InstanceRequest, topology: Topology, blocked, avoid: Hashable = None
+                   ) -> NodeCapacity | None:
+    """The first node in topology order that can host `inst`, on its more energy-efficient kind first."""
+    return topology.first_fit(inst, blocked, avoid, kinds=_kind_order(inst, topology))
+
+
+@cache
+def _core_s(service: str, platform: str) -> float:
+    """Table 1 core-seconds per request of `service` on `platform`; 0 when the catalogue has no figure."""
+    svc = catalog.service_types().get(service)
+    c = svc.calibration.get(platform) if svc is not None else None
+    return c.cores / c.rps if c is not None and c.rps > 0 else 0.0
+
+
+def expected_load(inst: InstanceRequest, node: NodeCapacity, shards: int) -> float:
+    """Load per entry request/s that primary `inst` adds to `node` (Table 1 core time / shards / cores)."""
+    if inst.replica:
+        return 0.0
+    return _core_s(inst.service, calibration_platform(node)) / max(shards, 1) / max(node.cpu_cores, 1e-9)
 
 
 class _Hcm:
@@ -102,6 +138,13 @@ class _Hcm:
             if a in self.shards and b in self.shards and a != b and b not in self.children[a]:
                 self.children[a].append(b)
         self.sources = [v for v in problem.sources() if v in self.shards]
+        self.load: dict[Hashable, float] = {}  # node id -> expected load placed in this run
+        self.sibling_nodes: dict[str, set[Hashable]] = {}  # dag node -> nodes holding one of its primaries
+        for inst in problem.instances:  # deployed already: their load counts too
+            node_id = problem.fixed.get(inst.key)
+            node = topology.get(node_id) if node_id is not None else None
+            if node is not None:
+                self.add_load(inst, node)
 
     def node_of(self, inst: InstanceRequest) -> NodeCapacity | None:
         """get_deployed_node, per instance."""
@@ -149,7 +192,40 @@ class _Hcm:
             raise self.state.explain(inst, self.topology.nodes)
         self.topology.reserve(node, inst)
         self.state.add(inst, node)
+        self.add_load(inst, node)
         self.ticker.tick()
+
+    def add_load(self, inst: InstanceRequest, node: NodeCapacity) -> None:
+        if not inst.replica:
+            self.load[node.id] = self.load.get(node.id, 0.0) + expected_load(inst, node, len(self.shards[inst.dag_node]))
+            self.sibling_nodes.setdefault(inst.dag_node, set()).add(node.id)
+
+    def root_fit(self, inst: InstanceRequest, blocked, avoid: Hashable) -> NodeCapacity | None:
+        """find_first_fit for a root's primary, load-aware (module docstring)."""
+        siblings = self.sibling_nodes.get(inst.dag_node)
+        if not siblings:
+            return find_first_fit(inst, self.topology, blocked, avoid)
+        need, shards, position = _need(inst), len(self.shards[inst.dag_node]), self.topology.position
+
+        def free(node):  # Topology.first_fit's filter, passing over siblings too
+            return node.server not in blocked and node.id != avoid and node.id not in siblings
+
+        def sibling(node):
+            return node.server not in blocked and node.id != avoid and node.id in siblings
+
+        for kind in _kind_order(inst, self.topology):  # the efficient kind first, as find_first_fit
+            tree = self.topology._trees.get(kind)
+            if tree is None or not (inst.platform == "any" or inst.platform == kind):
+                continue
+            i = tree.first(0, len(tree.nodes), need, free)
+            if i >= 0:
+                return tree.nodes[i]
+            held: list[NodeCapacity] = []  # every node of this kind with room holds a sibling: few
+            tree.collect(0, len(tree.nodes), need, sibling, held)
+            if held:
+                return min(held, key=lambda n: (round(self.load.get(n.id, 0.0) + expected_load(inst, n, shards), 12),
+                                                position(n)))
+        return None
 
     def search(self, inst: InstanceRequest, near: NodeCapacity | None, avoid: Hashable) -> NodeCapacity | None:
         blocked = self.state.blocked(inst)
@@ -159,7 +235,10 @@ class _Hcm:
                 if node is not None:
                     self.at_level[level] += 1
                     return node
-        node = find_first_fit(inst, self.topology, blocked, avoid)
+        if near is None and not inst.replica:
+            node = self.root_fit(inst, blocked, avoid)
+        else:
+            node = find_first_fit(inst, self.topology, blocked, avoid)
         if node is not None:
             self.first_fits += 1
         return node

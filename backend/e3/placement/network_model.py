@@ -102,6 +102,13 @@ def through_ports(src: list[NodeCapacity], dst: list[NodeCapacity]) -> list[floa
     return out
 
 
+def off_node(src: list[NodeCapacity], dst: list[NodeCapacity]) -> list[float]:
+    """Per src shard, the fraction of its pairs with dst shards on another computing node (level >= 1):
+    the messages it exchanges with dst over the network (PCIe or ports) rather than an in-memory queue."""
+    at_node = Counter(b.id for b in dst)
+    return [1.0 - at_node[a.id] / len(dst) for a in src]
+
+
 def busiest_ports(members: list[NodeCapacity], rx: dict, tx: dict) -> tuple[float, Hashable]:
     """Busiest port group of a server per entry request (fraction of line rate), and its node.
 

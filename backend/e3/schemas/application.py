@@ -37,3 +37,13 @@ class ApplicationVersionPublic(BaseModel):
 
 class ApplicationVersionsPublic(PageMeta):
     items: list[ApplicationVersionPublic]
+
+
+class ValidationReport(BaseModel):
+    """A dry-run check of a DAG spec. Malformed bodies still answer 4xx; a readable spec answers 200."""
+
+    valid: bool
+    message: str
+    errors: list[dict] = Field(default_factory=list, description="As in the error body: field, message, code")
+    instances: int | None = None
+    spec: dict | None = Field(None, description="The canonical spec, defaults filled in, when valid")

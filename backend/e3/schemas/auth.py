@@ -48,3 +48,9 @@ class AuditEntryPublic(BaseModel):
 
 class AuditPublic(PageMeta):
     items: list[AuditEntryPublic]
+
+
+class MePublic(BaseModel):
+    token_id: uuid.UUID | None
+    name: str
+    scopes: list[str] = Field(description="Effective scopes: what this token may do, implied scopes included")

@@ -234,3 +234,43 @@ def test_edge_mix_from_counts_matches_every_shard_pair():
         ports = [sum(a.server != b.server or (a.id != b.id and a.kind == b.kind == "smartnic") for b in dst) / len(dst)
                  for a in src]
         assert through_ports(src, dst) == pytest.approx(ports)
+
+
+def test_a_service_alone_reproduces_table1_on_every_platform_since_both_its_hops_are_network_io():
+    for service, platform, node, server_type in (("kvs", "host_dpdk", "s0/host", "beefy"),
+                                                 ("ipsec", "smartnic", "s0/nic0", "type1-smartnic")):
+        row = catalog.service_types()[service].calibration[platform]
+        problem = _problem([("x", service, 1, 0, "any")])
+        p = predict(problem, _cluster(1, server_type), Placement("manual", {("x", 0, 0): node}), offered_rps=row.rps)
+        cores = next(n.cpu_cores for n in _cluster(1, server_type) if n.id == node)
+        # Table 1's rate keeps Table 1's cores at the knee (kvs's knee itself is set by the ports)
+        assert _by_id(p)[node].utilisation == pytest.approx(row.cores / cores)
+    # kvs, the lightest host_dpdk service, is all I/O: 2 messages x 0.50 us = 1.00 us per request
+    assert cost_model.compute_s("kvs", "host_dpdk") == pytest.approx(0.0, abs=1e-12)
+    assert 2 * cost_model.io_per_message_s("host_dpdk") == pytest.approx(2 / 2_005_000)
+
+
+def test_a_co_located_pipeline_has_a_higher_knee_than_the_same_services_spread_over_nodes():
+    problem = _problem([("a", "ddos", 1, 0, "any"), ("b", "natv4", 1, 0, "any"), ("c", "nids", 1, 0, "any")],
+                       [("a", "b"), ("b", "c")])
+    nodes = _cluster(3)
+    together = predict(problem, nodes, Placement("manual", {("a", 0, 0): "s0/nic0", ("b", 0, 0): "s0/nic0",
+                                                            ("c", 0, 0): "s0/nic0"}))
+    apart = predict(problem, nodes, Placement("manual", {("a", 0, 0): "s0/nic0", ("b", 0, 0): "s1/nic0",
+                                                         ("c", 0, 0): "s2/nic0"}))
+    io = cost_model.io_per_message_s("smartnic")
+    table1 = {s: catalog.service_types()[s].calibration["smartnic"] for s in ("ddos", "natv4", "nids")}
+    # together: one core pool pays every service's compute, and I/O only at entry and exit
+    per_request = sum(r.cores / r.rps for r in table1.values()) - 4 * io
+    assert together.knee_rps == pytest.approx(12 / per_request)
+    # apart: every hop is a network hop, so each node pays exactly its Table 1 cost; the slowest sets the knee
+    assert apart.knee_rps == pytest.approx(min(r.rps * 12 / r.cores for r in table1.values()))
+    assert _by_id(together)["s0/nic0"].utilisation == pytest.approx(1.0)
+    # per node, co-location saves the I/O of the two internal hops
+    single = {s: _by_id(predict(_problem([("x", s, 1, 0, "any")]), nodes,
+                                Placement("manual", {("x", 0, 0): "s0/nic0"}), offered_rps=1e5))["s0/nic0"]
+              for s in table1}
+    at = predict(problem, nodes, Placement("manual", {("a", 0, 0): "s0/nic0", ("b", 0, 0): "s0/nic0",
+                                                      ("c", 0, 0): "s0/nic0"}), offered_rps=1e5)
+    assert _by_id(at)["s0/nic0"].utilisation == pytest.approx(
+        sum(n.utilisation for n in single.values()) - 4 * io * 1e5 / 12)

@@ -84,10 +84,12 @@ def test_runtime_statistics_break_ties():
 
 def test_backups_go_to_the_nearest_other_server_smartnics_first():
     placement = hcm(_problem([("kv", "kvs", 2, 1)]), _cluster(_rack("s0", "s1", "s2"), nics=1))
-    # primaries: first fit on the first SmartNIC; backups: levels 0-1 are the primary's server, so level 2:
-    # the rack's other SmartNICs, tightest first (s1/n0 once it holds shard 0's backup).
+    # primaries: first fit on SmartNICs, shard 1 passing over s0/n0, which holds its sibling shard 0
+    # (load-aware roots); backups: levels 0-1 are the primary's server, so level 2: the rack's other
+    # SmartNICs, tightest first (shard 0's, placed before shard 1: s1/n0 by topology order; shard 1's:
+    # s0/n0 and s2/n0 have room, s0/n0 is tighter).
     assert placement.assignments == {("kv", 0, 0): "s0/n0", ("kv", 0, 1): "s1/n0",
-                                     ("kv", 1, 0): "s0/n0", ("kv", 1, 1): "s1/n0"}
+                                     ("kv", 1, 0): "s1/n0", ("kv", 1, 1): "s0/n0"}
     assert placement.details["placed_at_level"] == {"0": 0, "1": 0, "2": 2, "3": 0, "4": 0, "5": 0}
 
 
@@ -98,6 +100,17 @@ def test_child_shard_k_follows_parent_shard_k_mod_n():
     assert placement.assignments == {("src", 0, 0): "s0/n0", ("src", 1, 0): "s1/n0",
                                      ("c", 0, 0): "s0/n0", ("c", 1, 0): "s1/n0",
                                      ("c", 2, 0): "s0/n0", ("c", 3, 0): "s1/n0"}
+
+
+def test_a_sources_shards_spread_over_nodes_of_its_kind_and_their_children_follow_them():
+    # load-aware roots: shard k passes over SmartNICs holding a sibling shard while another has room;
+    # once every SmartNIC holds one, the least expected load (ties: topology order). Children: level 0.
+    problem = _problem([("src", "ema", 4, 0), ("c", "count", 4, 0)], [("src", "c")])
+    placement = hcm(problem, _cluster(_rack("s0", "s1", "s2"), nics=1))
+    assert placement.assignments == {("src", 0, 0): "s0/n0", ("src", 1, 0): "s1/n0", ("src", 2, 0): "s2/n0",
+                                     ("src", 3, 0): "s0/n0", ("c", 0, 0): "s0/n0", ("c", 1, 0): "s1/n0",
+                                     ("c", 2, 0): "s2/n0", ("c", 3, 0): "s0/n0"}
+    assert placement.details["placed_at_level"]["0"] == 4 and placement.details["first_fit"] == 4
 
 
 def test_search_widens_to_the_pod_then_to_other_pods():
@@ -162,9 +175,10 @@ def test_replacing_a_primary_moves_it_off_its_node_and_keeps_the_rest():
     problem = _problem([("kv", "kvs", 2, 1)])
     problem.fixed = hcm(problem, _cluster(_rack("s0", "s1", "s2"), nics=1)).assignments
     placement = replace_instances(problem, nodes, [("kv", 0, 0)])
-    # first fit on SmartNICs: s0/n0 is the node it leaves, s1 holds its backup -> s2/n0
+    # HCM put kv0 on s0/n0 (backup s1/n0) and kv1 on s1/n0 (backup s0/n0). First fit on SmartNICs:
+    # s0/n0 is the node it leaves, s1 holds its backup (and its sibling shard 1) -> s2/n0
     assert placement.assignments == {("kv", 0, 0): "s2/n0", ("kv", 0, 1): "s1/n0",
-                                     ("kv", 1, 0): "s0/n0", ("kv", 1, 1): "s1/n0"}
+                                     ("kv", 1, 0): "s1/n0", ("kv", 1, 1): "s0/n0"}
     assert placement.details["moved"] == [{"dag_node": "kv", "shard": 0, "replica": 0, "from": "s0/n0",
                                            "to": "s2/n0"}]
 
@@ -180,9 +194,10 @@ def test_failover_re_places_the_instances_of_a_node_that_is_gone():
     problem = _problem([("kv", "kvs", 2, 1)])
     problem.fixed = hcm(problem, _cluster(_rack("s0", "s1", "s2"), nics=1)).assignments
     survivors = [n for n in _cluster(_rack("s0", "s1", "s2"), nics=1) if n.id != "s0/n0"]
-    placement = replace_instances(problem, survivors, [("kv", 0, 0), ("kv", 1, 0)])
+    # s0/n0 held shard 0's primary and shard 1's backup (see the test above)
+    placement = replace_instances(problem, survivors, [("kv", 0, 0), ("kv", 1, 1)])
     assert placement.assignments == {("kv", 0, 0): "s2/n0", ("kv", 0, 1): "s1/n0",
-                                     ("kv", 1, 0): "s2/n0", ("kv", 1, 1): "s1/n0"}
+                                     ("kv", 1, 0): "s1/n0", ("kv", 1, 1): "s2/n0"}
 
 
 def test_an_instance_stays_on_the_node_it_left_when_no_other_can_take_it():

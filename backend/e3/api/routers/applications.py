@@ -7,7 +7,9 @@ from fastapi.responses import PlainTextResponse
 
 from e3.api.deps import PageDep, ReadDep, SessionDep, WriteDep
 from e3.api.openapi import document_body
-from e3.schemas.application import ApplicationDetail, ApplicationVersionsPublic, ApplicationsPublic
+from e3.core.errors import ValidationFailed
+from e3.schemas.application import (ApplicationDetail, ApplicationVersionsPublic, ApplicationsPublic,
+                                    ValidationReport)
 from e3.schemas.dag import validate_application
 from e3.services import applications
 from e3.services.documents import parse_document
@@ -27,6 +29,16 @@ async def create_application(request: Request, response: Response, session: Sess
     body = applications.application_public(session, app)
     response.headers["ETag"] = body["etag"]
     return body
+
+
+@router.post("/validate", response_model=ValidationReport, openapi_extra=DAG_BODY)
+async def validate_application_spec(request: Request, actor: ReadDep) -> dict:
+    """Check a DAG spec without storing it: the same messages a save would give."""
+    try:
+        spec = await _spec(request)
+    except ValidationFailed as exc:
+        return dict(valid=False, message=exc.message, errors=[e.as_dict() for e in exc.errors])
+    return dict(valid=True, message="valid", errors=[], instances=spec.instance_count(), spec=spec.to_document())
 
 
 @router.put("/{name}", response_model=ApplicationDetail, openapi_extra=DAG_BODY)

@@ -8,7 +8,9 @@ from e3.api.deps import PageDep, ReadDep, SessionDep, WriteDep
 from e3.api.openapi import document_body
 from e3.schemas.cluster import ClusterDetail, ClusterPublic, ClustersPublic, NodesPublic
 from e3.schemas.cluster_spec import validate_cluster
+from e3.schemas.layout import ClusterLayout
 from e3.services import clusters
+from e3.services.cluster_layout import cluster_layout
 from e3.services.documents import parse_document
 
 router = APIRouter(prefix="/clusters", tags=["clusters"])
@@ -34,6 +36,12 @@ def list_clusters(session: SessionDep, actor: ReadDep, page: PageDep) -> dict:
 def get_cluster(name: str, session: SessionDep, actor: ReadDep) -> dict:
     """Get a cluster with its racks, servers and computing nodes."""
     return clusters.cluster_detail(session, name)
+
+
+@router.get("/{name}/layout", response_model=ClusterLayout)
+def get_cluster_layout(name: str, session: SessionDep, actor: ReadDep) -> dict:
+    """The topology and every placed instance, in columns, for the placement view."""
+    return cluster_layout(session, name)
 
 
 @router.get("/{name}/nodes", response_model=NodesPublic)

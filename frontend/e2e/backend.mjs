@@ -1,0 +1,78 @@
+// Starts the real E3 backend for the end-to-end run: `e3 up` in a fresh data directory on a free
+// port (embedded Postgres and Redis, API, worker, the built UI), and stops it with SIGINT.
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, existsSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const repo = resolve(import.meta.dirname, "../..");
+const e3Bin = process.env.E3_BIN ?? join(repo, ".venv/bin/e3");
+
+function freePort() {
+  return new Promise((ok, fail) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => ok(port));
+    });
+    server.on("error", fail);
+  });
+}
+
+function readEnv(path) {
+  return Object.fromEntries(
+    readFileSync(path, "utf8").split("\n").filter((l) => l.includes("=") && !l.startsWith("#"))
+      .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]));
+}
+
+/** Start `e3 up`; resolves to {url, token, api(path, init), stop()} once the API is ready. */
+export async function startBackend() {
+  const dir = mkdtempSync(join(tmpdir(), "e3-e2e-"));
+  const port = await freePort();
+  const env = { ...process.env, E3_API_PORT: String(port), E3_DATA_DIR: join(dir, ".e3") };
+  for (const key of ["DATABASE_URL", "REDIS_URL", "E3_URL", "E3_TOKEN"]) delete env[key];
+  const proc = spawn(e3Bin, ["up"], { cwd: dir, env, stdio: ["ignore", "pipe", "pipe"] });
+  let log = "";
+  proc.stdout.on("data", (d) => { log += d; });
+  proc.stderr.on("data", (d) => { log += d; });
+  const deadline = Date.now() + 120_000;
+  while (!log.includes("E3 is up")) {
+    if (proc.exitCode !== null || Date.now() > deadline) {
+      proc.kill("SIGKILL");
+      throw new Error(`e3 up did not start:\n${log.slice(-3000)}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const envFile = join(dir, ".e3", "env");
+  if (!existsSync(envFile)) throw new Error(`no ${envFile}`);
+  const { E3_URL: url, E3_TOKEN: token } = readEnv(envFile);
+
+  async function api(path, init = {}) {
+    const headers = { Authorization: `Bearer ${token}`, ...(init.body ? { "Content-Type": "application/json" } : {}),
+                      ...(init.headers ?? {}) };
+    const response = await fetch(url + path, { ...init, headers });
+    const text = await response.text();
+    const body = text ? JSON.parse(text) : null;
+    if (!response.ok) throw new Error(`${init.method ?? "GET"} ${path}: ${response.status} ${text.slice(0, 500)}`);
+    return body;
+  }
+
+  async function waitJob(jobId, timeoutMs = 120_000) {
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+      const job = await api(`/api/v1/jobs/${jobId}`);
+      if (job.state === "succeeded" || job.state === "failed") return job;
+      if (Date.now() > end) throw new Error(`job ${jobId} still ${job.state}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
+  async function stop() {
+    if (proc.exitCode !== null) return;
+    proc.kill("SIGINT");
+    await new Promise((r) => proc.once("exit", r));
+  }
+
+  return { url, token, api, waitJob, stop, log: () => log };
+}

@@ -1,0 +1,166 @@
+// End to end: a person using the UI in Debian Chromium against the real backend (`e3 up`).
+// Timing targets are measured and printed, never asserted: the machines are shared and noisy.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+
+import { startBackend } from "./backend.mjs";
+import { launch, screenshot } from "./browser.mjs";
+
+let backend;
+let browser;
+let page;
+
+const byId = (id) => `[data-testid="${id}"]`;
+
+before(async () => {
+  backend = await startBackend();
+  browser = await launch();
+  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  page.setDefaultTimeout(30_000);
+  await backend.api("/api/v1/clusters", {
+    method: "POST",
+    body: JSON.stringify({ generator: "fattree", servers: 3, server_type: "type1-smartnic", name: "rack1" }),
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  await backend?.stop();
+});
+
+/** Drag from one port to another with the mouse, as xyflow expects. */
+async function connect(fromId, toId) {
+  const from = await page.locator(byId(fromId)).boundingBox();
+  const to = await page.locator(byId(toId)).boundingBox();
+  await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(to.x + to.width / 2, to.y + to.height / 2, { steps: 12 });
+  await page.mouse.up();
+}
+
+async function dropOnCanvas(service, x, y) {
+  await page.locator(byId(`palette-${service}`)).dragTo(page.locator(byId("dag-canvas")), {
+    targetPosition: { x, y },
+  });
+  await page.locator(byId(`dag-node-${service}`)).waitFor();
+}
+
+async function deployFromDeployPage(cluster) {
+  await page.locator(byId("cluster-select")).selectOption(cluster);
+  await page.locator(byId("preview-button")).click();
+  for (const algorithm of ["hcm", "annealing", "ilp", "first_fit"]) {
+    await page.locator(byId(`preview-row-${algorithm}`)).waitFor({ timeout: 90_000 });
+  }
+  await screenshot(page, "deploy-preview");
+  await page.locator(byId("algorithm-select")).selectOption("hcm");
+  await page.locator(byId("deploy-button")).click();
+  await page.locator(byId("job-state")).filter({ hasText: /succeeded|failed/ }).waitFor({ timeout: 90_000 });
+  assert.match(await page.locator(byId("job-state")).innerText(), /succeeded/);
+  assert.equal(await page.locator(byId("deploy-progress")).getAttribute("value"), "1");
+}
+
+async function instancesDrawn() {
+  await page.locator(`${byId("cluster-canvas")}[data-render-ms]`).waitFor({ timeout: 60_000 });
+  return Number((await page.locator(byId("instance-count")).innerText()).replace(/[^0-9]/g, ""));
+}
+
+describe("E3 UI", () => {
+  test("signs in with the local token and shows the system is up", async () => {
+    await page.goto(`${backend.url}/#/`);
+    await page.locator(byId("signed-in-as")).filter({ hasText: "local-admin" }).waitFor();
+    await screenshot(page, "home");
+  });
+
+  test("builds api_gateway -> kvs by drag and drop, catches a cycle, saves, previews, deploys", async () => {
+    await page.goto(`${backend.url}/#/editor`);
+    await dropOnCanvas("api_gateway", 200, 220);
+    await dropOnCanvas("kvs", 560, 220);
+    await connect("port-out-api_gateway", "port-in-kvs");
+    await page.locator(byId("validation-summary")).filter({ hasText: /valid/i }).waitFor();
+
+    await connect("port-out-kvs", "port-in-api_gateway");
+    const summary = page.locator(byId("validation-summary"));
+    await summary.filter({ hasText: "cycle" }).waitFor();
+    await screenshot(page, "editor-cycle");
+    assert.match(await summary.innerText(), /cycle: (api_gateway -> kvs -> api_gateway|kvs -> api_gateway -> kvs)/);
+
+    await page.locator(byId("undo")).click();
+    await summary.filter({ hasNotText: "cycle" }).waitFor();
+    await page.locator(byId("app-name")).fill("shop");
+    await page.locator(byId("save-button")).click();
+    await page.locator(byId("deploy-link")).click();
+    await page.waitForURL(/#\/deploy\/shop/);
+    await deployFromDeployPage("rack1");
+    await page.locator(byId("view-placement")).click();
+    await page.waitForURL(/#\/clusters\/rack1/);
+    assert.equal(await instancesDrawn(), 4); // 2 DAG nodes x 1 shard x (1 primary + 1 backup)
+    await screenshot(page, "cluster-shop");
+  });
+
+  test("opens IOT-TS from the templates and deploys its 108 instances", async () => {
+    await page.goto(`${backend.url}/#/editor`);
+    await page.locator(byId("template-iot-ts")).click();
+    await page.locator(byId("dag-node-recommend")).waitFor();
+    await screenshot(page, "editor-iot-ts");
+    await page.locator(byId("app-name")).fill("iot-ts");
+    await page.locator(byId("save-button")).click();
+    await page.locator(byId("deploy-link")).click();
+    await deployFromDeployPage("rack1");
+    await page.locator(byId("view-placement")).click();
+    assert.equal(await instancesDrawn(), 108 + 4);
+    await page.locator(byId("app-filter")).selectOption("iot-ts");
+    await page.locator(byId("instance-count")).filter({ hasText: /^\D*108\D*$/ }).waitFor();
+    await screenshot(page, "cluster-iot-ts");
+  });
+
+  test("measures editor drag frames on IOT-TS (target < 50 ms a frame)", async () => {
+    await page.goto(`${backend.url}/#/templates/iot-ts`);
+    const node = page.locator(byId("dag-node-sql"));
+    await node.waitFor();
+    const box = await node.boundingBox();
+    await page.evaluate(() => {
+      window.__frames = [];
+      const tick = (t) => { window.__frames.push(t); window.__raf = requestAnimationFrame(tick); };
+      window.__raf = requestAnimationFrame(tick);
+    });
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    for (let i = 1; i <= 40; i++) {
+      await page.mouse.move(box.x + box.width / 2 + i * 6, box.y + box.height / 2 + i * 3);
+    }
+    await page.mouse.up();
+    const frames = await page.evaluate(() => { cancelAnimationFrame(window.__raf); return window.__frames; });
+    const deltas = frames.slice(1).map((t, i) => t - frames[i]);
+    const worst = Math.max(...deltas);
+    const mean = deltas.reduce((a, b) => a + b, 0) / deltas.length;
+    console.log(`target: editor drag frame on IOT-TS: mean ${mean.toFixed(1)} ms, worst ${worst.toFixed(1)} ms ` +
+                `over ${deltas.length} frames (target < 50 ms)`);
+    assert.ok(deltas.length > 5, "frames were recorded while dragging");
+  });
+
+  test("draws a 1,000-server cluster with 10K instances (target <= 1.5 s first render)", async () => {
+    await backend.api("/api/v1/clusters", {
+      method: "POST",
+      body: JSON.stringify({ generator: "fattree", servers: 1000, server_type: "type2-smartnic", name: "dc" }),
+    });
+    const services = ["ema", "spike", "count", "kvs", "flow_monitor", "ddos", "natv4", "ipsec", "nids", "knn"];
+    const nodes = services.map((service) => ({ id: service, service, shards: 500, replicas: 1 }));
+    const edges = services.slice(1).map((service, i) => ({ from: services[i], to: service }));
+    await backend.api("/api/v1/applications", {
+      method: "POST",
+      body: JSON.stringify({ apiVersion: "e3/v1", kind: "Application", metadata: { name: "big" },
+                             spec: { nodes, edges } }),
+    });
+    const accepted = await backend.api("/api/v1/deployments", {
+      method: "POST", body: JSON.stringify({ application: "big", cluster: "dc", algorithm: "hcm" }),
+    });
+    const job = await backend.waitJob(accepted.job_id);
+    assert.equal(job.state, "succeeded", JSON.stringify(job.error));
+
+    await page.goto(`${backend.url}/#/clusters/dc`);
+    assert.equal(await instancesDrawn(), 10_000);
+    const ms = Number(await page.locator(byId("cluster-canvas")).getAttribute("data-render-ms"));
+    console.log(`target: first render of 1,000 servers / 10,000 instances: ${ms.toFixed(0)} ms (target <= 1500 ms)`);
+    await screenshot(page, "cluster-1000-servers");
+  });
+});
