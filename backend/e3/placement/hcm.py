@@ -39,6 +39,14 @@ where the service is more energy-efficient if any such node can, else on the oth
 paper lets it return "a node closest to the constraints" when nothing fits; E3 does not
 overcommit, so it raises PlacementError instead.
 
+Efficient kind across PCIe. Service Fabric's constraints include each microservice's
+behaviour, and the paper moves services off the SmartNIC when they run badly there (§3.4,
+§5.3: top_ranker, spike, api_gateway). So when the parent's node (level 0) is of the kind on
+which the child serves fewer requests per joule (Table 1) and a node of the child's efficient
+kind on the same server (level 1, one PCIe hop) can take it, the child goes there: sql's
+children ema, spike and recommend land on the same server's SmartNIC, count's child bayes on
+the same server's host. Otherwise level 0 keeps the child, as Algorithm 1 has it.
+
 Load-aware roots. The paper's find_first_fit weighs "resource and runtime statistics", and the
 Service Fabric constraints include each microservice's behaviour (request rate x execution
 time). Reservations alone let all shards of a source stack on the first node with room, and
@@ -66,7 +74,7 @@ from functools import cache
 from e3 import catalog
 from e3.placement.cost_model import calibration_platform
 from e3.placement.constraints import PlacementState, Progress, full_assignments, reserve_fixed, to_place
-from e3.placement.model import (LEVELS, InstanceKey, InstanceRequest, NodeCapacity, Placement, PlacementProblem,
+from e3.placement.model import (LEVEL_SAME_NODE, LEVELS, InstanceKey, InstanceRequest, NodeCapacity, Placement, PlacementProblem,
                                 ProgressFn)
 from e3.placement.topology import Topology, _need
 
@@ -230,11 +238,20 @@ class _Hcm:
     def search(self, inst: InstanceRequest, near: NodeCapacity | None, avoid: Hashable) -> NodeCapacity | None:
         blocked = self.state.blocked(inst)
         if near is not None:  # MS_PLACE
-            for level, candidates in self.topology.levels(near, inst, blocked=blocked, avoid=avoid):
+            levels = self.topology.levels(near, inst, blocked=blocked, avoid=avoid)
+            for level, candidates in levels:
                 node = find_best_fit(inst, candidates, self.topology)
-                if node is not None:
-                    self.at_level[level] += 1
-                    return node
+                if node is None:
+                    continue
+                if level == LEVEL_SAME_NODE and node.kind != preferred_kind(inst.service):
+                    # Per-microservice behaviour: the same server's node of the service's efficient
+                    # kind, one PCIe hop away, beats its parent's node of the other kind.
+                    level, candidates = next(levels, (level, ()))
+                    node = find_best_fit(inst, (n for n in candidates if n.kind == preferred_kind(inst.service)),
+                                         self.topology) or node
+                    level = level if node.server == near.server and node.id != near.id else LEVEL_SAME_NODE
+                self.at_level[level] += 1
+                return node
         if near is None and not inst.replica:
             node = self.root_fit(inst, blocked, avoid)
         else:

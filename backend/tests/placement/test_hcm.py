@@ -50,12 +50,23 @@ def test_catalogue_preferences_the_cases_below_rely_on():
         ["host", "host", "smartnic", "smartnic", "smartnic", "host"]
 
 
-def test_a_child_goes_on_its_parents_node_even_when_another_kind_suits_it_better():
-    # api: first fit on the host (its efficient kind); kv: level 0 = that host has room, so it stays there.
+def test_a_child_takes_the_same_servers_efficient_kind_over_its_parents_node():
+    # api: first fit on the host (its efficient kind); kv suits the SmartNIC (Table 1), and the same
+    # server's SmartNIC (level 1, over PCIe) has room, so it goes there rather than on api's host.
     placement = hcm(_problem([("api", "api_gateway", 1, 0), ("kv", "kvs", 1, 0)], [("api", "kv")]),
                     _cluster(_rack("s0", "s1")))
+    assert placement.assignments == {("api", 0, 0): "s0/h", ("kv", 0, 0): "s0/n0"}
+    assert placement.details["placed_at_level"]["1"] == 1 and placement.details["first_fit"] == 1
+
+
+def test_a_child_stays_on_its_parents_node_when_the_efficient_kind_has_no_room_on_the_server():
+    nodes = _cluster(_rack("s0", "s1"), nics=1)
+    for node in nodes:
+        if node.id == "s0/n0":
+            node.used["memory_mb"] = node.memory_mb  # the same server's SmartNIC is full
+    placement = hcm(_problem([("api", "api_gateway", 1, 0), ("kv", "kvs", 1, 0)], [("api", "kv")]), nodes)
     assert placement.assignments == {("api", 0, 0): "s0/h", ("kv", 0, 0): "s0/h"}
-    assert placement.details["placed_at_level"]["0"] == 1 and placement.details["first_fit"] == 1
+    assert placement.details["placed_at_level"]["0"] == 1
 
 
 def test_same_server_level_prefers_the_efficient_kind_then_the_tightest_fit():
