@@ -19,7 +19,7 @@ help:
 up: backend frontend
 	$(E3) up
 
-test: backend frontend test-backend test-frontend test-compose
+test: backend frontend test-backend test-frontend test-e2e test-compose
 
 bench: bench-placement
 

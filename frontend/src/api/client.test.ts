@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ApiError, NetworkError } from "../lib/errors";
-import { getJson, getListTotal, getLocalToken, getReadiness, getTemplates } from "./client";
+import { getJson, getLocalToken, getReadiness } from "./client";
 
 function json(body: unknown, status = 200) {
   return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
@@ -62,12 +62,6 @@ describe("endpoints", () => {
     expect(body.checks.postgres).toEqual({ ok: false, detail: "timeout" });
   });
 
-  it("asks a list for one item and returns its total", async () => {
-    const fetchMock = stubFetch(json({ items: [{ id: 1 }], total: 17, limit: 1, offset: 0 }));
-    expect(await getListTotal("deployments", "t0k")).toBe(17);
-    expect(fetchMock.mock.calls[0]?.[0]).toBe("/api/v1/deployments?limit=1");
-  });
-
   it("gives the local-mode token, or null when the server is not in local mode", async () => {
     stubFetch(json({ token: "local-abc" }), json({ code: "not_found", message: "Not found", errors: [] }, 404));
     expect(await getLocalToken()).toBe("local-abc");
@@ -77,10 +71,5 @@ describe("endpoints", () => {
   it("still fails getLocalToken when the server is down", async () => {
     stubFetch(new TypeError("Failed to fetch"));
     await expect(getLocalToken()).rejects.toBeInstanceOf(NetworkError);
-  });
-
-  it("lists templates", async () => {
-    stubFetch(json({ items: [{ name: "rta-sf", description: "Smart factory", instances: 30 }], total: 1 }));
-    expect(await getTemplates(null)).toEqual([{ name: "rta-sf", description: "Smart factory", instances: 30 }]);
   });
 });

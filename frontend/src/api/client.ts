@@ -1,19 +1,29 @@
-// A small typed fetch wrapper over the E3 REST API. Everything that talks HTTP
-// goes through here, so a client generated from the OpenAPI spec can replace
-// this file without touching hooks or components.
+// The shell's calls to the E3 REST API. Everything under /api/v1 that the OpenAPI
+// document describes goes through the generated client (`api` from ./http); only
+// what it does not describe stays on the small fetch wrapper `getJson`: /healthz,
+// /readyz (a 503 there is a normal answer) and the local-mode token.
 
 import { totalOf } from "../lib/counts";
 import { ApiError, NetworkError, parseErrorBody } from "../lib/errors";
 import { parseReadiness } from "../lib/readiness";
 import { parseTemplates } from "../lib/templates";
 import { bearerHeader } from "../lib/token";
-import type {
-  HealthBody,
-  ListPage,
-  LocalTokenBody,
-  ReadinessBody,
-  TemplateSummary,
-} from "./types";
+import { parseMe, type Me } from "../lib/scopes";
+import { api, type components, unwrap } from "./http";
+import type { HealthBody, ListPage, LocalTokenBody, ReadinessBody, TemplateSummary } from "./types";
+
+type Schemas = components["schemas"];
+export type ClusterRow = Schemas["ClusterPublic"];
+export type ApplicationRow = Schemas["ApplicationPublic"];
+export type ApplicationVersionRow = Schemas["ApplicationVersionPublic"];
+export type DeploymentRow = Schemas["DeploymentPublic"];
+export type JobRow = Schemas["JobPublic"];
+
+/** One page request of a list endpoint. */
+export interface PageQuery {
+  limit: number;
+  offset: number;
+}
 
 export const API_PREFIX = "/api/v1";
 
@@ -77,12 +87,11 @@ export async function getLocalToken(signal?: AbortSignal): Promise<string | null
 
 /** The `total` of a list endpoint, fetching a single item. */
 export async function getListTotal(
-  resource: string,
-  token: string,
+  resource: "clusters" | "applications" | "deployments" | "jobs",
   signal?: AbortSignal,
 ): Promise<number> {
-  const path = `${API_PREFIX}/${resource}?limit=1`;
-  const total = totalOf(await getJson<ListPage<unknown>>(path, { token, signal }));
+  const path = `${API_PREFIX}/${resource}` as const;
+  const total = totalOf(unwrap(await api.GET(path, { params: { query: { limit: 1 } }, signal })));
   if (total === null) {
     throw new ApiError(200, { code: "bad_response", message: `No total in ${path}`, errors: [] });
   }
@@ -90,9 +99,68 @@ export async function getListTotal(
 }
 
 /** The paper's application templates, sorted by name. */
-export async function getTemplates(
-  token: string | null,
+export async function getTemplates(signal?: AbortSignal): Promise<TemplateSummary[]> {
+  return parseTemplates(unwrap(await api.GET("/api/v1/templates", { signal })));
+}
+
+/** The calling token's name and effective scopes. */
+export async function getMe(signal?: AbortSignal): Promise<Me> {
+  const me = parseMe(unwrap(await api.GET("/api/v1/me", { signal })));
+  if (me === null) throw new ApiError(200, { code: "bad_response", message: "Unreadable answer from /me", errors: [] });
+  return me;
+}
+
+export async function listClusters(query: PageQuery, signal?: AbortSignal): Promise<ListPage<ClusterRow>> {
+  return unwrap(await api.GET("/api/v1/clusters", { params: { query }, signal }));
+}
+
+export async function listApplications(query: PageQuery, signal?: AbortSignal): Promise<ListPage<ApplicationRow>> {
+  return unwrap(await api.GET("/api/v1/applications", { params: { query }, signal }));
+}
+
+export async function listApplicationVersions(
+  name: string,
+  query: PageQuery,
   signal?: AbortSignal,
-): Promise<TemplateSummary[]> {
-  return parseTemplates(await getJson<unknown>(`${API_PREFIX}/templates`, { token, signal }));
+): Promise<ListPage<ApplicationVersionRow>> {
+  return unwrap(
+    await api.GET("/api/v1/applications/{name}/versions", { params: { path: { name }, query }, signal }),
+  );
+}
+
+export async function listDeployments(query: PageQuery, signal?: AbortSignal): Promise<ListPage<DeploymentRow>> {
+  return unwrap(await api.GET("/api/v1/deployments", { params: { query }, signal }));
+}
+
+export async function listJobs(query: PageQuery, signal?: AbortSignal): Promise<ListPage<JobRow>> {
+  return unwrap(await api.GET("/api/v1/jobs", { params: { query }, signal }));
+}
+
+type UnauthorizedListener = (message: string) => void;
+const unauthorizedListeners = new Set<UnauthorizedListener>();
+let watchingUnauthorized = false;
+
+/**
+ * Calls `listener` with the API's message whenever any call through the generated
+ * client (the shell's or a page's) answers 401, so the shell can ask for a token
+ * again. Returns the unsubscribe function.
+ */
+export function onUnauthorized(listener: UnauthorizedListener): () => void {
+  if (!watchingUnauthorized) {
+    watchingUnauthorized = true;
+    api.use({
+      async onResponse({ response }) {
+        if (response.status === 401 && unauthorizedListeners.size > 0) {
+          const text = await response.clone().text().catch(() => "");
+          const { message } = parseErrorBody(401, text);
+          for (const l of unauthorizedListeners) l(message);
+        }
+        return undefined;
+      },
+    });
+  }
+  unauthorizedListeners.add(listener);
+  return () => {
+    unauthorizedListeners.delete(listener);
+  };
 }

@@ -1,6 +1,7 @@
 import type { CountsState } from "../hooks/useCounts";
 import { COUNTED_RESOURCES, RESOURCE_LABELS, formatCount } from "../lib/counts";
 
+/** Totals of each resource; each links to its list. */
 export function CountsPanel({ counts, signedIn }: { counts: CountsState; signedIn: boolean }) {
   return (
     <section className="panel" aria-labelledby="counts-title">
@@ -9,7 +10,9 @@ export function CountsPanel({ counts, signedIn }: { counts: CountsState; signedI
         <dl className="counts" aria-busy={counts.loading}>
           {COUNTED_RESOURCES.map((resource) => (
             <div key={resource}>
-              <dt>{RESOURCE_LABELS[resource]}</dt>
+              <dt>
+                <a href={`#/${resource}`}>{RESOURCE_LABELS[resource]}</a>
+              </dt>
               <dd>{formatCount(counts.counts[resource])}</dd>
             </div>
           ))}

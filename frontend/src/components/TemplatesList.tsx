@@ -1,6 +1,8 @@
 import type { TemplatesState } from "../hooks/useTemplates";
+import { routeHref } from "../lib/route";
 import { formatInstances } from "../lib/templates";
 
+/** The paper's templates; each opens the editor on it (`#/templates/<name>`). */
 export function TemplatesList({ state }: { state: TemplatesState }) {
   return (
     <section className="panel wide" aria-labelledby="templates-title">
@@ -13,7 +15,14 @@ export function TemplatesList({ state }: { state: TemplatesState }) {
         <ul className="templates">
           {state.templates.map((t) => (
             <li key={t.name}>
-              <code>{t.name}</code> <span className="muted">{formatInstances(t.instances)}</span>
+              <a
+                className="template-link"
+                href={routeHref({ name: "template", template: t.name })}
+                data-testid={`home-template-${t.name}`}
+              >
+                <code>{t.name}</code>
+              </a>{" "}
+              <span className="muted">{formatInstances(t.instances)}</span>
               <div>{t.description}</div>
             </li>
           ))}

@@ -8,24 +8,27 @@ export interface CountsState extends CountsSummary {
 
 const empty: CountsState = { counts: {}, authError: null, error: null, loading: false };
 
-/** Totals of clusters, applications, deployments and jobs for `token`; refetched on reconnect. */
-export function useCounts(token: string | null, generation: number): CountsState {
+/**
+ * Totals of clusters, applications, deployments and jobs once `signedIn` (the token was
+ * accepted by /me); refetched when the token changes (`tokenKey`) or the API comes back.
+ */
+export function useCounts(signedIn: boolean, tokenKey: string | null, generation: number): CountsState {
   const [state, setState] = useState<CountsState>(empty);
 
   useEffect(() => {
-    if (token === null || generation === 0) {
+    if (!signedIn || generation === 0) {
       setState(empty);
       return;
     }
     const controller = new AbortController();
     setState((s) => ({ ...s, loading: true }));
     void Promise.allSettled(
-      COUNTED_RESOURCES.map((resource) => getListTotal(resource, token, controller.signal)),
+      COUNTED_RESOURCES.map((resource) => getListTotal(resource, controller.signal)),
     ).then((results) => {
       if (!controller.signal.aborted) setState({ ...summarizeCounts(results), loading: false });
     });
     return () => controller.abort();
-  }, [token, generation]);
+  }, [signedIn, tokenKey, generation]);
 
   return state;
 }

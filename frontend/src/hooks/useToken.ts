@@ -30,22 +30,25 @@ function fromStorage(): { token: string | null; source: TokenSource | null } {
  * The bearer token: the one in localStorage, else the server's local-mode token.
  * `generation` (from useHealth) is 0 until the API has answered, and changes when it
  * comes back, so the local token is asked for only when it can be had.
+ * (The shell reads this through useSessionState, which also checks the token with /me.)
  */
 export function useToken(generation: number): TokenState {
   const [state, setState] = useState(fromStorage);
 
+  // Asked again each time the API comes back: `e3 up` makes a new local token when restarted.
   useEffect(() => {
-    if (generation === 0 || state.token !== null) return;
+    if (generation === 0 || state.source === "stored") return;
     const controller = new AbortController();
     getLocalToken(controller.signal)
       .then((token) => {
-        if (token !== null) setState((s) => (s.token === null ? { token, source: "local" } : s));
+        if (token === null) return;
+        setState((s) => (s.source === "stored" || s.token === token ? s : { token, source: "local" }));
       })
       .catch(() => {
         // Not in local mode or not reachable: the sign-in box stays empty.
       });
     return () => controller.abort();
-  }, [generation, state.token]);
+  }, [generation, state.source]);
 
   const signIn = useCallback((input: string) => {
     const token = normalizeToken(input);

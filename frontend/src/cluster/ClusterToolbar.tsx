@@ -1,0 +1,62 @@
+export interface ClusterToolbarProps {
+  clusterName: string;
+  applications: string[];
+  application: string;
+  onApplication: (application: string) => void;
+  collapsed: boolean;
+  onCollapsed: (collapsed: boolean) => void;
+  drawn: number;
+  filtered: number;
+  total: number;
+  servers: number;
+  nodes: number;
+  onFit: () => void;
+  onReload: () => void;
+}
+
+export function ClusterToolbar(p: ClusterToolbarProps) {
+  return (
+    <div className="cluster-toolbar">
+      <h2>
+        Cluster <code>{p.clusterName}</code>
+      </h2>
+      <span className="muted">
+        {p.servers.toLocaleString()} servers · {p.nodes.toLocaleString()} computing nodes
+      </span>
+      <label>
+        Application
+        <select data-testid="app-filter" value={p.application} onChange={(e) => p.onApplication(e.target.value)}>
+          <option value="">All ({p.applications.length})</option>
+          {p.applications.map((a) => (
+            <option key={a} value={a}>
+              {a}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        <input data-testid="collapse-racks" type="checkbox" checked={p.collapsed} onChange={(e) => p.onCollapsed(e.target.checked)} />
+        Collapse racks
+      </label>
+      <span>
+        <strong data-testid="instance-count">{p.drawn}</strong> instances drawn
+        {p.drawn !== p.total && (
+          <span
+            className="muted"
+            title={`${p.filtered} match the filter (${p.filtered - p.drawn} inside collapsed racks); ${p.total} placed on the cluster`}
+          >
+            {" "}
+            of {p.total}
+          </span>
+        )}
+      </span>
+      <span className="spacer" />
+      <button type="button" onClick={p.onFit}>
+        Fit
+      </button>
+      <button type="button" onClick={p.onReload}>
+        Reload
+      </button>
+    </div>
+  );
+}

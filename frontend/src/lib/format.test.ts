@@ -1,0 +1,82 @@
+import { describe, expect, it } from "vitest";
+import { formatErrorDetail, formatProgress, formatServerTypes, formatTime, shortId, stateTone } from "./format";
+
+describe("formatErrorDetail", () => {
+  it("gives null when there is no error", () => {
+    expect(formatErrorDetail(null)).toBeNull();
+    expect(formatErrorDetail(undefined)).toBeNull();
+  });
+
+  it("shows the message, the code and every field error", () => {
+    const error = {
+      code: "infeasible",
+      message: "no placement fits",
+      errors: [{ field: "spec.nodes[2].platform", message: "sql is host-only", code: "invalid" }],
+    };
+    expect(formatErrorDetail(error)).toBe(
+      "no placement fits (infeasible)\nspec.nodes[2].platform: sql is host-only (code: invalid)",
+    );
+  });
+
+  it("keeps any other keys, so nothing is hidden", () => {
+    expect(
+      formatErrorDetail({ message: "m", errors: [{ field: "spec.nodes[0]", message: "full", resource: "fault_domains" }] }),
+    ).toBe("m\nspec.nodes[0]: full (resource: fault_domains)");
+    expect(formatErrorDetail({ message: "boom", traceback: "line 3" })).toBe('boom\n{\n  "traceback": "line 3"\n}');
+    expect(formatErrorDetail({ reason: "x" })).toBe('{\n  "reason": "x"\n}');
+    expect(formatErrorDetail("plain text")).toBe("plain text");
+  });
+});
+
+describe("formatProgress", () => {
+  it("rounds and clamps to 0–100 %", () => {
+    expect(formatProgress(0.421)).toBe("42 %");
+    expect(formatProgress(1.5)).toBe("100 %");
+    expect(formatProgress(-1)).toBe("0 %");
+    expect(formatProgress(Number.NaN)).toBe("0 %");
+  });
+});
+
+describe("formatServerTypes", () => {
+  it("lists types with counts by name", () => {
+    expect(formatServerTypes({ "type2-host": 1, "type1-smartnic": 3 })).toBe("type1-smartnic × 3, type2-host × 1");
+    expect(formatServerTypes({})).toBe("—");
+  });
+});
+
+describe("formatErrorDetail without repeats", () => {
+  const error = {
+    code: "insufficient_capacity",
+    message: "replicas need distinct servers",
+    errors: [{ field: "spec.nodes[0]", message: "replicas need distinct servers", code: "fault_domains" }],
+  };
+
+  it("does not repeat the message already shown, nor in the field errors", () => {
+    expect(formatErrorDetail(error, "replicas need distinct servers")).toBe(
+      "code: insufficient_capacity\nspec.nodes[0]: code: fault_domains",
+    );
+    expect(formatErrorDetail(error)).toBe(
+      "replicas need distinct servers (insufficient_capacity)\nspec.nodes[0]: code: fault_domains",
+    );
+    expect(formatErrorDetail("same", "same")).toBeNull();
+  });
+});
+
+describe("small helpers", () => {
+  it("shortens ids to their first block", () => {
+    expect(shortId("3f2a9c1e-0000-4000-8000-000000000000")).toBe("3f2a9c1e");
+  });
+
+  it("formats times, or a dash for none", () => {
+    expect(formatTime(null)).toBe("—");
+    expect(formatTime("not a date")).toBe("not a date");
+    expect(formatTime("2026-11-21T18:52:03Z")).toMatch(/^2026-11-2\d \d\d:52:03$/);
+  });
+
+  it("colours job and deployment states", () => {
+    expect(stateTone("succeeded")).toBe("ok");
+    expect(stateTone("placed")).toBe("ok");
+    expect(stateTone("failed")).toBe("bad");
+    expect(stateTone("running")).toBe("pending");
+  });
+});

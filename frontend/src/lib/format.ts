@@ -1,0 +1,87 @@
+// Small display helpers for the list views.
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The first block of a UUID, enough to tell rows apart. */
+export function shortId(id: string): string {
+  return id.split("-")[0] ?? id;
+}
+
+/** "2026-11-21 18:52:03" in local time; a dash for none, the raw text if unreadable. */
+export function formatTime(value: string | null | undefined): string {
+  if (value == null || value === "") return "—";
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) return value;
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return (
+    `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ` +
+    `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`
+  );
+}
+
+/** A job's progress (0..1, clamped) as a whole percentage: "42 %". */
+export function formatProgress(progress: number): string {
+  const p = Number.isFinite(progress) ? Math.min(1, Math.max(0, progress)) : 0;
+  return `${Math.round(p * 100)} %`;
+}
+
+/** "type1-smartnic × 3, type2 × 1" from a cluster's server_types map, by name. */
+export function formatServerTypes(types: Record<string, unknown> | null | undefined): string {
+  if (!isRecord(types)) return "—";
+  const parts = Object.entries(types)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, count]) => (typeof count === "number" ? `${name} × ${count}` : name));
+  return parts.length === 0 ? "—" : parts.join(", ");
+}
+
+/**
+ * A job's or deployment's error object, in full, as lines of text: its message (or code),
+ * each field error as "field: message (other keys)", then any other keys as JSON.
+ * A message equal to `shownMessage` (already on screen, e.g. the job's own message) or to
+ * the error's message is not repeated. Null for no error.
+ */
+export function formatErrorDetail(error: unknown, shownMessage?: string): string | null {
+  if (error == null) return null;
+  if (typeof error === "string") return error === shownMessage ? null : error;
+  if (!isRecord(error)) return JSON.stringify(error);
+  const lines: string[] = [];
+  const { message, code, errors, ...rest } = error;
+  const hasCode = typeof code === "string" && code !== "";
+  if (typeof message === "string" && message !== "" && message !== shownMessage) {
+    lines.push(hasCode ? `${message} (${code})` : message);
+  } else if (hasCode) {
+    lines.push(`code: ${code}`);
+  }
+  if (Array.isArray(errors)) {
+    for (const e of errors) {
+      if (isRecord(e)) {
+        const { field, message: text, ...more } = e;
+        const where = typeof field === "string" && field !== "" ? `${field}: ` : "";
+        const extra = Object.entries(more).map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`);
+        if (text === message || text === shownMessage) {
+          // The same words as above: say only where, and the details.
+          lines.push(`${where || "detail: "}${extra.length > 0 ? extra.join(", ") : "(as above)"}`);
+        } else {
+          const body = typeof text === "string" ? text : JSON.stringify(text ?? null);
+          lines.push(`${where}${body}${extra.length > 0 ? ` (${extra.join(", ")})` : ""}`);
+        }
+      } else {
+        lines.push(String(e));
+      }
+    }
+  } else if (errors !== undefined) {
+    rest.errors = errors;
+  }
+  if (Object.keys(rest).length > 0) lines.push(JSON.stringify(rest, null, 2));
+  return lines.length === 0 ? JSON.stringify(error) : lines.join("\n");
+}
+
+/** Job states (queued, running, succeeded, failed) and deployment states (pending, placing, placed, failed) as a badge colour. */
+export function stateTone(state: string): "ok" | "bad" | "pending" {
+  const s = state.toLowerCase();
+  if (s === "succeeded" || s === "placed") return "ok";
+  if (s === "failed") return "bad";
+  return "pending";
+}
