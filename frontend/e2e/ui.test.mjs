@@ -45,13 +45,13 @@ async function dropOnCanvas(service, x, y) {
   await page.locator(byId(`dag-node-${service}`)).waitFor();
 }
 
-async function deployFromDeployPage(cluster) {
+async function deployFromDeployPage(cluster, app) {
   await page.locator(byId("cluster-select")).selectOption(cluster);
   await page.locator(byId("preview-button")).click();
   for (const algorithm of ["hcm", "annealing", "ilp", "first_fit"]) {
     await page.locator(byId(`preview-row-${algorithm}`)).waitFor({ timeout: 90_000 });
   }
-  await screenshot(page, "deploy-preview");
+  await screenshot(page, `deploy-preview-${app}`);
   await page.locator(byId("algorithm-select")).selectOption("hcm");
   await page.locator(byId("deploy-button")).click();
   await page.locator(byId("job-state")).filter({ hasText: /succeeded|failed/ }).waitFor({ timeout: 90_000 });
@@ -90,7 +90,7 @@ describe("E3 UI", () => {
     await page.locator(byId("save-button")).click();
     await page.locator(byId("deploy-link")).click();
     await page.waitForURL(/#\/deploy\/shop/);
-    await deployFromDeployPage("rack1");
+    await deployFromDeployPage("rack1", "shop");
     await page.locator(byId("view-placement")).click();
     await page.waitForURL(/#\/clusters\/rack1/);
     assert.equal(await instancesDrawn(), 4); // 2 DAG nodes x 1 shard x (1 primary + 1 backup)
@@ -105,12 +105,65 @@ describe("E3 UI", () => {
     await page.locator(byId("app-name")).fill("iot-ts");
     await page.locator(byId("save-button")).click();
     await page.locator(byId("deploy-link")).click();
-    await deployFromDeployPage("rack1");
+    await deployFromDeployPage("rack1", "iot-ts");
     await page.locator(byId("view-placement")).click();
     assert.equal(await instancesDrawn(), 108 + 4);
     await page.locator(byId("app-filter")).selectOption("iot-ts");
     await page.locator(byId("instance-count")).filter({ hasText: /^\D*108\D*$/ }).waitFor();
     await screenshot(page, "cluster-iot-ts");
+  });
+
+  test("shows every list, paginated, with the deployments made so far", async () => {
+    for (const [kind, key] of [["clusters", "rack1"], ["applications", "shop"], ["deployments", null], ["jobs", null]]) {
+      await page.goto(`${backend.url}/#/${kind}`);
+      await page.locator(byId(`list-${kind}`)).waitFor();
+      if (key) await page.locator(byId(`row-${kind}-${key}`)).waitFor();
+      else assert.ok(await page.locator(`${byId(`list-${kind}`)} tbody tr`).count() >= 2);
+      await screenshot(page, `list-${kind}`);
+    }
+  });
+
+  test("says when someone else saved first, and overwrites on request", async () => {
+    await page.goto(`${backend.url}/#/editor/shop`);
+    await page.locator(byId("dag-node-kvs")).click();
+    await page.locator(byId("prop-shards")).fill("3");
+    const current = await backend.api("/api/v1/applications/shop");
+    const theirs = structuredClone(current.spec);
+    theirs.spec.nodes[0].shards = 2;
+    await backend.api("/api/v1/applications/shop", { method: "PUT", body: JSON.stringify(theirs) });
+    await page.locator(byId("save-button")).click();
+    await page.locator(byId("etag-conflict")).waitFor();
+    await screenshot(page, "editor-etag-conflict");
+    await page.locator(`${byId("etag-conflict")} ${byId("overwrite")}`).click();
+    await page.locator(byId("etag-conflict")).waitFor({ state: "detached" });
+    const saved = await backend.api("/api/v1/applications/shop");
+    assert.equal(saved.latest_version, current.latest_version + 2);
+    assert.equal(saved.spec.spec.nodes.find((n) => n.id === "kvs").shards, 3);
+  });
+
+  test("keeps an unsaved draft across a reload", async () => {
+    await page.goto(`${backend.url}/#/editor`);
+    await dropOnCanvas("ema", 260, 200);
+    await page.reload();
+    await page.locator(byId("dag-node-ema")).waitFor();
+  });
+
+  test("a read-only token sees no save or deploy buttons", async () => {
+    const token = await backend.api("/api/v1/tokens", {
+      method: "POST", body: JSON.stringify({ name: "viewer", scopes: ["read"] }),
+    });
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    await context.addInitScript((t) => localStorage.setItem("e3.token", t), token.token);
+    const viewer = await context.newPage();
+    await viewer.goto(`${backend.url}/#/editor/shop`);
+    await viewer.locator(byId("signed-in-as")).filter({ hasText: "viewer" }).waitFor();
+    await viewer.locator(byId("dag-node-kvs")).waitFor();
+    assert.equal(await viewer.locator(byId("save-button")).count(), 0);
+    await viewer.goto(`${backend.url}/#/deploy/shop`);
+    await viewer.locator(byId("preview-button")).waitFor();
+    assert.equal(await viewer.locator(byId("deploy-button")).count(), 0);
+    await screenshot(viewer, "deploy-read-only");
+    await context.close();
   });
 
   test("measures editor drag frames on IOT-TS (target < 50 ms a frame)", async () => {
