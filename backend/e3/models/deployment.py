@@ -3,7 +3,7 @@
 import uuid
 from datetime import datetime
 
-from sqlalchemy import DateTime, Float, ForeignKey, Index, Integer, String, Uuid
+from sqlalchemy import Boolean, DateTime, Float, ForeignKey, Index, Integer, String, Uuid, false
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
@@ -19,6 +19,7 @@ class Deployment(UuidPk, Timestamps, Base):
     application_version_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("application_versions.id", ondelete="RESTRICT"))
     cluster_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("clusters.id", ondelete="RESTRICT"), index=True)
     algorithm: Mapped[str] = mapped_column(String(32))
+    anti_affinity: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     state: Mapped[str] = mapped_column(String(16), default="pending")
     error: Mapped[dict | None] = mapped_column(JSONB)
     prediction: Mapped[dict | None] = mapped_column(JSONB)  # the cost model's figures, source "model"

@@ -16,6 +16,7 @@ class DeploymentCreate(BaseModel):
     version: int | None = Field(None, ge=1, description="Application version; the latest when omitted")
     cluster: str = Field(description="Cluster name")
     algorithm: str = Field("hcm", description=f"Placement algorithm: {ALGORITHM_NAMES}")
+    anti_affinity: bool = Field(False, description="Put the shards of each DAG node on distinct servers")
 
 
 class DeploymentPublic(BaseModel):
@@ -24,6 +25,7 @@ class DeploymentPublic(BaseModel):
     version: int
     cluster: str
     algorithm: str
+    anti_affinity: bool = False
     state: str = Field(description="pending | placing | placed | failed")
     instances: int
     error: dict | None

@@ -16,6 +16,7 @@ class PlacementPreviewRequest(BaseModel):
     offered_rps: float | None = Field(None, gt=0, description="Entry request rate; the knee when omitted")
     ilp_time_limit_s: float = Field(10.0, gt=0, le=120, description="Time cap of the ILP")
     seed: int = Field(0, ge=0, description="Seed of annealing and random")
+    anti_affinity: bool = Field(False, description="Put the shards of each DAG node on distinct servers")
     include_assignments: bool = Field(False, description="List every instance's node in each result")
 
 

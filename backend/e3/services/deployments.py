@@ -42,7 +42,8 @@ def create_deployment(session: Session, req: DeploymentCreate, actor: Actor) -> 
     if errors:
         raise ValidationFailed(errors)
     deployment = Deployment(id=uuid.uuid4(), application_id=app.id, application_version_id=version.id,
-                            cluster_id=cluster.id, algorithm=req.algorithm, state="pending")
+                            cluster_id=cluster.id, algorithm=req.algorithm, anti_affinity=req.anti_affinity,
+                            state="pending")
     job = Job(id=uuid.uuid4(), kind="deploy", state="queued", deployment_id=deployment.id,
               message=f"waiting for a worker to place {app.name} v{version.version} on {cluster.name}")
     session.add_all([deployment, job])
@@ -100,7 +101,7 @@ def run_placement(session: Session, job_id: uuid.UUID) -> None:
         return
     cluster = session.get(Cluster, deployment.cluster_id)
     version = session.get(ApplicationVersion, deployment.application_version_id)
-    problem = problem_from_document(version.spec)
+    problem = problem_from_document(version.spec, anti_affinity=deployment.anti_affinity)
     nodes = cluster_capacities(session, cluster.id)
 
     def progress(done: int, total: int) -> None:
@@ -157,7 +158,8 @@ def _public_rows(session: Session, stmt) -> list[dict]:
         .join(Application, Application.id == Deployment.application_id) \
         .join(ApplicationVersion, ApplicationVersion.id == Deployment.application_version_id) \
         .join(Cluster, Cluster.id == Deployment.cluster_id)
-    return [dict(id=d.id, application=app, version=ver, cluster=cl, algorithm=d.algorithm, state=d.state,
+    return [dict(id=d.id, application=app, version=ver, cluster=cl, algorithm=d.algorithm,
+                 anti_affinity=d.anti_affinity, state=d.state,
                  instances=n, error=d.error, prediction=d.prediction, created_at=d.created_at,
                  updated_at=d.updated_at, job_id=j)
             for d, app, ver, cl, n, j in session.execute(stmt)]

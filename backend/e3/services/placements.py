@@ -50,7 +50,7 @@ def preview(session: Session, req: PlacementPreviewRequest) -> dict:
     document = _document(session, req)
     cluster = get_cluster(session, req.cluster)
     base_nodes = cluster_capacities(session, cluster.id)
-    problem = problem_from_document(document)
+    problem = problem_from_document(document, anti_affinity=req.anti_affinity)
     results, predictions = [], {}
     for name in dict.fromkeys(req.algorithms):
         nodes = copy_nodes(base_nodes)

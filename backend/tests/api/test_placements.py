@@ -95,3 +95,23 @@ def test_hcm_is_the_default_and_the_job_reports_its_runtime(client, rack, worker
     placement = client.get(f"/api/v1/deployments/{accepted['deployment_id']}/placement",
                            params={"limit": 1000}).json()["items"]
     assert {i["node_kind"] for i in placement if i["service"] == "sql"} == {"host"}
+
+
+def test_anti_affinity_puts_each_dag_nodes_shards_on_distinct_servers(client, worker):
+    client.post("/api/v1/clusters", json={"generator": "fattree", "servers": 6, "server_type": "type1-smartnic",
+                                          "name": "six"})
+    doc = {"apiVersion": "e3/v1", "kind": "Application", "metadata": {"name": "spread"},
+           "spec": {"nodes": [{"id": "kv", "service": "kvs", "shards": 3, "replicas": 1}], "edges": []}}
+    client.post("/api/v1/applications", json=doc)
+    def servers_used(anti_affinity):
+        preview = client.post("/api/v1/placements/preview", json={
+            "cluster": "six", "application": "spread", "algorithms": ["hcm"], "anti_affinity": anti_affinity})
+        return preview.json()["results"][0]["summary"]["servers_used"]
+
+    assert servers_used(False) < 6 and servers_used(True) == 6
+    accepted = client.post("/api/v1/deployments", json={"application": "spread", "cluster": "six",
+                                                        "anti_affinity": True}).json()
+    assert wait_for_job(client, accepted["job_id"])["state"] == "succeeded"
+    placement = client.get(f"/api/v1/deployments/{accepted['deployment_id']}/placement").json()["items"]
+    assert len({i["server"] for i in placement}) == 6  # 3 shards x 2 replicas, each on its own server
+    assert client.get(f"/api/v1/deployments/{accepted['deployment_id']}").json()["anti_affinity"] is True

@@ -50,6 +50,14 @@ def _processes_using(path) -> list[psutil.Process]:
     return found
 
 
+def _gone(path, timeout=15.0) -> list:
+    """Processes still using `path` once `timeout` has passed (none, when shut down cleanly)."""
+    deadline = time.monotonic() + timeout
+    while (left := _processes_using(path)) and time.monotonic() < deadline:
+        time.sleep(0.25)
+    return left
+
+
 def _interrupt(proc, tmp_path, run=1):
     proc.send_signal(signal.SIGINT)
     assert proc.wait(60) == 0, (tmp_path / f"up{run}.log").read_text()[-3000:]
@@ -88,8 +96,7 @@ def test_up_serves_everything_and_ctrl_c_stops_everything(tmp_path):
     finally:
         if proc.poll() is None:
             _interrupt(proc, tmp_path)
-    time.sleep(1)
-    assert _processes_using(tmp_path / ".e3") == []
+    assert _gone(tmp_path / ".e3") == []
     assert not (tmp_path / ".e3" / "up.pid").exists()
 
     # Re-running is safe: same data, same token.
@@ -102,5 +109,4 @@ def test_up_serves_everything_and_ctrl_c_stops_everything(tmp_path):
         assert clusters["total"] == 1
     finally:
         _interrupt(proc, tmp_path, run=2)
-    time.sleep(1)
-    assert _processes_using(tmp_path / ".e3") == []
+    assert _gone(tmp_path / ".e3") == []

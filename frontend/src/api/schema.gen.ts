@@ -819,6 +819,12 @@ export interface components {
              */
             algorithm: string;
             /**
+             * Anti Affinity
+             * @description Put the shards of each DAG node on distinct servers
+             * @default false
+             */
+            anti_affinity: boolean;
+            /**
              * Application
              * @description Application name
              */
@@ -838,6 +844,11 @@ export interface components {
         DeploymentPublic: {
             /** Algorithm */
             algorithm: string;
+            /**
+             * Anti Affinity
+             * @default false
+             */
+            anti_affinity: boolean;
             /** Application */
             application: string;
             /** Cluster */
@@ -1238,6 +1249,12 @@ export interface components {
         PlacementPreviewRequest: {
             /** Algorithms */
             algorithms?: string[];
+            /**
+             * Anti Affinity
+             * @description Put the shards of each DAG node on distinct servers
+             * @default false
+             */
+            anti_affinity: boolean;
             /**
              * Application
              * @description A stored application (or give `spec`)

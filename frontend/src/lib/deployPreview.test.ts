@@ -153,7 +153,7 @@ describe("buildPreviewRequest", () => {
   it("asks for the four algorithms at the knee when no load is given", () => {
     const r = buildPreviewRequest(base);
     expect(r.body).toEqual({ cluster: "c1", application: "iot-ts", algorithms: [...PREVIEW_ALGORITHMS], ilp_time_limit_s: 10,
-      seed: 0, include_assignments: false });
+      seed: 0, include_assignments: false, anti_affinity: false });
   });
 
   it("sends an offered load when given", () => {

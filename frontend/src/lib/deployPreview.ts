@@ -196,6 +196,7 @@ export interface PreviewRequestBody {
   ilp_time_limit_s: number;
   seed: number;
   include_assignments: boolean;
+  anti_affinity: boolean;
 }
 
 export const DEFAULT_ILP_TIME_LIMIT_S = 10;
@@ -230,6 +231,7 @@ export function buildPreviewRequest(
     ilp_time_limit_s: cap,
     seed: 0,
     include_assignments: false,
+    anti_affinity: false,
   };
   if (offeredRps !== undefined) body.offered_rps = offeredRps;
   return { body, errors: null };
