@@ -23,7 +23,9 @@ export function useDeployStart(): DeployStartState {
     setSubmitting(true);
     setError(null);
     try {
-      const body = unwrap(await api.POST("/api/v1/deployments", { body: { application, cluster, algorithm } }));
+      const body = unwrap(await api.POST("/api/v1/deployments", {
+        body: { application, cluster, algorithm, anti_affinity: false },
+      }));
       return { jobId: body.job_id, deploymentId: body.deployment_id };
     } catch (e) {
       setError(e);
