@@ -8,7 +8,7 @@ PYTEST_ARGS ?=
 
 BENCH_ARGS ?=
 
-.PHONY: bench bench-placement up test test-backend test-frontend test-e2e test-compose backend frontend lock clean distclean help
+.PHONY: bench bench-placement up test test-backend test-frontend test-e2e test-compose test-agents agents backend frontend lock clean distclean help
 
 help:
 	@echo "make up      run the control plane (embedded Postgres/Redis unless DATABASE_URL/REDIS_URL are set)"
@@ -19,7 +19,7 @@ help:
 up: backend frontend
 	$(E3) up
 
-test: backend frontend test-backend test-frontend test-e2e test-compose
+test: backend frontend test-backend test-agents test-frontend test-e2e test-compose
 
 bench: bench-placement
 
@@ -35,7 +35,12 @@ $(VENV)/.installed: $(VENV)/bin/activate backend/pyproject.toml backend/requirem
 	$(PIP) install --quiet -c backend/requirements.lock -e 'backend[dev]'
 	touch $@
 
-backend: $(VENV)/.installed
+# gRPC code for the agent contract (proto/), generated at build time into backend/e3/rpc/gen/.
+backend/e3/rpc/gen/.stamp: $(VENV)/.installed $(wildcard proto/e3/agent/v1/*.proto)
+	cd backend && ../$(VENV)/bin/python -m e3.rpc.codegen
+	touch $@
+
+backend: $(VENV)/.installed backend/e3/rpc/gen/.stamp
 
 lock: $(VENV)/bin/activate
 	$(PIP) install --quiet -e 'backend[dev]'
@@ -61,6 +66,16 @@ test-frontend: frontend/node_modules/.package-lock.json
 test-e2e: backend frontend
 	@test -x /usr/bin/chromium || { echo "test-e2e needs Debian's chromium (apt-get install chromium)"; exit 1; }
 	cd frontend && E3_BIN=$(abspath $(E3)) npm run e2e
+
+# --- C: agents/ (libe3svc, e3-agent) ------------------------------------------
+AGENTS_BUILD := build/agents
+
+agents:
+	cmake -S agents -B $(AGENTS_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake --build $(AGENTS_BUILD) -j2
+
+test-agents: agents
+	ctest --test-dir $(AGENTS_BUILD) --output-on-failure
 
 # --- docker-compose.yml ----------------------------------------------------
 # No Docker engine here, but `docker compose config` needs none: use the plugin when present,

@@ -1,4 +1,4 @@
-"""Commands that run E3's own processes or touch its database: up, api, worker, migrate, bootstrap-token."""
+"""Commands that run E3's own processes or touch its database: up, api, worker, controller, migrate, bootstrap-token."""
 
 from pathlib import Path
 
@@ -19,7 +19,7 @@ def _require_database_url() -> str:
 def register(app: typer.Typer) -> None:
     @app.command()
     def up() -> None:
-        """Run everything locally: embedded Postgres/Redis (unless URLs are set), API, worker. Ctrl-C stops all."""
+        """Run everything locally: embedded Postgres/Redis (unless URLs are set), API, worker, controller. Ctrl-C stops all."""
         from e3.cli.up import run_up
 
         run_up()
@@ -41,6 +41,19 @@ def register(app: typer.Typer) -> None:
 
         celery_app.worker_main(["worker", "--loglevel=INFO", f"--concurrency={concurrency}", "--without-gossip",
                                 "--without-mingle", "-n", "e3-worker@%h"])
+
+    @app.command()
+    def controller(host: str = typer.Option(None, help="Bind address (default E3_CONTROLLER_HOST or 127.0.0.1)"),
+                   port: int = typer.Option(None, help="Port (default E3_CONTROLLER_PORT or 50051)")) -> None:
+        """Serve the gRPC controller agents register with and stream heartbeats to."""
+        import asyncio
+        import logging
+
+        from e3.rpc.server import serve
+
+        _require_database_url()
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        asyncio.run(serve(get_settings(), host, port))
 
     @app.command("bootstrap-token")
     def bootstrap_token(name: str = typer.Option("admin", help="A name to recognise the token by"),

@@ -1,4 +1,4 @@
-"""`e3 up`: embedded Postgres/Redis when no URLs are set, migrations, seed, API and worker; Ctrl-C stops all."""
+"""`e3 up`: embedded Postgres/Redis when no URLs are set, migrations, seed, API, worker and controller; Ctrl-C stops all."""
 
 import ctypes
 import os
@@ -118,9 +118,11 @@ def run_up() -> None:
         api = _spawn(["api"], env, logs / "api.log")
         stack.children.append(api)
         stack.children.append(_spawn(["worker"], env, logs / "worker.log"))
+        stack.children.append(_spawn(["controller"], env, logs / "controller.log"))
         _wait_healthy(url, api, logs / "api.log")
         write_env_file(settings.env_file, url, token)
         console.print(f"\n[bold green]E3 is up[/bold green] at {url}  (API docs: {url}/docs)")
+        console.print(f"agents connect to the controller at {settings.controller_host}:{settings.controller_port}")
         console.print(f"E3_URL and an admin E3_TOKEN are in {settings.env_file}; logs in {logs}")
         console.print("Ctrl-C stops everything.")
         while not stopping:

@@ -3,7 +3,7 @@
 from functools import cache
 from pathlib import Path
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -25,6 +25,12 @@ class Settings(BaseSettings):
     local_admin_token: str | None = Field(default=None, alias="E3_LOCAL_ADMIN_TOKEN")
     frontend_dist: Path | None = Field(default=None, alias="E3_FRONTEND_DIST")
     heartbeat_retention_days: int = Field(default=7, alias="E3_HEARTBEAT_RETENTION_DAYS", ge=1)
+    # The controller (gRPC, for agents) and its failure detector.
+    controller_host: str = Field(default="127.0.0.1", alias="E3_CONTROLLER_HOST")
+    controller_port: int = Field(default=50051, alias="E3_CONTROLLER_PORT", ge=1, le=65535)
+    heartbeat_period_ms: int = Field(default=50, alias="E3_HEARTBEAT_PERIOD_MS", ge=1, le=60_000)
+    suspect_after_missed: int = Field(default=3, alias="E3_SUSPECT_AFTER_MISSED", ge=1)
+    down_after_ms: int = Field(default=1000, alias="E3_DOWN_AFTER_MS", ge=1)
 
     @field_validator("database_url")
     @classmethod
@@ -38,6 +44,12 @@ class Settings(BaseSettings):
         if not url.startswith("postgresql+psycopg://"):
             raise ValueError("DATABASE_URL must be a postgresql:// URL")
         return url
+
+    @model_validator(mode="after")
+    def _down_after_suspect(self) -> "Settings":
+        if self.down_after_ms <= self.heartbeat_period_ms * self.suspect_after_missed:
+            raise ValueError("E3_DOWN_AFTER_MS must exceed E3_HEARTBEAT_PERIOD_MS x E3_SUSPECT_AFTER_MISSED")
+        return self
 
     @property
     def env_file(self) -> Path:

@@ -9,10 +9,11 @@ import secrets
 from dataclasses import dataclass
 
 TOKEN_PREFIX = "e3_"
-SCOPES = ("read", "write", "deploy", "admin")
-# What each scope grants beyond itself. `admin` grants everything.
+SCOPES = ("read", "write", "deploy", "admin", "agent")
+# What each scope grants beyond itself. `admin` grants everything. `agent` (what an agent on a host or
+# SmartNIC presents to the controller) grants nothing else, so a stolen agent token reads no API.
 _IMPLIED = {"read": {"read"}, "write": {"write", "read"}, "deploy": {"deploy", "read"},
-            "admin": set(SCOPES)}
+            "admin": set(SCOPES), "agent": {"agent"}}
 
 
 def generate_token() -> str:

@@ -12,6 +12,7 @@ from e3.schemas.common import PageMeta
 class TokenCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$", description="1-63 characters: letters, digits, _ . -")
+    # until then the text stays as committed so the frontend's generated client is current.
     scopes: list[str] = Field(min_length=1, description="Any of: " + ", ".join(SCOPES))
     expires_in_days: int | None = Field(None, ge=1, le=3650)
 

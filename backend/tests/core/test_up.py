@@ -14,11 +14,26 @@ from e3.core.embedded import free_tcp_port
 from e3.core.envfile import read_env_file
 
 
+CONTROLLER_PORT = free_tcp_port()
+
+
 def _user_env(port) -> dict:
     """A user's shell: none of the test suite's own service URLs."""
     env = {k: v for k, v in os.environ.items()
            if k not in ("DATABASE_URL", "REDIS_URL", "E3_URL", "E3_TOKEN", "E3_DATA_DIR")}
-    return dict(env, E3_API_PORT=str(port))
+    return dict(env, E3_API_PORT=str(port), E3_CONTROLLER_PORT=str(CONTROLLER_PORT))
+
+
+def _controller_serving() -> bool:
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    with grpc.insecure_channel(f"127.0.0.1:{CONTROLLER_PORT}") as channel:
+        try:
+            answer = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=2)
+        except grpc.RpcError:
+            return False
+    return answer.status == health_pb2.HealthCheckResponse.SERVING
 
 
 def _start(tmp_path, port, run=1):
@@ -73,6 +88,10 @@ def test_up_serves_everything_and_ctrl_c_stops_everything(tmp_path):
         assert env["E3_URL"] == url and env["E3_TOKEN"].startswith("e3_")
         assert oct((tmp_path / ".e3" / "env").stat().st_mode & 0o777) == "0o600"
         assert httpx.get(f"{url}/readyz").status_code == 200
+        deadline = time.monotonic() + 30
+        while not _controller_serving():  # the gRPC controller for agents runs beside the API
+            assert time.monotonic() < deadline, "the controller never answered its health check"
+            time.sleep(0.25)
         assert httpx.get(f"{url}/docs").status_code == 200
         assert "E3" in httpx.get(f"{url}/").text
         assert httpx.get(f"{url}/api/v1/local-token").json()["token"] == env["E3_TOKEN"]
@@ -92,7 +111,7 @@ def test_up_serves_everything_and_ctrl_c_stops_everything(tmp_path):
         # A second `e3 up` while this one runs says so and leaves it alone.
         again = subprocess.run(cli + ["up"], cwd=tmp_path, env=clean_env, capture_output=True, text=True, timeout=60)
         assert again.returncode == 0 and "already running" in again.stdout
-        assert _processes_using(tmp_path / ".e3")  # postgres, redis, api, worker are running
+        assert _processes_using(tmp_path / ".e3")  # postgres, redis, api, worker, controller are running
     finally:
         if proc.poll() is None:
             _interrupt(proc, tmp_path)

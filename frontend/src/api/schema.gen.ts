@@ -1488,7 +1488,7 @@ export interface components {
             name: string;
             /**
              * Scopes
-             * @description Any of: read, write, deploy, admin
+             * @description Any of: read, write, deploy, admin, agent
              */
             scopes: string[];
         };

@@ -1,6 +1,6 @@
 // Token scopes as /api/v1/me reports them, and what each one allows in the UI.
 
-export const SCOPES = ["read", "write", "deploy", "admin"] as const;
+export const SCOPES = ["read", "write", "deploy", "admin", "agent"] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export interface Me {

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * kvs: an in-memory key-value store (paper Table 2), state in one rc_hash.
+ *
+ * Wire format (text; tokens separated by one or more spaces):
+ *   "GET <key>"          -> "VALUE <value>" | "NOT_FOUND"
+ *   "PUT <key> <value>"  -> "OK"    (value = every byte after the single space following key)
+ *   "DEL <key>"          -> "DELETED" | "NOT_FOUND"
+ * Config: max_value=<bytes> (default 65000, at most SVC_MAX_RESPONSE - 6).
+ * State export: the rc_hash snapshot.
+ */
+#include <stdlib.h>
+
+#include "e3svc/rc.h"
+#include "svc_util.h"
+
+struct svc_instance {
+    rc_hash *table;   /* key -> value */
+    size_t max_value; /* bytes */
+};
+
+static void kvs_destroy(svc_instance *inst) {
+    if (!inst) return;
+    rc_hash_free(inst->table);
+    free(inst);
+}
+
+static int kvs_create(const char *config, const svc_env *env, svc_instance **out, char *err) {
+    (void)env;
+    long max_value = svc_config_long(config, "max_value", 65000);
+    if (max_value <= 0 || max_value > SVC_MAX_RESPONSE - 6)
+        return svc_set_error(err, "kvs: max_value must be in 1..%d", SVC_MAX_RESPONSE - 6);
+    svc_instance *inst = calloc(1, sizeof(*inst));
+    if (!inst) goto err;
+    inst->max_value = (size_t)max_value;
+    inst->table = rc_hash_new(NULL);
+    if (!inst->table) goto err;
+    *out = inst;
+    return SVC_OK;
+err:
+    kvs_destroy(inst);
+    return svc_set_error(err, "kvs: out of memory");
+}
+
+static int kvs_handle(svc_instance *inst, const uint8_t *req, size_t req_len, svc_buf *resp, char *err) {
+    const uint8_t *p = req, *end = req + req_len, *cmd, *key;
+    size_t cl, kl, vl;
+    if (!svc_next_token(&p, end, &cmd, &cl) || !svc_next_token(&p, end, &key, &kl))
+        return svc_set_error(err, "kvs: expected \"<GET|PUT|DEL> <key> [value]\"");
+    if (svc_tok_is(cmd, cl, "GET")) {
+        const void *v = rc_hash_get(inst->table, key, kl, &vl);
+        if (!v) return svc_buf_append(resp, "NOT_FOUND", 9) == SVC_OK ? SVC_OK : svc_set_error(err, "kvs: oom");
+        if (svc_buf_append(resp, "VALUE ", 6) != SVC_OK || svc_buf_append(resp, v, vl) != SVC_OK)
+            return svc_set_error(err, "kvs: out of memory");
+        return SVC_OK;
+    }
+    if (svc_tok_is(cmd, cl, "PUT")) {
+        if (p >= end) return svc_set_error(err, "kvs: PUT needs a value");
+        p++; /* the single separator after the key */
+        vl = (size_t)(end - p);
+        if (vl > inst->max_value) return svc_set_error(err, "kvs: value of %zu bytes exceeds max_value", vl);
+        if (rc_hash_put(inst->table, key, kl, p, vl) != SVC_OK) return svc_set_error(err, "kvs: out of memory");
+        return svc_buf_append(resp, "OK", 2) == SVC_OK ? SVC_OK : svc_set_error(err, "kvs: out of memory");
+    }
+    if (svc_tok_is(cmd, cl, "DEL")) {
+        const char *r = rc_hash_del(inst->table, key, kl) ? "DELETED" : "NOT_FOUND";
+        return svc_buf_append(resp, r, strlen(r)) == SVC_OK ? SVC_OK : svc_set_error(err, "kvs: out of memory");
+    }
+    return svc_set_error(err, "kvs: unknown command \"%.*s\"", (int)(cl > 16 ? 16 : cl), (const char *)cmd);
+}
+
+static int kvs_export(svc_instance *inst, svc_buf *out, char *err) {
+    return rc_hash_snapshot(inst->table, out) == SVC_OK ? SVC_OK : svc_set_error(err, "kvs: out of memory");
+}
+
+static int kvs_import(svc_instance *inst, const uint8_t *state, size_t len, char *err) {
+    return rc_hash_restore(inst->table, state, len, err);
+}
+
+const svc_type svc_kvs = {
+    .name = "kvs",
+    .stateful = 1,
+    .create = kvs_create,
+    .handle = kvs_handle,
+    .export_state = kvs_export,
+    .import_state = kvs_import,
+    .destroy = kvs_destroy,
+};

@@ -1,0 +1,1 @@
+"""Data-plane orchestrator and failover: pure decision logic (no DB, no network)."""

@@ -1,0 +1,9 @@
+"""The generated messages and stubs, generated first if needed (see codegen.py)."""
+
+from e3.rpc.codegen import ensure_generated
+
+ensure_generated()
+
+from e3.rpc.gen.e3.agent.v1 import agent_pb2, agent_pb2_grpc  # noqa: E402
+
+__all__ = ["agent_pb2", "agent_pb2_grpc"]

@@ -1,0 +1,66 @@
+"""`e3 controller`: the grpcio asyncio server for agents (AgentService + grpc.health.v1)."""
+
+import asyncio
+import logging
+import signal
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+
+from e3.core.config import Settings
+from e3.orchestrator.membership import MembershipPolicy
+from e3.rpc.pb import agent_pb2, agent_pb2_grpc
+from e3.rpc.servicer import AgentServicer
+from e3.services.agent_hub import AgentHub
+
+log = logging.getLogger(__name__)
+SERVICE_NAME = agent_pb2.DESCRIPTOR.services_by_name["AgentService"].full_name
+
+
+def policy_from(settings: Settings) -> MembershipPolicy:
+    return MembershipPolicy(period_s=settings.heartbeat_period_ms / 1000,
+                            suspect_after_missed=settings.suspect_after_missed,
+                            down_after_s=settings.down_after_ms / 1000)
+
+
+class Controller:
+    """The gRPC server and the hub behind it; start() binds, stop() drains and flushes."""
+
+    def __init__(self, settings: Settings, host: str | None = None, port: int | None = None):
+        if not settings.redis_url:
+            raise RuntimeError("REDIS_URL is not set (run `e3 up`, or set it to a Redis URL)")
+        self.address = f"{host or settings.controller_host}:{port if port is not None else settings.controller_port}"
+        self.hub = AgentHub(policy_from(settings), settings.redis_url)
+        self.health = health.aio.HealthServicer()
+        self.server = grpc.aio.server()
+        agent_pb2_grpc.add_AgentServiceServicer_to_server(AgentServicer(self.hub), self.server)
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
+        self.port = 0
+
+    async def start(self) -> int:
+        self.port = self.server.add_insecure_port(self.address)
+        if not self.port:
+            raise RuntimeError(f"cannot listen on {self.address}")
+        await self.hub.start()
+        await self.server.start()
+        for name in ("", SERVICE_NAME):
+            await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        return self.port
+
+    async def stop(self, grace_s: float = 5.0) -> None:
+        await self.health.enter_graceful_shutdown()
+        await self.hub.stop()  # ends command streams, writes buffered heartbeats
+        await self.server.stop(grace_s)
+
+
+async def serve(settings: Settings, host: str | None = None, port: int | None = None) -> None:
+    controller = Controller(settings, host, port)
+    bound = await controller.start()
+    print(f"controller listening on {controller.address.rsplit(':', 1)[0]}:{bound}", flush=True)
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stopping.set)
+    await stopping.wait()
+    log.info("stopping")
+    await controller.stop()

@@ -1,0 +1,215 @@
+"""The controller's live side: which agent runs which node, heartbeat intake, failure detection, ACKs.
+
+One AgentHub per controller process, used from its asyncio loop; database work runs in worker threads.
+The pure decisions (when a node is suspect or down) are in e3.orchestrator.membership.
+"""
+
+import asyncio
+import logging
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+import redis.asyncio as aioredis
+
+from e3.core.db import session_scope
+from e3.core.security import Actor
+from e3.orchestrator.membership import MembershipPolicy, transitions
+from e3.services import agents, live_state
+from e3.services.agents import AgentError
+from e3.services.heartbeat_writer import HeartbeatWriter
+
+log = logging.getLogger(__name__)
+MAX_REPORTED_REJECTIONS = 100
+_END_OF_STREAM = object()
+
+
+@dataclass
+class TrackedNode:
+    node_id: uuid.UUID
+    cluster_id: uuid.UUID
+    name: str
+    agent_id: str
+    last_seen: float  # controller's monotonic clock, seconds
+    state: str = "up"
+
+
+@dataclass
+class Rejection:
+    index: int
+    node_id: str
+    reason: str
+
+
+def _db(fn, *args, **kwargs):
+    with session_scope() as session:
+        return fn(session, *args, **kwargs)
+
+
+class AgentHub:
+    def __init__(self, policy: MembershipPolicy, redis_url: str, writer: HeartbeatWriter | None = None,
+                 clock=time.monotonic):
+        self.policy = policy
+        self.redis = aioredis.Redis.from_url(redis_url)
+        self.writer = writer or HeartbeatWriter()
+        self.clock = clock
+        self.nodes: dict[uuid.UUID, TrackedNode] = {}
+        self._command_queues: dict[uuid.UUID, asyncio.Queue] = {}
+        self._monitor: asyncio.Task | None = None
+
+    @property
+    def heartbeat_period_ms(self) -> int:
+        return round(self.policy.period_s * 1000)
+
+    async def start(self) -> None:
+        self.writer.start()
+        self._monitor = asyncio.get_running_loop().create_task(self._watch(), name="membership")
+
+    async def stop(self) -> None:
+        if self._monitor:
+            self._monitor.cancel()
+            try:
+                await self._monitor
+            except asyncio.CancelledError:
+                pass
+        for queue in self._command_queues.values():
+            queue.put_nowait(_END_OF_STREAM)
+        await self.writer.stop()
+        await self.redis.aclose()
+
+    async def authenticate(self, authorization: str | None) -> Actor:
+        return await asyncio.to_thread(_db, agents.authenticate, authorization)
+
+    # --- Register -------------------------------------------------------------------------------
+    async def register(self, agent_id: str, cluster_name: str, node_name: str, kind: str | None,
+                       server_name: str | None, software_version: str) -> uuid.UUID:
+        agents.check_agent_id(agent_id)
+        node = await asyncio.to_thread(_db, agents.find_node, cluster_name, node_name, kind, server_name)
+        now = self.clock()
+        held = self.nodes.get(node.node_id)
+        if held and held.agent_id != agent_id and now - held.last_seen <= self.policy.down_after_s:
+            raise AgentError("ALREADY_EXISTS", f"node {node.name!r} is run by another live agent "
+                                               f"({held.agent_id!r}, heard from {now - held.last_seen:.2f} s ago)")
+        previous = held.state if held else node.previous_state
+        if held and held.agent_id != agent_id:
+            self._end_commands(node.node_id)  # the old agent's command stream belongs to a dead agent
+        self.nodes[node.node_id] = TrackedNode(node.node_id, node.cluster_id, node.name, agent_id, now)
+        await asyncio.to_thread(_db, agents.mark_registered, node, agent_id, software_version)
+        if previous != "up":
+            await self._publish_state(self.nodes[node.node_id], previous)
+        log.info("node %s (%s) registered by agent %s", node.name, node.node_id, agent_id)
+        return node.node_id
+
+    # --- Heartbeats -----------------------------------------------------------------------------
+    def _owned(self, agent_id: str, node_id: str) -> TrackedNode | None:
+        try:
+            node = self.nodes.get(uuid.UUID(node_id))
+        except ValueError:
+            return None
+        return node if node and node.agent_id == agent_id else None
+
+    async def accept_batch(self, agent_id: str, heartbeats: Sequence[dict]) -> tuple[int, list[Rejection]]:
+        """Validate each heartbeat; keep the good ones (live state now, database at the next flush)."""
+        if len(heartbeats) > agents.MAX_HEARTBEATS_PER_BATCH:
+            reason = f"batch of {len(heartbeats)} heartbeats (at most {agents.MAX_HEARTBEATS_PER_BATCH})"
+            return 0, [Rejection(i, hb["node_id"], reason) for i, hb in enumerate(heartbeats)]
+        now, wall = self.clock(), datetime.now(timezone.utc)
+        rows, rejections = [], []
+        for i, hb in enumerate(heartbeats):
+            node = self._owned(agent_id, hb["node_id"])
+            problem = "node not registered by this agent" if node is None else agents.heartbeat_problem(hb, wall)
+            if problem:
+                rejections.append(Rejection(i, hb["node_id"], problem))
+                continue
+            node.last_seen = now
+            rows.append((agents.heartbeat_row(hb, node.node_id), node.cluster_id))
+        if rows:
+            self.writer.add([row for row, _ in rows])
+            try:
+                await live_state.publish_heartbeats(self.redis, rows)
+            except Exception:  # live view lags; the database copy is what counts
+                log.exception("publishing %d heartbeats to Redis failed", len(rows))
+        return len(rows), rejections
+
+    async def flush(self) -> None:
+        await self.writer.flush()
+
+    # --- Failure detection ----------------------------------------------------------------------
+    async def check_membership(self) -> dict[uuid.UUID, str]:
+        """Apply state changes due now; returns them."""
+        changes = transitions({n.node_id: n.last_seen for n in self.nodes.values()},
+                              {n.node_id: n.state for n in self.nodes.values()}, self.clock(), self.policy)
+        if not changes:
+            return {}
+
+        def apply(session):
+            for node_id, state in changes.items():
+                agents.set_node_state(session, node_id, state, agent_id=self.nodes[node_id].agent_id)
+
+        await asyncio.to_thread(_db, apply)
+        for node_id, state in changes.items():
+            node = self.nodes[node_id]
+            previous, node.state = node.state, state
+            log.info("node %s (%s): %s -> %s", node.name, node_id, previous, state)
+            await self._publish_state(node, previous)
+        return changes
+
+    async def _watch(self) -> None:
+        tick = max(0.01, self.policy.period_s / 2)
+        while True:
+            await asyncio.sleep(tick)
+            try:
+                await self.check_membership()
+            except Exception:
+                log.exception("membership check failed")
+
+    async def _publish_state(self, node: TrackedNode, previous: str | None) -> None:
+        try:
+            await live_state.publish_state(self.redis, node.node_id, node.cluster_id, node.name, node.state, previous)
+        except Exception:
+            log.exception("publishing the state of node %s to Redis failed", node.node_id)
+
+    # --- Commands -------------------------------------------------------------------------------
+    def _require_owned(self, agent_id: str, node_id: str) -> TrackedNode:
+        node = self._owned(agent_id, node_id)
+        if node is None:
+            raise AgentError("FAILED_PRECONDITION", f"node {node_id!r} is not registered by agent {agent_id!r}")
+        return node
+
+    def open_commands(self, agent_id: str, node_id: str) -> asyncio.Queue:
+        """The queue the node's command stream reads; a newer stream for the node ends the older one."""
+        node = self._require_owned(agent_id, node_id)
+        self._end_commands(node.node_id)
+        queue = self._command_queues[node.node_id] = asyncio.Queue()
+        return queue
+
+    def close_commands(self, node_id: str, queue: asyncio.Queue) -> None:
+        key = uuid.UUID(node_id)
+        if self._command_queues.get(key) is queue:
+            del self._command_queues[key]
+
+    def _end_commands(self, node_id: uuid.UUID) -> None:
+        queue = self._command_queues.pop(node_id, None)
+        if queue is not None:
+            queue.put_nowait(_END_OF_STREAM)
+
+    @staticmethod
+    def is_end(item) -> bool:
+        return item is _END_OF_STREAM
+
+    async def ack(self, agent_id: str, node_id: str, version: int, ok: bool, error_code: str,
+                  error_message: str) -> None:
+        node = self._require_owned(agent_id, node_id)
+        if version < 1:
+            raise AgentError("INVALID_ARGUMENT", "version must be at least 1")
+        if not ok and not (error_code or error_message):
+            raise AgentError("INVALID_ARGUMENT", "a NACK needs an error detail")
+        await asyncio.to_thread(_db, agents.record_ack, node.cluster_id, node.node_id, agent_id, version, ok,
+                                error_code, error_message)
+        try:
+            await self.redis.hset(live_state.node_key(node.node_id), mapping={
+                "last_command_version": version, "last_command_ok": int(ok)})
+        except Exception:
+            log.exception("recording the ACK of node %s in Redis failed", node.node_id)

@@ -1,0 +1,166 @@
+"""Agents: authenticate their token, register their computing nodes, validate their heartbeats, record ACKs.
+
+Used by the controller's gRPC servicers (e3.rpc), which only translate messages and status codes.
+Blocking (database) functions take a Session; the controller calls them from a worker thread.
+"""
+
+import math
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from e3.core.security import Actor
+from e3.models import Cluster, ComputeNode
+from e3.services import events, tokens
+
+AGENT_SCOPE = "agent"
+MAX_HEARTBEATS_PER_BATCH = 1000
+MAX_INSTANCES_PER_HEARTBEAT = 64
+MAX_ID_CHARS = 64
+POWER_SOURCES = ("rapl", "ipmi", "model")
+# Heartbeat timestamps must be recent: an agent's clock may be off a little, not by days (a bogus
+# timestamp would also create a partition far outside retention).
+MAX_CLOCK_AHEAD_S = 300
+MAX_AGE_S = 24 * 3600
+# Stored as signed Postgres integers: a larger value would fail the whole batch's COPY.
+_INT32_MAX, _INT64_MAX = 2**31 - 1, 2**63 - 1
+_COUNTERS = ("rx_bytes", "tx_bytes", "rx_packets", "tx_packets")
+
+
+class AgentError(Exception):
+    """A refused agent request; `status` is a gRPC status name (NOT_FOUND, ALREADY_EXISTS, ...)."""
+
+    def __init__(self, status: str, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def authenticate(session: Session, authorization: str | None) -> Actor:
+    """The actor for `authorization: Bearer <token>` metadata; it must hold the `agent` scope."""
+    scheme, _, secret = (authorization or "").partition(" ")
+    if scheme.lower() != "bearer" or not secret.strip():
+        raise AgentError("UNAUTHENTICATED", "missing `authorization: Bearer <token>` metadata")
+    actor = tokens.authenticate(session, secret.strip())
+    if actor is None:
+        raise AgentError("UNAUTHENTICATED", "unknown, revoked or expired token")
+    if not actor.can(AGENT_SCOPE):
+        raise AgentError("PERMISSION_DENIED", f"token {actor.name!r} lacks the `{AGENT_SCOPE}` scope")
+    return actor
+
+
+@dataclass(frozen=True)
+class RegisteredNode:
+    node_id: uuid.UUID
+    cluster_id: uuid.UUID
+    name: str
+    previous_state: str
+
+
+def check_agent_id(agent_id: str) -> None:
+    if not agent_id or len(agent_id) > MAX_ID_CHARS:
+        raise AgentError("INVALID_ARGUMENT", f"agent_id must be 1-{MAX_ID_CHARS} characters")
+
+
+def find_node(session: Session, cluster_name: str, node_name: str, kind: str | None,
+              server_name: str | None) -> RegisteredNode:
+    """The node an agent claims to run; NOT_FOUND / INVALID_ARGUMENT when it does not match the record."""
+    if not cluster_name or not node_name:
+        raise AgentError("INVALID_ARGUMENT", "node.cluster_name and node.name are required")
+    cluster = session.scalar(select(Cluster).where(Cluster.name == cluster_name))
+    if cluster is None:
+        raise AgentError("NOT_FOUND", f"cluster {cluster_name!r} not found (create it through the API first)")
+    node = session.scalar(select(ComputeNode).where(ComputeNode.cluster_id == cluster.id,
+                                                    ComputeNode.name == node_name))
+    if node is None:
+        raise AgentError("NOT_FOUND", f"node {node_name!r} not found in cluster {cluster_name!r}")
+    if kind and kind != node.kind:
+        raise AgentError("INVALID_ARGUMENT", f"node {node_name!r} is a {node.kind}, not a {kind}")
+    if server_name and server_name != node.server.name:
+        raise AgentError("INVALID_ARGUMENT", f"node {node_name!r} is on server {node.server.name!r}, "
+                                             f"not {server_name!r}")
+    return RegisteredNode(node.id, cluster.id, node.name, node.state)
+
+
+def mark_registered(session: Session, node: RegisteredNode, agent_id: str, software_version: str) -> None:
+    """The node is up and run by `agent_id`: state, a `node.registered` event, and `node.up` if it was not."""
+    row = session.get(ComputeNode, node.node_id)
+    if row is None:
+        return  # deleted meanwhile; its heartbeats will be refused by nobody and stored harmlessly
+    previous = row.state
+    row.state = "up"
+    subject = f"node/{node.node_id}"
+    events.emit(session, "node.registered", subject, node.cluster_id, name=node.name, agent_id=agent_id,
+                software_version=software_version)
+    if previous != "up":
+        events.emit(session, "node.up", subject, node.cluster_id, name=node.name, previous=previous)
+
+
+def set_node_state(session: Session, node_id: uuid.UUID, state: str, **data) -> str | None:
+    """Record a membership transition (state + `node.<state>` event). Returns the previous state."""
+    row = session.get(ComputeNode, node_id)
+    if row is None or row.state == state:
+        return None if row is None else row.state
+    previous, row.state = row.state, state
+    events.emit(session, f"node.{state}", f"node/{node_id}", row.cluster_id, name=row.name, previous=previous,
+                **data)
+    return previous
+
+
+def record_ack(session: Session, cluster_id: uuid.UUID | None, node_id: uuid.UUID, agent_id: str, version: int,
+               ok: bool, error_code: str, error_message: str) -> None:
+    """A command outcome, as a `command.ack` or `command.nack` event."""
+    data = dict(agent_id=agent_id, version=version)
+    if not ok:
+        data.update(error_code=error_code, error_message=error_message)
+    events.emit(session, "command.ack" if ok else "command.nack", f"node/{node_id}", cluster_id, **data)
+
+
+def _finite(value: float, low: float, high: float = math.inf) -> bool:
+    return math.isfinite(value) and low <= value <= high
+
+
+def heartbeat_problem(hb: dict, now: datetime) -> str | None:
+    """Why a heartbeat (already known to come from its node's agent) is malformed, or None when it is fine.
+
+    `hb` has the Heartbeat message's fields, with power_source as "rapl" | "ipmi" | "model" | None.
+    """
+    if hb["timestamp_unix_ns"] <= 0:
+        return "timestamp_unix_ns must be set"
+    age = now.timestamp() - hb["timestamp_unix_ns"] / 1e9
+    if age > MAX_AGE_S or age < -MAX_CLOCK_AHEAD_S:
+        return f"timestamp is {age:+.0f} s from the controller's clock (allowed: -{MAX_CLOCK_AHEAD_S}..{MAX_AGE_S})"
+    if hb["queue_length"] > _INT32_MAX or any(hb[k] > _INT64_MAX for k in _COUNTERS):
+        return "queue_length or a byte/packet counter exceeds the stored range"
+    if hb["power_source"] not in POWER_SOURCES:
+        return "power_source must be set (RAPL, IPMI or MODEL)"
+    if not _finite(hb["power_watts"], 0):
+        return "power_watts must be a finite number >= 0"
+    if not _finite(hb["cpu_utilization"], 0, 1):
+        return "cpu_utilization must be within 0..1"
+    if len(hb["instances"]) > MAX_INSTANCES_PER_HEARTBEAT:
+        return f"{len(hb['instances'])} instances (at most {MAX_INSTANCES_PER_HEARTBEAT} per heartbeat)"
+    for i, inst in enumerate(hb["instances"]):
+        if not inst["instance_id"] or len(inst["instance_id"]) > MAX_ID_CHARS:
+            return f"instances[{i}].instance_id must be 1-{MAX_ID_CHARS} characters"
+        if not (_finite(inst["exec_time_us"], 0) and _finite(inst["exec_time_ema_us"], 0)):
+            return f"instances[{i}]: execution times must be finite numbers >= 0"
+        if inst["requests_completed"] > _INT64_MAX:
+            return f"instances[{i}].requests_completed exceeds the stored range"
+        if not _finite(inst["cpu_share"], 0, 1):
+            return f"instances[{i}].cpu_share must be within 0..1"
+    return None
+
+
+def heartbeat_row(hb: dict, node_id: uuid.UUID) -> dict:
+    """The `heartbeats` table row for a valid heartbeat (see services.heartbeats.ingest)."""
+    ts = datetime.fromtimestamp(hb["timestamp_unix_ns"] / 1e9, tz=timezone.utc)
+    return dict(node_id=node_id, ts=ts, queue_len=hb["queue_length"], rx_bytes=hb["rx_bytes"],
+                tx_bytes=hb["tx_bytes"], rx_packets=hb["rx_packets"], tx_packets=hb["tx_packets"],
+                cpu_util=hb["cpu_utilization"], power_watts=hb["power_watts"], power_source=hb["power_source"],
+                instances=[{"id": i["instance_id"], "requests": i["requests_completed"], "exec_us": i["exec_time_us"],
+                            "exec_ema_us": i["exec_time_ema_us"], "cpu_share": i["cpu_share"]}
+                           for i in hb["instances"]])

@@ -1,0 +1,73 @@
+"""A real controller (grpc.aio) in a background event loop, a cluster to register against, agent helpers."""
+
+import asyncio
+import threading
+import time
+import uuid
+
+import grpc
+import pytest
+
+from e3.rpc.pb import agent_pb2, agent_pb2_grpc
+
+
+class RunningController:
+    def __init__(self, settings):
+        from e3.rpc.server import Controller
+
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+
+        async def start():
+            controller = Controller(settings, "127.0.0.1", 0)
+            return controller, await controller.start()
+
+        self.controller, self.port = self.call(start())
+
+    def call(self, coro, timeout: float = 30):
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+    def stop(self):
+        self.call(self.controller.stop(0.5))
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+        self.loop.close()
+
+
+@pytest.fixture
+def controller(backing_services):
+    """A controller on a free port, heartbeat period 50 ms, suspect after 3 misses, down after 600 ms."""
+    from e3.core.config import get_settings
+
+    settings = get_settings().model_copy(update=dict(heartbeat_period_ms=50, suspect_after_missed=3,
+                                                     down_after_ms=600))
+    running = RunningController(settings)
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def channel(controller):
+    with grpc.insecure_channel(f"127.0.0.1:{controller.port}") as ch:
+        yield ch
+
+
+@pytest.fixture
+def stub(channel):
+    return agent_pb2_grpc.AgentServiceStub(channel)
+
+
+@pytest.fixture
+def lab(client):
+    """A cluster `lab` of one type1-smartnic server: its node names by kind."""
+    r = client.post("/api/v1/clusters", json={"generator": "fattree", "servers": 2, "server_type": "type1-smartnic",
+                                              "name": "lab"})
+    assert r.status_code == 201, r.json()
+    nodes = client.get("/api/v1/clusters/lab/nodes", params={"limit": 100}).json()["items"]
+    return nodes
+
+
+@pytest.fixture
+def agent_token(make_token):
+    return make_token("agent", name="agent")
