@@ -20,6 +20,7 @@
 #include <stdlib.h>
 
 #include "e3svc/rc.h"
+#include "svc_hashstate.h"
 #include "svc_util.h"
 
 #define GW_MAX_KEYS 64
@@ -39,18 +40,24 @@ struct svc_instance {
     svc_env env;                                      /* clock */
 };
 
+static const svc_hashstate gw_state = {
+    .name = "api_gateway",
+    .inst_size = sizeof(svc_instance),
+    .table_off = offsetof(svc_instance, buckets),
+};
+
 static void gw_destroy(svc_instance *inst) {
     if (!inst) return;
-    rc_hash_free(inst->buckets);
     OPENSSL_cleanse(inst->key_digest, sizeof(inst->key_digest));
-    free(inst);
+    svc_hashstate_destroy(&gw_state, inst);
 }
 
 static int gw_create(const char *config, const svc_env *env, svc_instance **out, char *err) {
     char *keys = NULL;
-    svc_instance *inst = calloc(1, sizeof(*inst));
+    svc_instance *inst = svc_hashstate_create(&gw_state, err);
+    if (!inst) return SVC_ERR;
     keys = malloc(GW_KEYS_LEN);
-    if (!inst || !keys) {
+    if (!keys) {
         svc_set_error(err, "api_gateway: out of memory");
         goto err;
     }
@@ -75,11 +82,6 @@ static int gw_create(const char *config, const svc_env *env, svc_instance **out,
     }
     if (inst->nkeys == 0) {
         svc_set_error(err, "api_gateway: config needs keys=<k1,k2,...>");
-        goto err;
-    }
-    inst->buckets = rc_hash_new(NULL);
-    if (!inst->buckets) {
-        svc_set_error(err, "api_gateway: out of memory");
         goto err;
     }
     OPENSSL_cleanse(keys, GW_KEYS_LEN);
@@ -135,11 +137,11 @@ static int gw_handle(svc_instance *inst, const uint8_t *req, size_t req_len, svc
 }
 
 static int gw_export(svc_instance *inst, svc_buf *out, char *err) {
-    return rc_hash_snapshot(inst->buckets, out) == SVC_OK ? SVC_OK : svc_set_error(err, "api_gateway: oom");
+    return svc_hashstate_export(&gw_state, inst, out, err);
 }
 
 static int gw_import(svc_instance *inst, const uint8_t *state, size_t len, char *err) {
-    return rc_hash_restore(inst->buckets, state, len, err);
+    return svc_hashstate_import(&gw_state, inst, state, len, err);
 }
 
 const svc_type svc_api_gateway = {

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "e3svc/svc.h"
-#include "svc_text.h"
+#include "svc_util.h"
 
 #define BAYES_CLASS_MAX 64 /* bytes of a class name, NUL included */
 #define BAYES_WORD_MAX 64  /* longer words are truncated to 63 bytes */

@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "e3svc/svc.h"
-#include "svc_text.h"
+#include "svc_util.h"
 
 #define BM25_ID_MAX 64   /* bytes of a doc id, NUL included */
 #define BM25_TOP_MAX 500 /* results per QUERY, bounded so a response stays under SVC_MAX_RESPONSE */

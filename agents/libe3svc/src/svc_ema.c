@@ -10,9 +10,10 @@
  * Config: alpha=<0<alpha<=1> (default 0.5). The injected clock is not used.
  * State export: the rc_hash snapshot (values are host-order doubles, little-endian hosts).
  */
-#include <stdlib.h>
+#include <stddef.h>
 
 #include "e3svc/rc.h"
+#include "svc_hashstate.h"
 #include "svc_util.h"
 
 typedef struct ema_value {
@@ -25,26 +26,23 @@ struct svc_instance {
     double alpha;   /* weight of the newest sample, (0, 1] */
 };
 
-static void ema_destroy(svc_instance *inst) {
-    if (!inst) return;
-    rc_hash_free(inst->table);
-    free(inst);
-}
+static const svc_hashstate ema_state = {
+    .name = "ema",
+    .inst_size = sizeof(svc_instance),
+    .table_off = offsetof(svc_instance, table),
+};
+
+static void ema_destroy(svc_instance *inst) { svc_hashstate_destroy(&ema_state, inst); }
 
 static int ema_create(const char *config, const svc_env *env, svc_instance **out, char *err) {
     (void)env;
     double alpha = svc_config_double(config, "alpha", 0.5);
     if (!(alpha > 0.0 && alpha <= 1.0)) return svc_set_error(err, "ema: alpha must be in (0, 1]");
-    svc_instance *inst = calloc(1, sizeof(*inst));
-    if (!inst) goto err;
+    svc_instance *inst = svc_hashstate_create(&ema_state, err);
+    if (!inst) return SVC_ERR;
     inst->alpha = alpha;
-    inst->table = rc_hash_new(NULL);
-    if (!inst->table) goto err;
     *out = inst;
     return SVC_OK;
-err:
-    ema_destroy(inst);
-    return svc_set_error(err, "ema: out of memory");
 }
 
 static int ema_handle(svc_instance *inst, const uint8_t *req, size_t req_len, svc_buf *resp, char *err) {
@@ -74,11 +72,11 @@ static int ema_handle(svc_instance *inst, const uint8_t *req, size_t req_len, sv
 }
 
 static int ema_export(svc_instance *inst, svc_buf *out, char *err) {
-    return rc_hash_snapshot(inst->table, out) == SVC_OK ? SVC_OK : svc_set_error(err, "ema: out of memory");
+    return svc_hashstate_export(&ema_state, inst, out, err);
 }
 
 static int ema_import(svc_instance *inst, const uint8_t *state, size_t len, char *err) {
-    return rc_hash_restore(inst->table, state, len, err);
+    return svc_hashstate_import(&ema_state, inst, state, len, err);
 }
 
 const svc_type svc_ema = {

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "e3svc/svc.h"
-#include "svc_text.h"
+#include "svc_util.h"
 
 #define KNN_MAX_DIM 64   /* coordinates per point */
 #define KNN_LABEL_MAX 64 /* bytes of a label, NUL included */

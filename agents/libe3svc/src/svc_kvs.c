@@ -9,9 +9,10 @@
  * Config: max_value=<bytes> (default 65000, at most SVC_MAX_RESPONSE - 6).
  * State export: the rc_hash snapshot.
  */
-#include <stdlib.h>
+#include <stddef.h>
 
 #include "e3svc/rc.h"
+#include "svc_hashstate.h"
 #include "svc_util.h"
 
 struct svc_instance {
@@ -19,27 +20,24 @@ struct svc_instance {
     size_t max_value; /* bytes */
 };
 
-static void kvs_destroy(svc_instance *inst) {
-    if (!inst) return;
-    rc_hash_free(inst->table);
-    free(inst);
-}
+static const svc_hashstate kvs_state = {
+    .name = "kvs",
+    .inst_size = sizeof(svc_instance),
+    .table_off = offsetof(svc_instance, table),
+};
+
+static void kvs_destroy(svc_instance *inst) { svc_hashstate_destroy(&kvs_state, inst); }
 
 static int kvs_create(const char *config, const svc_env *env, svc_instance **out, char *err) {
     (void)env;
     long max_value = svc_config_long(config, "max_value", 65000);
     if (max_value <= 0 || max_value > SVC_MAX_RESPONSE - 6)
         return svc_set_error(err, "kvs: max_value must be in 1..%d", SVC_MAX_RESPONSE - 6);
-    svc_instance *inst = calloc(1, sizeof(*inst));
-    if (!inst) goto err;
+    svc_instance *inst = svc_hashstate_create(&kvs_state, err);
+    if (!inst) return SVC_ERR;
     inst->max_value = (size_t)max_value;
-    inst->table = rc_hash_new(NULL);
-    if (!inst->table) goto err;
     *out = inst;
     return SVC_OK;
-err:
-    kvs_destroy(inst);
-    return svc_set_error(err, "kvs: out of memory");
 }
 
 static int kvs_handle(svc_instance *inst, const uint8_t *req, size_t req_len, svc_buf *resp, char *err) {
@@ -70,11 +68,11 @@ static int kvs_handle(svc_instance *inst, const uint8_t *req, size_t req_len, sv
 }
 
 static int kvs_export(svc_instance *inst, svc_buf *out, char *err) {
-    return rc_hash_snapshot(inst->table, out) == SVC_OK ? SVC_OK : svc_set_error(err, "kvs: out of memory");
+    return svc_hashstate_export(&kvs_state, inst, out, err);
 }
 
 static int kvs_import(svc_instance *inst, const uint8_t *state, size_t len, char *err) {
-    return rc_hash_restore(inst->table, state, len, err);
+    return svc_hashstate_import(&kvs_state, inst, state, len, err);
 }
 
 const svc_type svc_kvs = {

@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "e3svc/svc.h"
-#include "svc_text.h"
+#include "svc_util.h"
 
 #define NAT_TBL24_SIZE (1u << 24)  /* entries of the first-level table */
 #define NAT_LONG_FLAG 0x8000u      /* tbl24 entry points at a tbllong chunk */
@@ -233,8 +233,8 @@ static uint16_t nat_lookup(const struct svc_instance *s, uint32_t ip) {
 static int nat_handle(svc_instance *inst, const uint8_t *req, size_t req_len, svc_buf *resp, char *err) {
     if (req_len != NAT_REQ_LEN)
         return svc_set_error(err, "natv4: request must be %d bytes, got %zu", NAT_REQ_LEN, req_len);
-    uint32_t dst = svc_text_get_u32(req + 4);
-    uint16_t dport = svc_text_get_u16(req + 10);
+    uint32_t dst = svc_le32_get(req + 4);
+    uint16_t dport = svc_le16_get(req + 10);
     uint16_t hit = nat_lookup(inst, dst), rule = NAT_NO_RULE;
     if (hit) {
         const nat_rule *r = &inst->rules[hit - 1];
@@ -244,9 +244,9 @@ static int nat_handle(svc_instance *inst, const uint8_t *req, size_t req_len, sv
         rule = (uint16_t)(hit - 1);
     }
     uint8_t out[NAT_RESP_LEN];
-    svc_text_put_u32(out, dst);
-    svc_text_put_u16(out + 4, dport);
-    svc_text_put_u16(out + 6, rule);
+    svc_le32_put(out, dst);
+    svc_le16_put(out + 4, dport);
+    svc_le16_put(out + 6, rule);
     if (svc_buf_append(resp, out, sizeof(out)) != SVC_OK) return svc_set_error(err, "natv4: out of memory");
     return SVC_OK;
 }

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "e3svc/svc.h"
-#include "svc_text.h"
+#include "svc_util.h"
 
 #define NIDS_MAX_NODES 65536    /* automaton nodes: at most 64 MiB of transitions */
 #define NIDS_MAX_LISTED 8191    /* matches per response: 8 + 8 * 8191 = SVC_MAX_RESPONSE bytes */
@@ -248,16 +248,16 @@ static int nids_handle(svc_instance *inst, const uint8_t *req, size_t req_len, s
     if (n > 1) qsort(m, n, sizeof(*m), nids_cmp_match);
     size_t listed = n < NIDS_MAX_LISTED ? n : NIDS_MAX_LISTED;
     uint8_t hdr[8];
-    svc_text_put_u32(hdr, (uint32_t)listed);
-    svc_text_put_u32(hdr + 4, n > UINT32_MAX ? UINT32_MAX : (uint32_t)n);
+    svc_le32_put(hdr, (uint32_t)listed);
+    svc_le32_put(hdr + 4, n > UINT32_MAX ? UINT32_MAX : (uint32_t)n);
     if (svc_buf_append(resp, hdr, sizeof(hdr)) != SVC_OK) {
         svc_set_error(err, "nids: out of memory");
         goto err;
     }
     for (size_t i = 0; i < listed; i++) {
         uint8_t e[8];
-        svc_text_put_u32(e, m[i].id);
-        svc_text_put_u32(e + 4, m[i].offset);
+        svc_le32_put(e, m[i].id);
+        svc_le32_put(e + 4, m[i].offset);
         if (svc_buf_append(resp, e, sizeof(e)) != SVC_OK) {
             svc_set_error(err, "nids: out of memory");
             goto err;

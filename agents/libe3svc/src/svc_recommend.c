@@ -19,12 +19,14 @@
  *   each item_len u16 LE, item bytes, score f64 LE (IEEE-754 bits).
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "e3svc/rc.h"
 #include "e3svc/svc.h"
-#include "svc_text.h"
+#include "svc_hashstate.h"
+#include "svc_util.h"
 
 #define REC_NAME_MAX 255 /* bytes of a user or item name */
 
@@ -42,11 +44,11 @@ typedef struct rec_iter {
 static int rec_next(rec_iter *it, const uint8_t **item, size_t *ilen, double *score) {
     if (it->p == it->end) return 0;
     if (it->end - it->p < 2) return -1;
-    size_t l = svc_text_get_u16(it->p);
+    size_t l = svc_le16_get(it->p);
     if (l == 0 || l > REC_NAME_MAX || (size_t)(it->end - it->p) < 2 + l + 8) return -1;
     *item = it->p + 2;
     *ilen = l;
-    *score = svc_text_get_f64(it->p + 2 + l);
+    *score = svc_lef64_get(it->p + 2 + l);
     it->p += 2 + l + 8;
     return 1;
 }
@@ -95,8 +97,8 @@ static double rec_norm(const uint8_t *row, size_t len) {
 /* Append one row entry (item, score) to `row`. */
 static int rec_put_entry(svc_buf *row, const char *item, size_t il, double score) {
     uint8_t hdr[2], num[8];
-    svc_text_put_u16(hdr, (uint16_t)il);
-    svc_text_put_f64(num, score);
+    svc_le16_put(hdr, (uint16_t)il);
+    svc_lef64_put(num, score);
     if (svc_buf_append(row, hdr, 2) != SVC_OK || svc_buf_append(row, item, il) != SVC_OK) return SVC_ERR;
     return svc_buf_append(row, num, 8);
 }
@@ -161,12 +163,12 @@ static int rec_acc_user(const void *k, size_t kl, const void *v, size_t vl, void
         double nd[2] = {0, 0};
         size_t pl;
         const uint8_t *p = rc_hash_get(a->pred, x, xl, &pl);
-        if (p) nd[0] = svc_text_get_f64(p), nd[1] = svc_text_get_f64(p + 8);
+        if (p) nd[0] = svc_lef64_get(p), nd[1] = svc_lef64_get(p + 8);
         nd[0] += sim * sc;
         nd[1] += sim;
         uint8_t val[16];
-        svc_text_put_f64(val, nd[0]);
-        svc_text_put_f64(val + 8, nd[1]);
+        svc_lef64_put(val, nd[0]);
+        svc_lef64_put(val + 8, nd[1]);
         if (rc_hash_put(a->pred, x, xl, val, sizeof(val)) != SVC_OK) {
             a->oom = 1;
             return 1;
@@ -189,7 +191,7 @@ typedef struct rec_list {
 static int rec_collect(const void *k, size_t kl, const void *v, size_t vl, void *ctx) {
     rec_list *l = ctx;
     (void)vl;
-    l->v[l->n++] = (rec_out){k, kl, svc_text_get_f64(v) / svc_text_get_f64((const uint8_t *)v + 8)};
+    l->v[l->n++] = (rec_out){k, kl, svc_lef64_get(v) / svc_lef64_get((const uint8_t *)v + 8)};
     return 0;
 }
 
@@ -278,57 +280,40 @@ err:
     return SVC_ERR;
 }
 
-static void rec_destroy(svc_instance *inst) {
-    if (!inst) return;
-    rc_hash_free(inst->rows);
-    free(inst);
+/* Import check: 1 if the entry is a valid user and rating row. */
+static int rec_check_entry(const void *k, size_t kl, const void *v, size_t vl, const svc_instance *inst) {
+    (void)inst;
+    return kl > 0 && kl <= REC_NAME_MAX && !memchr(k, ' ', kl) && rec_row_valid(v, vl);
 }
+
+static const svc_hashstate rec_state = {
+    .name = "recommend",
+    .inst_size = sizeof(svc_instance),
+    .table_off = offsetof(svc_instance, rows),
+    .check = rec_check_entry,
+    .malformed = "state holds a malformed rating row",
+};
+
+static void rec_destroy(svc_instance *inst) { svc_hashstate_destroy(&rec_state, inst); }
 
 /* Create an empty rating matrix; the config is ignored. */
 static int rec_create(const char *config, const svc_env *env, svc_instance **out, char *err) {
     (void)config;
     (void)env;
-    struct svc_instance *s = calloc(1, sizeof(*s));
-    if (!s) goto err;
-    s->rows = rc_hash_new(NULL);
-    if (!s->rows) goto err;
+    svc_instance *s = svc_hashstate_create(&rec_state, err);
+    if (!s) return SVC_ERR;
     *out = s;
     return SVC_OK;
-err:
-    rec_destroy(s);
-    return svc_set_error(err, "recommend: out of memory");
 }
 
 /* Export: the rc_hash snapshot. */
 static int rec_export(svc_instance *inst, svc_buf *out, char *err) {
-    if (rc_hash_snapshot(inst->rows, out) != SVC_OK) return svc_set_error(err, "recommend: out of memory");
-    return SVC_OK;
-}
-
-/* rc_hash_each callback: flag (in *ctx) and stop at a malformed user or row. */
-static int rec_check_entry(const void *k, size_t kl, const void *v, size_t vl, void *ctx) {
-    int ok = kl > 0 && kl <= REC_NAME_MAX && !memchr(k, ' ', kl) && rec_row_valid(v, vl);
-    if (!ok) *(int *)ctx = 1;
-    return !ok;
+    return svc_hashstate_export(&rec_state, inst, out, err);
 }
 
 /* Import: restore a snapshot into a new table, check every row, then swap it in. */
 static int rec_import(svc_instance *inst, const uint8_t *state, size_t len, char *err) {
-    int bad = 0;
-    rc_hash *h = rc_hash_new(NULL);
-    if (!h) return svc_set_error(err, "recommend: out of memory");
-    if (rc_hash_restore(h, state, len, err) != SVC_OK) goto err;
-    rc_hash_each(h, rec_check_entry, &bad);
-    if (bad) {
-        svc_set_error(err, "recommend: state holds a malformed rating row");
-        goto err;
-    }
-    rc_hash_free(inst->rows);
-    inst->rows = h;
-    return SVC_OK;
-err:
-    rc_hash_free(h);
-    return SVC_ERR;
+    return svc_hashstate_import(&rec_state, inst, state, len, err);
 }
 
 const svc_type svc_recommend = {

@@ -12,9 +12,10 @@
  * State export: the rc_hash snapshot.
  */
 #include <math.h>
-#include <stdlib.h>
+#include <stddef.h>
 
 #include "e3svc/rc.h"
+#include "svc_hashstate.h"
 #include "svc_util.h"
 
 typedef struct spike_stats {
@@ -28,26 +29,23 @@ struct svc_instance {
     double threshold; /* |z| above which a sample is a spike */
 };
 
-static void spike_destroy(svc_instance *inst) {
-    if (!inst) return;
-    rc_hash_free(inst->table);
-    free(inst);
-}
+static const svc_hashstate spike_state = {
+    .name = "spike",
+    .inst_size = sizeof(svc_instance),
+    .table_off = offsetof(svc_instance, table),
+};
+
+static void spike_destroy(svc_instance *inst) { svc_hashstate_destroy(&spike_state, inst); }
 
 static int spike_create(const char *config, const svc_env *env, svc_instance **out, char *err) {
     (void)env;
     double threshold = svc_config_double(config, "threshold", 3.0);
     if (!(threshold > 0.0)) return svc_set_error(err, "spike: threshold must be > 0");
-    svc_instance *inst = calloc(1, sizeof(*inst));
-    if (!inst) goto err;
+    svc_instance *inst = svc_hashstate_create(&spike_state, err);
+    if (!inst) return SVC_ERR;
     inst->threshold = threshold;
-    inst->table = rc_hash_new(NULL);
-    if (!inst->table) goto err;
     *out = inst;
     return SVC_OK;
-err:
-    spike_destroy(inst);
-    return svc_set_error(err, "spike: out of memory");
 }
 
 static double stats_stddev(const spike_stats *s) { return s->n < 2 ? 0.0 : sqrt(s->m2 / (double)(s->n - 1)); }
@@ -83,11 +81,11 @@ static int spike_handle(svc_instance *inst, const uint8_t *req, size_t req_len, 
 }
 
 static int spike_export(svc_instance *inst, svc_buf *out, char *err) {
-    return rc_hash_snapshot(inst->table, out) == SVC_OK ? SVC_OK : svc_set_error(err, "spike: out of memory");
+    return svc_hashstate_export(&spike_state, inst, out, err);
 }
 
 static int spike_import(svc_instance *inst, const uint8_t *state, size_t len, char *err) {
-    return rc_hash_restore(inst->table, state, len, err);
+    return svc_hashstate_import(&spike_state, inst, state, len, err);
 }
 
 const svc_type svc_spike = {

@@ -28,12 +28,14 @@
  *   Import refuses a state of another schema or with a malformed row.
  */
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "e3svc/rc.h"
 #include "e3svc/svc.h"
-#include "svc_text.h"
+#include "svc_hashstate.h"
+#include "svc_util.h"
 
 #define SQL_MAX_COLS 32 /* columns per table */
 #define SQL_NAME_MAX 32 /* bytes of a column name, NUL included */
@@ -149,13 +151,13 @@ static int sql_encode(const struct svc_instance *s, const sql_val *vals, svc_buf
         if (vals[c].tag == SQL_NULL) {
             rc = svc_buf_append(out, b, 1);
         } else if (vals[c].tag == SQL_INT) {
-            svc_text_put_u64(b + 1, (uint64_t)vals[c].i);
+            svc_le64_put(b + 1, (uint64_t)vals[c].i);
             rc = svc_buf_append(out, b, 9);
         } else if (vals[c].tag == SQL_REAL) {
-            svc_text_put_f64(b + 1, vals[c].r);
+            svc_lef64_put(b + 1, vals[c].r);
             rc = svc_buf_append(out, b, 9);
         } else {
-            svc_text_put_u32(b + 1, (uint32_t)vals[c].len);
+            svc_le32_put(b + 1, (uint32_t)vals[c].len);
             rc = svc_buf_append(out, b, 5);
             if (rc == SVC_OK) rc = svc_buf_append(out, vals[c].s, vals[c].len);
         }
@@ -176,13 +178,13 @@ static int sql_decode(const struct svc_instance *s, const uint8_t *v, size_t len
         if (tag == SQL_INT || tag == SQL_REAL) {
             if (len - off < 8) return 0;
             if (tag == SQL_INT)
-                vals[c].i = (long long)svc_text_get_u64(v + off);
-            else if (!isfinite(vals[c].r = svc_text_get_f64(v + off)))
+                vals[c].i = (long long)svc_le64_get(v + off);
+            else if (!isfinite(vals[c].r = svc_lef64_get(v + off)))
                 return 0;
             off += 8;
         } else if (tag == SQL_TEXT) {
             if (len - off < 4) return 0;
-            size_t l = svc_text_get_u32(v + off);
+            size_t l = svc_le32_get(v + off);
             off += 4;
             if (len - off < l || memchr(v + off, '\t', l) || memchr(v + off, '\n', l)) return 0;
             vals[c].s = (const char *)v + off;
@@ -193,7 +195,7 @@ static int sql_decode(const struct svc_instance *s, const uint8_t *v, size_t len
     return off == len;
 }
 
-static void sql_key(long long k, uint8_t key[8]) { svc_text_put_u64(key, (uint64_t)k); }
+static void sql_key(long long k, uint8_t key[8]) { svc_le64_put(key, (uint64_t)k); }
 
 /* Parse "WHERE <pk> = <k>" or "... BETWEEN <a> AND <b>" from t[0..n): *lo..*hi inclusive. */
 static int sql_where(const struct svc_instance *s, const sql_tok *t, size_t n, int allow_range, long long *lo,
@@ -298,7 +300,7 @@ static int sql_range_one(const void *k, size_t kl, const void *v, size_t vl, voi
     (void)kl;
     (void)v;
     (void)vl;
-    long long key = (long long)svc_text_get_u64(k);
+    long long key = (long long)svc_le64_get(k);
     if (key >= r->lo && key <= r->hi) r->keys[r->n++] = key;
     return 0;
 }
@@ -416,11 +418,25 @@ err:
     return SVC_ERR;
 }
 
+/* Import check: 1 if the entry is an i64 key and a row that decodes under inst's schema. */
+static int sql_check_row(const void *k, size_t kl, const void *v, size_t vl, const svc_instance *inst) {
+    sql_val vals[SQL_MAX_COLS];
+    (void)k;
+    return kl == 8 && sql_decode(inst, v, vl, vals);
+}
+
+static const svc_hashstate sql_state = {
+    .name = "sql",
+    .inst_size = sizeof(svc_instance),
+    .table_off = offsetof(svc_instance, rows),
+    .check = sql_check_row,
+    .malformed = "state holds a malformed row",
+};
+
 static void sql_destroy(svc_instance *inst) {
     if (!inst) return;
-    rc_hash_free(inst->rows);
     free(inst->schema);
-    free(inst);
+    svc_hashstate_destroy(&sql_state, inst);
 }
 
 /* Parse columns=... into s->cols and the canonical s->schema. */
@@ -487,19 +503,14 @@ static int sql_create(const char *config, const svc_env *env, svc_instance **out
     (void)env;
     int found;
     char *spec = NULL;
-    struct svc_instance *s = calloc(1, sizeof(*s));
-    if (!s) return svc_set_error(err, "sql: out of memory");
+    struct svc_instance *s = svc_hashstate_create(&sql_state, err);
+    if (!s) return SVC_ERR;
     spec = svc_text_config_dup(config, "columns", &found);
     if (!spec) {
         svc_set_error(err, found ? "sql: out of memory" : "sql: config needs columns=");
         goto err;
     }
     if (sql_parse_schema(s, spec, err) != SVC_OK) goto err;
-    s->rows = rc_hash_new(NULL);
-    if (!s->rows) {
-        svc_set_error(err, "sql: out of memory");
-        goto err;
-    }
     free(spec);
     *out = s;
     return SVC_OK;
@@ -513,49 +524,21 @@ err:
 static int sql_export(svc_instance *inst, svc_buf *out, char *err) {
     size_t mark = out->len, sl = strlen(inst->schema);
     uint8_t hdr[4];
-    svc_text_put_u32(hdr, (uint32_t)sl);
+    svc_le32_put(hdr, (uint32_t)sl);
     if (svc_buf_append(out, hdr, 4) || svc_buf_append(out, inst->schema, sl) ||
-        rc_hash_snapshot(inst->rows, out) != SVC_OK) {
+        svc_hashstate_export(&sql_state, inst, out, err) != SVC_OK) {
         out->len = mark;
         return svc_set_error(err, "sql: out of memory");
     }
     return SVC_OK;
 }
 
-typedef struct sql_check {
-    const struct svc_instance *s; /* the schema to check against */
-    int bad;                      /* set at the first malformed row */
-} sql_check;
-
-static int sql_check_row(const void *k, size_t kl, const void *v, size_t vl, void *ctx) {
-    sql_check *c = ctx;
-    sql_val vals[SQL_MAX_COLS];
-    (void)k;
-    if (kl != 8 || !sql_decode(c->s, v, vl, vals)) c->bad = 1;
-    return c->bad;
-}
-
 /* Import: check the schema, restore the rows into a new table, check every row, swap it in. */
 static int sql_import(svc_instance *inst, const uint8_t *state, size_t len, char *err) {
-    rc_hash *h = NULL;
     size_t sl = strlen(inst->schema);
-    if (len < 4 || svc_text_get_u32(state) != sl || len - 4 < sl || memcmp(state + 4, inst->schema, sl) != 0)
+    if (len < 4 || svc_le32_get(state) != sl || len - 4 < sl || memcmp(state + 4, inst->schema, sl) != 0)
         return svc_set_error(err, "sql: state is not of schema %s", inst->schema);
-    h = rc_hash_new(NULL);
-    if (!h) return svc_set_error(err, "sql: out of memory");
-    if (rc_hash_restore(h, state + 4 + sl, len - 4 - sl, err) != SVC_OK) goto err;
-    sql_check c = {inst, 0};
-    rc_hash_each(h, sql_check_row, &c);
-    if (c.bad) {
-        svc_set_error(err, "sql: state holds a malformed row");
-        goto err;
-    }
-    rc_hash_free(inst->rows);
-    inst->rows = h;
-    return SVC_OK;
-err:
-    rc_hash_free(h);
-    return SVC_ERR;
+    return svc_hashstate_import(&sql_state, inst, state + 4 + sl, len - 4 - sl, err);
 }
 
 const svc_type svc_sql = {

@@ -17,12 +17,14 @@
  *   pivot, Lomuto partition; only partitions holding one of the first k places are sorted).
  * State: the rc_hash snapshot; each value is the score as an IEEE-754 double, 8 bytes LE.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "e3svc/rc.h"
 #include "e3svc/svc.h"
-#include "svc_text.h"
+#include "svc_hashstate.h"
+#include "svc_util.h"
 
 #define TR_ITEM_MAX 255 /* bytes of an item name */
 
@@ -83,7 +85,7 @@ static void tr_quicksort(tr_item *a, size_t lo, size_t hi, size_t k) {
 static int tr_gather_one(const void *k, size_t kl, const void *v, size_t vl, void *ctx) {
     tr_gather *g = ctx;
     (void)vl;
-    g->items[g->n++] = (tr_item){k, kl, svc_text_get_f64(v)};
+    g->items[g->n++] = (tr_item){k, kl, svc_lef64_get(v)};
     return 0;
 }
 
@@ -136,7 +138,7 @@ static int tr_handle(svc_instance *inst, const uint8_t *req, size_t req_len, svc
             svc_set_error(err, "top_ranker: score '%.40s' is not a finite number", f[2]);
             goto err;
         }
-        svc_text_put_f64(v, score);
+        svc_lef64_put(v, score);
         if (rc_hash_put(inst->scores, f[1], fl[1], v, sizeof(v)) != SVC_OK ||
             svc_buf_append(resp, "OK\n", 3) != SVC_OK) {
             svc_set_error(err, "top_ranker: out of memory");
@@ -166,58 +168,41 @@ err:
     return SVC_ERR;
 }
 
-static void tr_destroy(svc_instance *inst) {
-    if (!inst) return;
-    rc_hash_free(inst->scores);
-    free(inst);
+/* Import check: 1 if the entry is a valid item and score. */
+static int tr_check_entry(const void *k, size_t kl, const void *v, size_t vl, const svc_instance *inst) {
+    (void)inst;
+    return kl > 0 && kl <= TR_ITEM_MAX && !memchr(k, ' ', kl) && !memchr(k, '\t', kl) && vl == 8 &&
+           isfinite(svc_lef64_get(v));
 }
+
+static const svc_hashstate tr_state = {
+    .name = "top_ranker",
+    .inst_size = sizeof(svc_instance),
+    .table_off = offsetof(svc_instance, scores),
+    .check = tr_check_entry,
+    .malformed = "state holds a malformed item or score",
+};
+
+static void tr_destroy(svc_instance *inst) { svc_hashstate_destroy(&tr_state, inst); }
 
 /* Create an empty ranker; the config is ignored. */
 static int tr_create(const char *config, const svc_env *env, svc_instance **out, char *err) {
     (void)config;
     (void)env;
-    struct svc_instance *s = calloc(1, sizeof(*s));
-    if (!s) goto err;
-    s->scores = rc_hash_new(NULL);
-    if (!s->scores) goto err;
+    svc_instance *s = svc_hashstate_create(&tr_state, err);
+    if (!s) return SVC_ERR;
     *out = s;
     return SVC_OK;
-err:
-    tr_destroy(s);
-    return svc_set_error(err, "top_ranker: out of memory");
 }
 
 /* Export: the rc_hash snapshot. */
 static int tr_export(svc_instance *inst, svc_buf *out, char *err) {
-    if (rc_hash_snapshot(inst->scores, out) != SVC_OK) return svc_set_error(err, "top_ranker: out of memory");
-    return SVC_OK;
-}
-
-/* rc_hash_each callback: flag (in *ctx) and stop at an entry that is not a valid item/score. */
-static int tr_check_entry(const void *k, size_t kl, const void *v, size_t vl, void *ctx) {
-    int ok = kl > 0 && kl <= TR_ITEM_MAX && !memchr(k, ' ', kl) && !memchr(k, '\t', kl) && vl == 8 &&
-             isfinite(svc_text_get_f64(v));
-    if (!ok) *(int *)ctx = 1;
-    return !ok;
+    return svc_hashstate_export(&tr_state, inst, out, err);
 }
 
 /* Import: restore a snapshot into a new table, check every entry, then swap it in. */
 static int tr_import(svc_instance *inst, const uint8_t *state, size_t len, char *err) {
-    int bad = 0;
-    rc_hash *h = rc_hash_new(NULL);
-    if (!h) return svc_set_error(err, "top_ranker: out of memory");
-    if (rc_hash_restore(h, state, len, err) != SVC_OK) goto err;
-    rc_hash_each(h, tr_check_entry, &bad);
-    if (bad) {
-        svc_set_error(err, "top_ranker: state holds a malformed item or score");
-        goto err;
-    }
-    rc_hash_free(inst->scores);
-    inst->scores = h;
-    return SVC_OK;
-err:
-    rc_hash_free(h);
-    return SVC_ERR;
+    return svc_hashstate_import(&tr_state, inst, state, len, err);
 }
 
 const svc_type svc_top_ranker = {

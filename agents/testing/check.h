@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Tiny assertion macros shared by the libe3svc tests. A failed check prints file:line and the
+ * Tiny assertion macros shared by every C test suite under agents/ (libe3svc, e3-agent). A failed check prints file:line and the
  * failed expression to stderr and exits with status 1; a test's main() returns 0 on success.
  */
-#ifndef E3SVC_TESTS_CHECK_H
-#define E3SVC_TESTS_CHECK_H
+#ifndef E3_TESTING_CHECK_H
+#define E3_TESTING_CHECK_H
 
 #include <stdio.h>
 #include <stdlib.h>

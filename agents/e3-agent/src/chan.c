@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * chan: the local channel (a thin adapter over eng_submit) and the UDP channel/node.
+ *
+ * UDP node: one non-blocking socket shared by every channel opened on the node and by the
+ * replies the node sends for requests it served; sendmsg on a UDP socket is thread-safe, so
+ * engine workers send replies directly. Requests awaiting a remote reply sit in a small hash
+ * table keyed by request id (mutex-protected); the receive thread completes them.
+ */
+#include "chan.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define CHAN_MAGIC 0x45334331u   /* "E3C1" */
+#define CHAN_T_REQUEST 1
+#define CHAN_T_REPLY 2
+#define CHAN_PENDING_BUCKETS 256 /* hash buckets of the pending-reply table */
+
+int chan_set_error(char *err, const char *fmt, ...) {
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, CHAN_ERRBUF_LEN, fmt, ap);
+        va_end(ap);
+    }
+    return CHAN_ERR;
+}
+
+int chan_send(chan *c, uint32_t instance_id, const uint8_t *req, size_t len, chan_reply_fn reply,
+              void *ctx, char *err) {
+    return c->ops->send(c, instance_id, req, len, reply, ctx, err);
+}
+
+void chan_close(chan *c) {
+    if (c) c->ops->close(c);
+}
+
+/* ---- local channel ---------------------------------------------------------------------- */
+
+typedef struct chan_local {
+    chan base; /* must be first */
+    eng *e;    /* the co-located engine */
+} chan_local;
+
+int chan_eng_deliver(void *sink, uint32_t instance_id, const uint8_t *req, size_t len,
+                     chan_reply_fn reply, void *reply_ctx, char *err) {
+    /* eng_reply_fn and chan_reply_fn are the same type; ENG_OK/ENG_ERR == CHAN_OK/CHAN_ERR */
+    return eng_submit(sink, instance_id, req, len, reply, reply_ctx, err) == ENG_OK ? CHAN_OK : CHAN_ERR;
+}
+
+static int chan_local_send(chan *c, uint32_t instance_id, const uint8_t *req, size_t len,
+                           chan_reply_fn reply, void *ctx, char *err) {
+    return chan_eng_deliver(((chan_local *)c)->e, instance_id, req, len, reply, ctx, err);
+}
+
+static void chan_local_close(chan *c) {
+    free(c);
+}
+
+static const chan_ops chan_local_ops = {.send = chan_local_send, .close = chan_local_close};
+
+chan *chan_local_new(eng *e, char *err) {
+    chan_local *c = calloc(1, sizeof(*c));
+    if (!c) {
+        chan_set_error(err, "chan: out of memory");
+        return NULL;
+    }
+    c->base.ops = &chan_local_ops;
+    c->e = e;
+    return &c->base;
+}
+
+/* ---- UDP node --------------------------------------------------------------------------- */
+
+typedef struct chan_pending {
+    uint64_t id;               /* request id */
+    chan_reply_fn reply;       /* sender's callback */
+    void *ctx;                 /* passed to reply */
+    struct chan_pending *next; /* bucket chain */
+} chan_pending;
+
+struct chan_udp_node {
+    int fd;                          /* the UDP socket, non-blocking */
+    int wake[2];                     /* pipe: a byte in wake[1] stops the receive thread */
+    pthread_t rx;                    /* receive thread */
+    int rx_started;                  /* 1 once rx runs */
+    uint16_t port;                   /* bound port, host order */
+    chan_deliver_fn deliver;         /* where arriving requests go (may be NULL) */
+    void *sink;                      /* passed to deliver */
+    pthread_mutex_t lock;            /* guards pending */
+    chan_pending *pending[CHAN_PENDING_BUCKETS]; /* requests awaiting a remote reply */
+    atomic_uint_fast64_t next_id;    /* request id generator */
+    atomic_uint_fast64_t serving;    /* requests delivered to the sink, reply not yet sent */
+    atomic_uint_fast64_t rx_bytes, rx_packets, tx_bytes, tx_packets, dropped; /* counters */
+};
+
+typedef struct chan_udp {
+    chan base;               /* must be first */
+    chan_udp_node *n;        /* owning node */
+    struct sockaddr_in peer; /* destination node */
+} chan_udp;
+
+typedef struct chan_srv_reply {
+    chan_udp_node *n;       /* node that received the request */
+    struct sockaddr_in src; /* where the request came from */
+    uint32_t instance_id;   /* echoed back */
+    uint64_t request_id;    /* echoed back */
+} chan_srv_reply;
+
+static void chan_put_u32(uint8_t *p, uint32_t v) {
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (24 - 8 * i));
+}
+static void chan_put_u64(uint8_t *p, uint64_t v) {
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (56 - 8 * i));
+}
+static uint32_t chan_get_u32(const uint8_t *p) {
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++) v = v << 8 | p[i];
+    return v;
+}
+static uint64_t chan_get_u64(const uint8_t *p) {
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) v = v << 8 | p[i];
+    return v;
+}
+
+/* Send one framed datagram. Returns CHAN_OK, or CHAN_ERR when the socket refuses it. */
+static int chan_udp_xmit(chan_udp_node *n, const struct sockaddr_in *to, uint8_t type, uint8_t status,
+                         uint32_t instance_id, uint64_t request_id, const uint8_t *payload, size_t len) {
+    uint8_t hdr[CHAN_HDR_LEN];
+    chan_put_u32(hdr, CHAN_MAGIC);
+    hdr[4] = type;
+    hdr[5] = status;
+    hdr[6] = hdr[7] = 0;
+    chan_put_u32(hdr + 8, instance_id);
+    chan_put_u64(hdr + 12, request_id);
+    struct iovec iov[2] = {{.iov_base = hdr, .iov_len = sizeof(hdr)},
+                           {.iov_base = (void *)payload, .iov_len = len}};
+    struct msghdr msg = {.msg_name = (void *)to, .msg_namelen = sizeof(*to), .msg_iov = iov,
+                         .msg_iovlen = len ? 2 : 1};
+    ssize_t sent;
+    do sent = sendmsg(n->fd, &msg, 0);
+    while (sent < 0 && errno == EINTR);
+    if (sent != (ssize_t)(sizeof(hdr) + len)) {
+        atomic_fetch_add(&n->dropped, 1);
+        return CHAN_ERR;
+    }
+    atomic_fetch_add(&n->tx_packets, 1);
+    atomic_fetch_add(&n->tx_bytes, (uint64_t)sent);
+    return CHAN_OK;
+}
+
+/* Engine-side reply to a request that arrived over UDP: send it back to the source. */
+static void chan_srv_reply_fn(void *ctx, int status, const uint8_t *resp, size_t len) {
+    chan_srv_reply *r = ctx;
+    chan_udp_node *n = r->n;
+    if (len > CHAN_MAX_PAYLOAD) len = CHAN_MAX_PAYLOAD; /* cannot happen: SVC_MAX_RESPONSE fits */
+    chan_udp_xmit(n, &r->src, CHAN_T_REPLY, status == CHAN_OK ? 0 : 1, r->instance_id, r->request_id,
+                  resp, len);
+    free(r);
+    atomic_fetch_sub(&n->serving, 1);
+}
+
+static chan_pending *chan_pending_take(chan_udp_node *n, uint64_t id) {
+    pthread_mutex_lock(&n->lock);
+    chan_pending **pp = &n->pending[id % CHAN_PENDING_BUCKETS], *p;
+    while ((p = *pp) && p->id != id) pp = &p->next;
+    if (p) *pp = p->next;
+    pthread_mutex_unlock(&n->lock);
+    return p;
+}
+
+static void chan_udp_on_datagram(chan_udp_node *n, const uint8_t *buf, size_t len,
+                                 const struct sockaddr_in *src) {
+    if (len < CHAN_HDR_LEN || chan_get_u32(buf) != CHAN_MAGIC) {
+        atomic_fetch_add(&n->dropped, 1);
+        return;
+    }
+    uint8_t type = buf[4], status = buf[5];
+    uint32_t instance_id = chan_get_u32(buf + 8);
+    uint64_t request_id = chan_get_u64(buf + 12);
+    const uint8_t *payload = buf + CHAN_HDR_LEN;
+    size_t plen = len - CHAN_HDR_LEN;
+    if (type == CHAN_T_REPLY) {
+        chan_pending *p = chan_pending_take(n, request_id);
+        if (!p) {
+            atomic_fetch_add(&n->dropped, 1);
+            return;
+        }
+        p->reply(p->ctx, status == 0 ? CHAN_OK : CHAN_ERR, payload, plen);
+        free(p);
+        return;
+    }
+    if (type != CHAN_T_REQUEST) {
+        atomic_fetch_add(&n->dropped, 1);
+        return;
+    }
+    char err[CHAN_ERRBUF_LEN] = "chan: this node serves no instances";
+    chan_srv_reply *r = malloc(sizeof(*r));
+    if (!r) {
+        snprintf(err, sizeof(err), "chan: out of memory");
+        goto err;
+    }
+    *r = (chan_srv_reply){.n = n, .src = *src, .instance_id = instance_id, .request_id = request_id};
+    if (!n->deliver) goto err;
+    atomic_fetch_add(&n->serving, 1);
+    if (n->deliver(n->sink, instance_id, payload, plen, chan_srv_reply_fn, r, err) == CHAN_OK) return;
+    atomic_fetch_sub(&n->serving, 1);
+err:
+    free(r);
+    chan_udp_xmit(n, src, CHAN_T_REPLY, 1, instance_id, request_id, (const uint8_t *)err, strlen(err));
+}
+
+static void *chan_udp_rx_main(void *arg) {
+    chan_udp_node *n = arg;
+    uint8_t *buf = malloc(65536);
+    if (!buf) return NULL;
+    for (;;) {
+        struct pollfd pfd[2] = {{.fd = n->fd, .events = POLLIN}, {.fd = n->wake[0], .events = POLLIN}};
+        if (poll(pfd, 2, -1) < 0) {
+            if (errno == EINTR) continue;
+            break;
+        }
+        if (pfd[1].revents) break;
+        for (;;) {
+            struct sockaddr_in src;
+            socklen_t slen = sizeof(src);
+            ssize_t got = recvfrom(n->fd, buf, 65536, 0, (struct sockaddr *)&src, &slen);
+            if (got < 0) break; /* EAGAIN: drained (errors other than EINTR: poll again) */
+            atomic_fetch_add(&n->rx_packets, 1);
+            atomic_fetch_add(&n->rx_bytes, (uint64_t)got);
+            chan_udp_on_datagram(n, buf, (size_t)got, &src);
+        }
+    }
+    free(buf);
+    return NULL;
+}
+
+static int chan_parse_addr(const char *ip, uint16_t port, struct sockaddr_in *out, char *err) {
+    memset(out, 0, sizeof(*out));
+    out->sin_family = AF_INET;
+    out->sin_port = htons(port);
+    if (inet_pton(AF_INET, ip ? ip : "0.0.0.0", &out->sin_addr) != 1)
+        return chan_set_error(err, "chan: bad IPv4 address \"%s\"", ip ? ip : "");
+    return CHAN_OK;
+}
+
+chan_udp_node *chan_udp_node_new(const char *bind_ip, uint16_t port, chan_deliver_fn deliver,
+                                 void *sink, char *err) {
+    struct sockaddr_in addr;
+    int lock_ok = 0;
+    if (chan_parse_addr(bind_ip, port, &addr, err) != CHAN_OK) return NULL;
+    chan_udp_node *n = calloc(1, sizeof(*n));
+    if (!n) {
+        chan_set_error(err, "chan: out of memory");
+        return NULL;
+    }
+    n->fd = n->wake[0] = n->wake[1] = -1;
+    n->deliver = deliver;
+    n->sink = sink;
+    atomic_init(&n->next_id, 1);
+    if (pthread_mutex_init(&n->lock, NULL) != 0) {
+        chan_set_error(err, "chan: cannot create lock");
+        goto err;
+    }
+    lock_ok = 1;
+    n->fd = socket(AF_INET, SOCK_DGRAM, 0);
+    if (n->fd < 0 || fcntl(n->fd, F_SETFL, fcntl(n->fd, F_GETFL) | O_NONBLOCK) != 0) {
+        chan_set_error(err, "chan: socket: %s", strerror(errno));
+        goto err;
+    }
+    int sz = 4 << 20; /* bytes; best effort, the kernel caps it */
+    setsockopt(n->fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+    setsockopt(n->fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+    if (bind(n->fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
+        chan_set_error(err, "chan: bind %s:%u: %s", bind_ip ? bind_ip : "0.0.0.0", port, strerror(errno));
+        goto err;
+    }
+    socklen_t alen = sizeof(addr);
+    getsockname(n->fd, (struct sockaddr *)&addr, &alen);
+    n->port = ntohs(addr.sin_port);
+    if (pipe(n->wake) != 0) {
+        chan_set_error(err, "chan: pipe: %s", strerror(errno));
+        goto err;
+    }
+    if (pthread_create(&n->rx, NULL, chan_udp_rx_main, n) != 0) {
+        chan_set_error(err, "chan: cannot start the receive thread");
+        goto err;
+    }
+    n->rx_started = 1;
+    return n;
+err:
+    if (n->fd >= 0) close(n->fd);
+    if (n->wake[0] >= 0) close(n->wake[0]);
+    if (n->wake[1] >= 0) close(n->wake[1]);
+    if (lock_ok) pthread_mutex_destroy(&n->lock);
+    free(n);
+    return NULL;
+}
+
+uint16_t chan_udp_node_port(const chan_udp_node *n) {
+    return n->port;
+}
+
+void chan_udp_node_counters(chan_udp_node *n, chan_counters *out) {
+    out->rx_bytes = atomic_load(&n->rx_bytes);
+    out->rx_packets = atomic_load(&n->rx_packets);
+    out->tx_bytes = atomic_load(&n->tx_bytes);
+    out->tx_packets = atomic_load(&n->tx_packets);
+    out->dropped = atomic_load(&n->dropped);
+}
+
+void chan_udp_node_free(chan_udp_node *n) {
+    if (!n) return;
+    if (n->rx_started) {
+        ssize_t w;
+        do w = write(n->wake[1], "x", 1);
+        while (w < 0 && errno == EINTR);
+        pthread_join(n->rx, NULL);
+    }
+    while (atomic_load(&n->serving) != 0) sched_yield(); /* the engine still replies */
+    for (size_t b = 0; b < CHAN_PENDING_BUCKETS; b++) {
+        chan_pending *p = n->pending[b];
+        while (p) {
+            chan_pending *next = p->next;
+            static const char msg[] = "chan: node closed before the reply arrived";
+            p->reply(p->ctx, CHAN_ERR, (const uint8_t *)msg, sizeof(msg) - 1);
+            free(p);
+            p = next;
+        }
+    }
+    close(n->fd);
+    close(n->wake[0]);
+    close(n->wake[1]);
+    pthread_mutex_destroy(&n->lock);
+    free(n);
+}
+
+/* ---- UDP channel ------------------------------------------------------------------------ */
+
+static int chan_udp_send(chan *c, uint32_t instance_id, const uint8_t *req, size_t len,
+                         chan_reply_fn reply, void *ctx, char *err) {
+    chan_udp *u = (chan_udp *)c;
+    chan_udp_node *n = u->n;
+    if (len > CHAN_MAX_PAYLOAD) return chan_set_error(err, "chan: request of %zu bytes exceeds one datagram", len);
+    chan_pending *p = malloc(sizeof(*p));
+    if (!p) return chan_set_error(err, "chan: out of memory");
+    p->id = atomic_fetch_add(&n->next_id, 1);
+    p->reply = reply;
+    p->ctx = ctx;
+    uint64_t id = p->id;
+    pthread_mutex_lock(&n->lock); /* register first: the reply may beat sendmsg's return */
+    p->next = n->pending[id % CHAN_PENDING_BUCKETS];
+    n->pending[id % CHAN_PENDING_BUCKETS] = p;
+    pthread_mutex_unlock(&n->lock);
+    if (chan_udp_xmit(n, &u->peer, CHAN_T_REQUEST, 0, instance_id, id, req, len) == CHAN_OK) return CHAN_OK;
+    int saved = errno;
+    free(chan_pending_take(n, id));
+    return chan_set_error(err, "chan: send failed: %s", strerror(saved));
+}
+
+static void chan_udp_close(chan *c) {
+    free(c);
+}
+
+static const chan_ops chan_udp_ops = {.send = chan_udp_send, .close = chan_udp_close};
+
+chan *chan_udp_open(chan_udp_node *n, const char *peer_ip, uint16_t peer_port, char *err) {
+    chan_udp *u = calloc(1, sizeof(*u));
+    if (!u) {
+        chan_set_error(err, "chan: out of memory");
+        return NULL;
+    }
+    if (chan_parse_addr(peer_ip, peer_port, &u->peer, err) != CHAN_OK) {
+        free(u);
+        return NULL;
+    }
+    u->base.ops = &chan_udp_ops;
+    u->n = n;
+    return &u->base;
+}

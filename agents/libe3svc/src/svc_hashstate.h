@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Private lifecycle for the services whose whole state is one rc_hash (kvs, ema, spike,
+ * api_gateway, top_ranker, recommend, sql): create the instance with an empty table, free it,
+ * export the table's snapshot, and import a snapshot by restoring it into a new table,
+ * checking every entry with the service's callback, then swapping it in. A service describes
+ * itself once in a `svc_hashstate` and calls these from its vtable functions.
+ */
+#ifndef E3SVC_SVC_HASHSTATE_H
+#define E3SVC_SVC_HASHSTATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "e3svc/rc.h"
+#include "e3svc/svc.h"
+
+/* Check one entry of an imported table against `inst` (whose own table is not yet replaced).
+ * Returns 1 if the entry is acceptable, 0 if the import must be refused. */
+typedef int (*svc_hashstate_check_fn)(const void *key, size_t klen, const void *val, size_t vlen,
+                                      const svc_instance *inst);
+
+typedef struct svc_hashstate {
+    const char *name;             /* service name, prefixes error messages */
+    size_t inst_size;             /* sizeof(struct svc_instance) */
+    size_t table_off;             /* offsetof(struct svc_instance, <its rc_hash * field>) */
+    svc_hashstate_check_fn check; /* NULL: every entry of a well-formed snapshot is accepted */
+    const char *malformed;        /* error text (after "<name>: ") when check refuses an entry */
+} svc_hashstate;
+
+/* A zeroed instance of hs->inst_size bytes holding a new empty table, or NULL with
+ * "<name>: out of memory" written into `err` (nothing leaked). */
+svc_instance *svc_hashstate_create(const svc_hashstate *hs, char *err);
+/* Free the instance's table and the instance itself; NULL is ignored. Free other heap fields
+ * first. */
+void svc_hashstate_destroy(const svc_hashstate *hs, svc_instance *inst);
+/* Append the table's snapshot to `out`. SVC_OK, or SVC_ERR ("<name>: out of memory") with
+ * `out` unchanged. */
+int svc_hashstate_export(const svc_hashstate *hs, svc_instance *inst, svc_buf *out, char *err);
+/* Replace the table with the snapshot in state[0..len). SVC_ERR with the table unchanged when
+ * the snapshot is malformed, hs->check refuses an entry, or memory runs out. */
+int svc_hashstate_import(const svc_hashstate *hs, svc_instance *inst, const uint8_t *state, size_t len, char *err);
+
+#endif
