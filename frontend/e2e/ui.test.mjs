@@ -127,23 +127,32 @@ describe("E3 UI", () => {
     await page.goto(`${backend.url}/#/editor/shop`);
     await page.locator(byId("dag-node-kvs")).click();
     await page.locator(byId("prop-shards")).fill("3");
+    await page.locator(byId("prop-shards")).press("Tab");
+    await page.locator(byId("dag-node-kvs")).filter({ hasText: "3 shard(s)" }).waitFor();
     const current = await backend.api("/api/v1/applications/shop");
     const theirs = structuredClone(current.spec);
-    theirs.spec.nodes[0].shards = 2;
+    theirs.spec.nodes.find((n) => n.id === "api_gateway").shards = 2;
     await backend.api("/api/v1/applications/shop", { method: "PUT", body: JSON.stringify(theirs) });
     await page.locator(byId("save-button")).click();
     await page.locator(byId("etag-conflict")).waitFor();
     await screenshot(page, "editor-etag-conflict");
     await page.locator(`${byId("etag-conflict")} ${byId("overwrite")}`).click();
     await page.locator(byId("etag-conflict")).waitFor({ state: "detached" });
-    const saved = await backend.api("/api/v1/applications/shop");
+    let saved;
+    for (let i = 0; i < 50; i++) { // the overwrite is a request of its own: wait for it to land
+      saved = await backend.api("/api/v1/applications/shop");
+      if (saved.latest_version === current.latest_version + 2) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
     assert.equal(saved.latest_version, current.latest_version + 2);
-    assert.equal(saved.spec.spec.nodes.find((n) => n.id === "kvs").shards, 3);
+    const shards = Object.fromEntries(saved.spec.spec.nodes.map((n) => [n.id, n.shards]));
+    assert.deepEqual(shards, { api_gateway: 1, kvs: 3 }); // ours, whole: theirs was overwritten
   });
 
   test("keeps an unsaved draft across a reload", async () => {
     await page.goto(`${backend.url}/#/editor`);
     await dropOnCanvas("ema", 260, 200);
+    await page.waitForFunction(() => (localStorage.getItem("e3.draft.new") ?? "").includes("ema"));
     await page.reload();
     await page.locator(byId("dag-node-ema")).waitFor();
   });
