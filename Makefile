@@ -8,7 +8,7 @@ PYTEST_ARGS ?=
 
 BENCH_ARGS ?=
 
-.PHONY: bench bench-placement up test test-backend test-frontend test-e2e test-compose test-agents agents backend frontend lock clean distclean help
+.PHONY: bench bench-placement bench-ingest up test test-backend test-frontend test-e2e test-compose test-agents agents backend frontend lock clean distclean help
 
 help:
 	@echo "make up      run the control plane (embedded Postgres/Redis unless DATABASE_URL/REDIS_URL are set)"
@@ -21,10 +21,13 @@ up: backend frontend
 
 test: backend frontend test-backend test-agents test-frontend test-e2e test-compose
 
-bench: bench-placement
+bench: bench-placement bench-ingest
 
 bench-placement: backend
 	$(E3) bench placement $(BENCH_ARGS)
+
+bench-ingest: backend
+	$(E3) bench ingest $(BENCH_ARGS)
 
 # --- backend -------------------------------------------------------------
 $(VENV)/bin/activate:

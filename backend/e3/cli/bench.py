@@ -48,3 +48,31 @@ def register(app: typer.Typer) -> None:
             print(json.dumps(scale_rows + app_rows, indent=1))
         else:
             print(render(scale_rows, app_rows))
+
+    @bench_app.command("ingest")
+    def bench_ingest(
+        servers: int = typer.Option(1000, min=1, help="type2-smartnic servers (5 nodes each: host + 4 SmartNICs)"),
+        seconds: float = typer.Option(10.0, min=0.5, help="How long heartbeats are streamed"),
+        period_ms: int = typer.Option(50, min=1, max=60_000, help="Heartbeat period per node, milliseconds"),
+        batch: int = typer.Option(0, min=0, help="Agents (servers) multiplexed per StreamHeartbeats; 0: auto"),
+        workers: int = typer.Option(0, min=0, help="Load-generator processes; 0: auto (1 up to 50 servers, else 2)"),
+        instances: int = typer.Option(2, min=0, max=64, help="Instances reported in each heartbeat"),
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON object for the run"),
+    ) -> None:
+        """Heartbeats from simulated agents into a real controller, Postgres and Redis started here: rates, loss,
+        lag, CPU."""
+        from e3.bench.ingest import IngestConfig, run_ingest
+        from e3.bench.ingest_report import render
+
+        cfg = IngestConfig(servers=servers, seconds=seconds, period_ms=period_ms, agents_per_stream=batch,
+                           workers=workers, instances=instances)
+        try:
+            result = run_ingest(cfg, report=lambda text: typer.echo(text, err=True))
+        except KeyboardInterrupt:
+            raise CliError("interrupted; everything the benchmark started was stopped", exit_code=130) from None
+        except RuntimeError as exc:
+            raise CliError(str(exc)) from exc
+        if as_json:
+            print(json.dumps(result, indent=1))
+        else:
+            print(render(result))

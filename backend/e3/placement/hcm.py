@@ -68,7 +68,7 @@ import dataclasses
 import inspect
 import time
 from collections import deque
-from collections.abc import Container, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from functools import cache
 
 from e3 import catalog

@@ -2,13 +2,11 @@
 
 import asyncio
 import threading
-import time
-import uuid
 
 import grpc
 import pytest
 
-from e3.rpc.pb import agent_pb2, agent_pb2_grpc
+from e3.rpc.pb import agent_pb2_grpc
 
 
 class RunningController:

@@ -1,0 +1,517 @@
+"""Heartbeat-ingest benchmark: simulated type2 agents stream heartbeats to a real controller.
+
+Everything runs on this machine, started here in a temporary directory and stopped at the end (also
+on Ctrl-C or error): embedded Postgres and Redis, migrations and catalogue, a cluster of N
+type2-smartnic servers (5 computing nodes each: 1 host + 4 SmartNICs), an `agent` token, and the
+controller as its own process (`python -m e3 controller`), so its CPU is measured apart with psutil.
+
+Load generator: `workers` processes (multiprocessing, spawn), each with one grpc.aio channel. Each
+simulated agent is one server (one agent_id, its 5 nodes registered by it) and sends one
+HeartbeatBatch of 5 heartbeats per period. Agents are multiplexed on streams (`agents_per_stream`
+agents' batches go over one StreamHeartbeats; each batch carries its own agent_id, which the
+protocol allows), so a 2-core machine is not drowned in thousands of streams. Each stream's tick is
+offset within the period to spread the load. A tick the generator cannot make in time is skipped
+(counted as `ticks_missed`), never replayed: the offered rate is what it really sent. Each
+heartbeat's timestamp is the wall clock when its batch is built, just before it is written.
+
+Lag measurements (same machine, same wall clock):
+  - to Redis: a raw-socket subscriber of `e3:live` (in this process) stamps each chunk it reads and
+    matches `node_id`/`ts` of a sample of nodes; lag = arrival - heartbeat timestamp. Exact to the
+    read; the subscriber's own delay is included (its CPU is reported as monitor CPU).
+  - to Postgres: every `pg_poll_ms` a query fetches the sample's rows newer than the last seen one;
+    lag = query start - heartbeat timestamp. An upper bound: at most one poll interval (+ query
+    time) late.
+CPU figures are % of one core over the send window (psutil / os.times). The load generator, the
+monitor, Postgres and Redis all share the same cores as the controller.
+"""
+
+import multiprocessing
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from pathlib import Path
+from queue import Empty
+
+NODES_PER_SERVER = 5  # type2-smartnic: host + 4 SmartNICs
+TARGET_HZ = 100_000  # the issue's target, at 1,000 type2 servers
+TARGET_LAG_REDIS_P99_MS = 100
+TARGET_LAG_PG_P99_MS = 1000
+
+
+@dataclass(frozen=True)
+class IngestConfig:
+    servers: int = 1000
+    seconds: float = 10.0
+    period_ms: int = 50
+    agents_per_stream: int = 0  # 0: auto
+    workers: int = 0  # 0: auto
+    instances: int = 2  # per heartbeat
+    sample_nodes: int = 200  # nodes whose lag is measured
+    pg_poll_ms: int = 20
+
+    def resolved(self) -> "IngestConfig":
+        workers = self.workers or (1 if self.servers <= 50 else 2)
+        workers = max(1, min(workers, self.servers))
+        per_worker = -(-self.servers // workers)
+        # auto: at most ~50 streams per worker process (each stream is a task and an HTTP/2 stream)
+        aps = self.agents_per_stream or max(1, -(-per_worker // 50))
+        return IngestConfig(self.servers, self.seconds, self.period_ms, aps, workers, self.instances,
+                            self.sample_nodes, self.pg_poll_ms)
+
+
+def _pct(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    s = sorted(values)
+    return s[min(len(s) - 1, max(0, round(q / 100 * (len(s) - 1))))]
+
+
+# --- load generator (child processes) ---------------------------------------------------------------
+def _worker(index: int, port: int, token: str, cluster: str, agents: list, period_s: float, seconds: float,
+            agents_per_stream: int, instances: int, ready, go, results) -> None:
+    import asyncio
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when we stop
+    try:
+        results.put(asyncio.run(_worker_main(index, port, token, cluster, agents, period_s, seconds,
+                                             agents_per_stream, instances, ready, go)))
+    except BaseException as exc:  # reported, so the parent does not wait forever
+        results.put(dict(worker=index, error=f"{type(exc).__name__}: {exc}"))
+
+
+async def _worker_main(index, port, token, cluster, agents, period_s, seconds, agents_per_stream, instances,
+                       ready, go) -> dict:
+    import asyncio
+
+    import grpc
+
+    from e3.rpc.pb import agent_pb2, agent_pb2_grpc
+
+    kinds = {"host": agent_pb2.NODE_KIND_HOST, "smartnic": agent_pb2.NODE_KIND_SMARTNIC}
+    md = (("authorization", f"Bearer {token}"),)
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        stub = agent_pb2_grpc.AgentServiceStub(channel)
+        limit = asyncio.Semaphore(16)
+
+        async def register(agent_id, server, name, kind):
+            async with limit:
+                r = await stub.Register(agent_pb2.RegisterRequest(agent_id=agent_id, node=agent_pb2.NodeIdentity(
+                    name=name, kind=kinds[kind], server_name=server, cluster_name=cluster,
+                    software_version="e3-bench-ingest")), metadata=md, timeout=60)
+                return r.node_id
+
+        t0 = time.perf_counter()
+        batches = []
+        for server, nodes in agents:
+            agent_id = f"bench-{uuid.uuid4()}"
+            ids = await asyncio.gather(*(register(agent_id, server, name, kind) for name, kind in nodes))
+            batch = agent_pb2.HeartbeatBatch(agent_id=agent_id)
+            for node_id in ids:
+                batch.heartbeats.add(
+                    node_id=node_id, queue_length=3, rx_bytes=1, tx_bytes=1, rx_packets=1, tx_packets=1,
+                    cpu_utilization=0.4, power_watts=35.0, power_source=agent_pb2.POWER_SOURCE_MODEL,
+                    instances=[agent_pb2.InstanceStats(instance_id=str(uuid.uuid4()), requests_completed=100,
+                                                       exec_time_us=80.0, exec_time_ema_us=82.0, cpu_share=0.1)
+                               for _ in range(instances)])
+            batches.append(batch)
+        ready.put((index, time.perf_counter() - t0))
+        start_at = await asyncio.get_running_loop().run_in_executor(None, go.get)
+        end_at = start_at + seconds
+        groups = [batches[i:i + agents_per_stream] for i in range(0, len(batches), agents_per_stream)]
+        totals = dict(sent=0, batches=0, ticks=0, ticks_missed=0)
+
+        async def stream(g, group):
+            call = stub.StreamHeartbeats(metadata=md)
+            next_t = start_at + period_s * (g / len(groups))
+            while True:
+                now = time.time()
+                if now >= end_at or next_t >= end_at:
+                    break
+                if next_t > now:
+                    await asyncio.sleep(next_t - now)
+                for batch in group:
+                    ts = time.time_ns()
+                    for hb in batch.heartbeats:
+                        hb.timestamp_unix_ns = ts
+                        hb.rx_bytes += 1500
+                        hb.tx_bytes += 1500
+                        hb.rx_packets += 1
+                        hb.tx_packets += 1
+                    batch.sequence += 1
+                    await call.write(batch)  # serialised here, so the message may be reused
+                    totals["sent"] += len(batch.heartbeats)
+                    totals["batches"] += 1
+                totals["ticks"] += 1
+                next_t += period_s
+                behind = time.time() - next_t
+                if behind > period_s:  # skip what cannot be made up; never replay late ticks
+                    skipped = int(behind // period_s)
+                    totals["ticks_missed"] += skipped
+                    next_t += skipped * period_s
+            await call.done_writing()
+            return await call
+
+        cpu0 = os.times()
+        summaries = await asyncio.gather(*(stream(g, group) for g, group in enumerate(groups)))
+        cpu1 = os.times()
+        rejections = [f"{r.node_id}: {r.reason}" for s in summaries for r in s.rejections][:5]
+        return dict(worker=index, streams=len(groups), agents=len(batches), cpu_s=(cpu1.user + cpu1.system)
+                    - (cpu0.user + cpu0.system), accepted=sum(s.accepted for s in summaries),
+                    rejected=sum(s.rejected for s in summaries), rejections=rejections, **totals)
+
+
+# --- monitors (threads of this process) -------------------------------------------------------------
+_HB = re.compile(rb'"node_id": "([0-9a-f-]{36})", "ts": "([^"]+)"')
+
+
+class RedisLag(threading.Thread):
+    """SUBSCRIBE e3:live on a raw socket; lag of each sampled heartbeat = read time - its timestamp."""
+
+    def __init__(self, port: int, sample: set[str]):
+        super().__init__(daemon=True, name="redis-lag")
+        self.sample = {s.encode() for s in sample}
+        self.sock = socket.create_connection(("127.0.0.1", port))
+        self.sock.sendall(b"SUBSCRIBE e3:live\r\n")
+        self.lags_ms: list[float] = []
+        self.stop_flag = False
+
+    def run(self) -> None:
+        self.sock.settimeout(0.2)
+        tail = b""
+        while not self.stop_flag:
+            try:
+                chunk = self.sock.recv(1 << 20)
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            if not chunk:
+                return
+            now = time.time()
+            data = tail + chunk
+            last = 0
+            for m in _HB.finditer(data):
+                last = m.end()
+                if m.group(1) in self.sample:
+                    self.lags_ms.append((now - datetime.fromisoformat(m.group(2).decode()).timestamp()) * 1000)
+            tail = data[max(last, len(data) - 200):]
+
+    def close(self) -> None:
+        self.stop_flag = True
+        self.join(2)
+        self.sock.close()
+
+
+class PgLag(threading.Thread):
+    """Every poll: the sample's rows newer than the last seen; lag = query start - heartbeat timestamp."""
+
+    QUERY = ("SELECT h.node_id, h.ts FROM heartbeats h JOIN unnest(%s::uuid[], %s::timestamptz[]) AS s(node_id, since)"
+             " ON h.node_id = s.node_id AND h.ts > s.since")
+
+    def __init__(self, dsn: str, sample: list[str], interval_s: float, since: datetime):
+        super().__init__(daemon=True, name="pg-lag")
+        import psycopg
+
+        self.conn = psycopg.connect(dsn, autocommit=True)
+        self.interval_s = interval_s
+        self.last = {uuid.UUID(s): since for s in sample}
+        self.lags_ms: list[float] = []
+        self.stop_flag = False
+
+    def poll(self) -> None:
+        started = time.time()
+        ids = list(self.last)
+        for node_id, ts in self.conn.execute(self.QUERY, (ids, [self.last[i] for i in ids])).fetchall():
+            self.lags_ms.append((started - ts.timestamp()) * 1000)
+            if ts > self.last[node_id]:
+                self.last[node_id] = ts
+
+    def run(self) -> None:
+        while not self.stop_flag:
+            t = time.time()
+            try:
+                self.poll()
+            except Exception:
+                if self.stop_flag:
+                    return
+                raise
+            time.sleep(max(0.0, self.interval_s - (time.time() - t)))
+
+    def close(self) -> None:
+        self.stop_flag = True
+        self.join(5)
+        self.poll()  # rows written by the final flush
+        self.conn.close()
+
+
+# --- processes we start -----------------------------------------------------------------------------
+def _cpu_s(proc) -> float:
+    t = proc.cpu_times()
+    return t.user + t.system
+
+
+def _postgres_cpu_s(postmaster) -> float:
+    """Postmaster + live backends + exited (reaped) backends."""
+    import psutil
+
+    total = 0.0
+    try:
+        t = postmaster.cpu_times()
+        total = t.user + t.system + t.children_user + t.children_system
+        for child in postmaster.children(recursive=True):
+            try:
+                total += _cpu_s(child)
+            except psutil.Error:
+                pass
+    except psutil.Error:
+        pass
+    return total
+
+
+def _wait_controller(proc: subprocess.Popen, port: int, log_path: Path, timeout: float = 60.0) -> None:
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    deadline = time.monotonic() + timeout
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"the controller exited with {proc.returncode}: "
+                                   f"{log_path.read_text(errors='replace')[-2000:]}")
+            try:
+                if stub.Check(health_pb2.HealthCheckRequest(), timeout=1).status == \
+                        health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.RpcError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the controller did not answer within {timeout:.0f} s")
+            time.sleep(0.1)
+
+
+def _stop_process(proc: subprocess.Popen | None, grace_s: float = 15.0) -> None:
+    if proc is None or proc.poll() is not None:
+        return
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(grace_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def _setup_database(database_url: str, servers: int, cluster: str) -> tuple[str, list]:
+    """Migrations + catalogue, the cluster (services layer), an agent token; the agents' node names."""
+    from e3.core import config, db
+
+    os.environ["DATABASE_URL"] = database_url
+    config.get_settings.cache_clear()
+    db.get_engine.cache_clear()
+    db._session_factory.cache_clear()
+    from sqlalchemy import select
+
+    from e3.core.bootstrap import prepare_database
+    from e3.core.db import session_scope
+    from e3.core.security import SYSTEM
+    from e3.models import ComputeNode, Server
+    from e3.schemas.cluster_spec import validate_cluster
+    from e3.services.clusters import create_cluster
+    from e3.services.tokens import create_token
+
+    prepare_database(database_url)
+    with session_scope() as session:
+        spec = validate_cluster({"generator": "fattree", "servers": servers, "server_type": "type2-smartnic",
+                                 "name": cluster})
+        create_cluster(session, spec, SYSTEM)
+        _, token = create_token(session, "bench-agents", ["agent"], SYSTEM)
+    with session_scope() as session:
+        rows = session.execute(select(Server.name, ComputeNode.name, ComputeNode.kind)
+                               .join(Server, ComputeNode.server_id == Server.id)
+                               .order_by(Server.name, ComputeNode.index)).all()
+    db.get_engine().dispose()
+    agents: dict[str, list] = {}
+    for server, name, kind in rows:
+        agents.setdefault(server, []).append((name, kind))
+    return token, list(agents.items())
+
+
+def run_ingest(cfg: IngestConfig, report=print) -> dict:
+    """One run; returns its figures. Everything started here is stopped before returning or raising."""
+    import psutil
+
+    from e3.core.embedded import EmbeddedPostgres, EmbeddedRedis, free_tcp_port
+
+    cfg = cfg.resolved()
+    workdir = Path(tempfile.mkdtemp(prefix="e3-bench-ingest-"))
+    pg = redis = controller = None
+    workers: list = []
+    monitors: list = []
+    pids: dict = {}
+    previous_term = signal.getsignal(signal.SIGTERM)
+
+    def on_term(signum, frame):
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, on_term)
+    try:
+        report(f"starting Postgres and Redis in {workdir}")
+        pg = EmbeddedPostgres(workdir / "postgres")
+        database_url = pg.start()
+        pids["postgres"] = int((workdir / "postgres" / "postmaster.pid").read_text().split()[0])
+        redis = EmbeddedRedis(workdir / "redis")
+        redis_url = redis.start()
+        pids["redis"] = redis._process.pid
+        report(f"migrating, creating {cfg.servers} type2-smartnic servers")
+        cluster = "bench-ingest"
+        token, agents = _setup_database(database_url, cfg.servers, cluster)
+        nodes = sum(len(n) for _, n in agents)
+
+        port = free_tcp_port()
+        env = dict(os.environ, DATABASE_URL=database_url, REDIS_URL=redis_url, E3_DATA_DIR=str(workdir / "data"),
+                   E3_HEARTBEAT_PERIOD_MS=str(cfg.period_ms), E3_DOWN_AFTER_MS=str(max(1000, 4 * cfg.period_ms)))
+        log_path = workdir / "controller.log"
+        with open(log_path, "wb") as log_file:
+            controller = subprocess.Popen([sys.executable, "-m", "e3", "controller", "--port", str(port)], env=env,
+                                          stdout=log_file, stderr=subprocess.STDOUT, start_new_session=True)
+        pids["controller"] = controller.pid
+        _wait_controller(controller, port, log_path)
+
+        ctx = multiprocessing.get_context("spawn")
+        ready, go, results = ctx.Queue(), ctx.Queue(), ctx.Queue()
+        share = -(-len(agents) // cfg.workers)
+        slices = [agents[i:i + share] for i in range(0, len(agents), share)]
+        report(f"registering {nodes} nodes ({len(agents)} agents) from {len(slices)} load-generator process(es)")
+        t_reg = time.perf_counter()
+        for i, part in enumerate(slices):
+            p = ctx.Process(target=_worker, args=(i, port, token, cluster, part, cfg.period_ms / 1000, cfg.seconds,
+                                                  cfg.agents_per_stream, cfg.instances, ready, go, results),
+                            daemon=True)
+            p.start()
+            workers.append(p)
+        for _ in slices:
+            while True:
+                try:
+                    ready.get(timeout=1)
+                    break
+                except Empty:
+                    if not all(p.is_alive() for p in workers):
+                        try:
+                            failure = results.get(timeout=1)
+                        except Empty:
+                            failure = {"error": "a load-generator process died"}
+                        raise RuntimeError(f"registration failed: {failure.get('error')}")
+        register_s = time.perf_counter() - t_reg
+
+        # sample: evenly spread nodes, for the lag figures
+        all_ids = None
+        from sqlalchemy import text
+
+        from e3.core.db import get_engine
+        with get_engine().connect() as conn:
+            all_ids = [str(r[0]) for r in conn.execute(text("SELECT id FROM compute_nodes ORDER BY name"))]
+        get_engine().dispose()
+        step = max(1, len(all_ids) // max(1, cfg.sample_nodes))
+        sample = all_ids[::step][:cfg.sample_nodes]
+        start_at = time.time() + 1.0
+        dsn = database_url.replace("postgresql+psycopg://", "postgresql://", 1)
+        redis_lag = RedisLag(redis.port, set(sample))
+        pg_lag = PgLag(dsn, sample, cfg.pg_poll_ms / 1000, datetime.fromtimestamp(start_at - 1).astimezone())
+        monitors = [redis_lag, pg_lag]
+        for m in monitors:
+            m.start()
+        cproc, postmaster, rproc, me = (psutil.Process(pids["controller"]), psutil.Process(pids["postgres"]),
+                                        psutil.Process(pids["redis"]), psutil.Process())
+        report(f"streaming for {cfg.seconds:g} s: {nodes} nodes, one heartbeat per node every {cfg.period_ms} ms "
+               f"({nodes * 1000 / cfg.period_ms:,.0f}/s scheduled)")
+        for _ in slices:
+            go.put(start_at)
+        time.sleep(max(0.0, start_at - time.time()))
+        cpu0 = (_cpu_s(cproc), _postgres_cpu_s(postmaster), _cpu_s(rproc), _cpu_s(me), time.time())
+        time.sleep(max(0.0, start_at + cfg.seconds - time.time()))
+        cpu1 = (_cpu_s(cproc), _postgres_cpu_s(postmaster), _cpu_s(rproc), _cpu_s(me), time.time())
+        with get_engine().connect() as conn:
+            rows_in_window = conn.execute(text("SELECT count(*) FROM heartbeats")).scalar_one()
+        outs = []
+        for _ in slices:
+            while True:
+                try:
+                    outs.append(results.get(timeout=1))
+                    break
+                except Empty:
+                    if not any(p.is_alive() for p in workers) and results.empty():
+                        raise RuntimeError("a load-generator process died without a result")
+        done_at = time.time()
+        errors = [o["error"] for o in outs if "error" in o]
+        if errors:
+            raise RuntimeError(f"load generator failed: {errors[0]}")
+        for m in monitors:
+            m.close()
+        monitors = []
+        with get_engine().connect() as conn:
+            rows = conn.execute(text("SELECT count(*) FROM heartbeats")).scalar_one()
+        get_engine().dispose()
+
+        window = cpu1[4] - cpu0[4]
+        sent = sum(o["sent"] for o in outs)
+        accepted = sum(o["accepted"] for o in outs)
+        pct = lambda i: round((cpu1[i] - cpu0[i]) / window * 100, 1)  # noqa: E731
+        r = lambda v, n=1: None if v is None else round(v, n)  # noqa: E731
+        result = dict(
+            servers=cfg.servers, nodes=nodes, seconds=cfg.seconds, period_ms=cfg.period_ms,
+            scheduled_hz=round(nodes * 1000 / cfg.period_ms), offered_hz=round(sent / cfg.seconds),
+            ingested_hz=round(accepted / (done_at - start_at)), sent=sent, accepted=accepted,
+            rejected=sum(o["rejected"] for o in outs), rows=rows, loss=sent - rows,
+            zero_loss=(rows == accepted == sent), rejections=[x for o in outs for x in o["rejections"]][:5],
+            pg_rows_per_s=round(rows_in_window / window), drain_s=round(done_at - start_at - cfg.seconds, 2),
+            ticks=sum(o["ticks"] for o in outs), ticks_missed=sum(o["ticks_missed"] for o in outs),
+            controller_cpu_pct=pct(0), postgres_cpu_pct=pct(1), redis_cpu_pct=pct(2), monitor_cpu_pct=pct(3),
+            loadgen_cpu_pct=round(sum(o["cpu_s"] for o in outs) / window * 100, 1), cores=os.cpu_count(),
+            lag_redis_p50_ms=r(_pct(redis_lag.lags_ms, 50)), lag_redis_p99_ms=r(_pct(redis_lag.lags_ms, 99)),
+            lag_redis_samples=len(redis_lag.lags_ms),
+            lag_pg_p50_ms=r(_pct(pg_lag.lags_ms, 50)), lag_pg_p99_ms=r(_pct(pg_lag.lags_ms, 99)),
+            lag_pg_samples=len(pg_lag.lags_ms), lag_sample_nodes=len(sample),
+            register_s=round(register_s, 2), workers=len(slices), streams=sum(o["streams"] for o in outs),
+            agents_per_stream=cfg.agents_per_stream, instances_per_heartbeat=cfg.instances,
+            pg_poll_ms=cfg.pg_poll_ms, target_hz=TARGET_HZ, ratio_to_target=round(accepted / (done_at - start_at)
+                                                                                   / TARGET_HZ, 4),
+            workdir=str(workdir), pids=pids, config=asdict(cfg))
+        return result
+    finally:
+        for m in monitors:
+            try:
+                m.stop_flag = True
+            except Exception:
+                pass
+        for p in workers:
+            if p.is_alive():
+                p.terminate()
+            p.join(5)
+            if p.is_alive():
+                p.kill()
+                p.join()
+        _stop_process(controller)
+        if redis is not None:
+            redis.stop()
+        if pg is not None:
+            try:
+                from e3.core.db import get_engine
+
+                get_engine().dispose()
+            except Exception:
+                pass
+            pg.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, previous_term)

@@ -1,0 +1,43 @@
+"""`e3 bench ingest` at a tiny scale: real controller, Postgres and Redis started and stopped by the benchmark."""
+
+import json
+import os
+import subprocess
+import sys
+
+import psutil
+
+KEYS = ("servers", "nodes", "seconds", "offered_hz", "ingested_hz", "loss", "controller_cpu_pct", "loadgen_cpu_pct",
+        "pg_rows_per_s", "lag_redis_p50_ms", "lag_redis_p99_ms", "lag_pg_p50_ms", "lag_pg_p99_ms")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def test_tiny_run_loses_nothing_and_leaves_nothing_behind():
+    proc = subprocess.run([sys.executable, "-m", "e3", "bench", "ingest", "--servers", "2", "--seconds", "2",
+                           "--json"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    r = json.loads(proc.stdout)
+    for key in KEYS:
+        assert key in r, key
+    assert r["servers"] == 2 and r["nodes"] == 10
+    assert r["sent"] > 0 and r["sent"] == r["accepted"] == r["rows"]  # zero loss at this scale
+    assert r["loss"] == 0 and r["zero_loss"] is True and r["rejected"] == 0
+    assert r["lag_redis_samples"] > 0 and r["lag_pg_samples"] > 0
+    assert set(r["pids"]) == {"controller", "postgres", "redis"}
+    left = {name: pid for name, pid in r["pids"].items() if _alive(pid)}
+    assert not left, f"still running: {left}"
+    assert not os.path.exists(r["workdir"])
+
+
+def test_text_report_prints_figures_and_targets():
+    proc = subprocess.run([sys.executable, "-m", "e3", "bench", "ingest", "--servers", "1", "--seconds", "1",
+                           "--period-ms", "100"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    for text in ("offered (sent)", "ingested (accepted)", "lag send -> Redis", "Targets", "100,000"):
+        assert text in proc.stdout, text
