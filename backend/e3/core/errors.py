@@ -73,6 +73,11 @@ class UnsupportedMediaType(E3Error):
     code = "unsupported_media_type"
 
 
+class ServiceUnavailable(E3Error):
+    status = 503
+    code = "service_unavailable"
+
+
 class ValidationFailed(E3Error):
     status = 422
     code = "validation_failed"

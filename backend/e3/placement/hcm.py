@@ -76,7 +76,7 @@ from e3.placement.cost_model import calibration_platform
 from e3.placement.constraints import PlacementState, Progress, full_assignments, reserve_fixed, to_place
 from e3.placement.model import (LEVEL_SAME_NODE, LEVELS, InstanceKey, InstanceRequest, NodeCapacity, Placement, PlacementProblem,
                                 ProgressFn)
-from e3.placement.topology import Topology, _need
+from e3.placement.topology import Topology
 
 
 @cache
@@ -213,7 +213,7 @@ class _Hcm:
         siblings = self.sibling_nodes.get(inst.dag_node)
         if not siblings:
             return find_first_fit(inst, self.topology, blocked, avoid)
-        need, shards, position = _need(inst), len(self.shards[inst.dag_node]), self.topology.position
+        shards, position = len(self.shards[inst.dag_node]), self.topology.position
 
         def free(node):  # Topology.first_fit's filter, passing over siblings too
             return node.server not in blocked and node.id != avoid and node.id not in siblings
@@ -222,14 +222,10 @@ class _Hcm:
             return node.server not in blocked and node.id != avoid and node.id in siblings
 
         for kind in _kind_order(inst, self.topology):  # the efficient kind first, as find_first_fit
-            tree = self.topology._trees.get(kind)
-            if tree is None or not (inst.platform == "any" or inst.platform == kind):
-                continue
-            i = tree.first(0, len(tree.nodes), need, free)
-            if i >= 0:
-                return tree.nodes[i]
-            held: list[NodeCapacity] = []  # every node of this kind with room holds a sibling: few
-            tree.collect(0, len(tree.nodes), need, sibling, held)
+            node = self.topology.first_of_kind(inst, kind, free)
+            if node is not None:
+                return node
+            held = self.topology.all_of_kind(inst, kind, sibling)  # every node with room holds a sibling: few
             if held:
                 return min(held, key=lambda n: (round(self.load.get(n.id, 0.0) + expected_load(inst, n, shards), 12),
                                                 position(n)))

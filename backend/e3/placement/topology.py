@@ -11,7 +11,7 @@ nodes are a contiguous range, so the tree's entries are per-rack and per-pod sum
 right only if reservations go through `Topology.reserve` / `Topology.release`.
 """
 
-from collections.abc import Container, Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Container, Hashable, Iterable, Iterator, Sequence
 
 from e3.placement.constraints import EPSILON, can_host
 from e3.placement.model import (LEVEL_POD, LEVEL_RACK_HOST, LEVEL_RACK_SMARTNIC, LEVEL_REMOTE, LEVEL_SAME_NODE,
@@ -229,41 +229,52 @@ class Topology:
 
     # --- searches ---------------------------------------------------------------------------------
 
+    def first_of_kind(self, inst: InstanceRequest, kind: str, accept: Callable[[NodeCapacity], bool]
+                      ) -> NodeCapacity | None:
+        """The first node of `kind`, in topology order, with room for `inst` that `accept(node)` allows;
+        None when `inst`'s platform excludes `kind` or no such node exists."""
+        tree = self._trees.get(kind)
+        if tree is None or not (inst.platform == "any" or inst.platform == kind):
+            return None
+        i = tree.first(0, len(tree.nodes), _need(inst), accept)
+        return tree.nodes[i] if i >= 0 else None
+
+    def all_of_kind(self, inst: InstanceRequest, kind: str, accept: Callable[[NodeCapacity], bool]
+                    ) -> list[NodeCapacity]:
+        """Every node of `kind` with room for `inst` that `accept(node)` allows, in topology order."""
+        out: list[NodeCapacity] = []
+        tree = self._trees.get(kind)
+        if tree is not None and (inst.platform == "any" or inst.platform == kind):
+            tree.collect(0, len(tree.nodes), _need(inst), accept, out)
+        return out
+
     def first_fit(self, inst: InstanceRequest, blocked: Container[Hashable] = (), avoid: Hashable = None, *,
                   kinds: Iterable[str] | None = None) -> NodeCapacity | None:
         """The first node in topology order that can host `inst` (platform, room, server not in `blocked`),
         other than node `avoid`. With `kinds`, the first node of the first kind in that order that has one."""
-        need = _need(inst)
 
         def accept(node):
             return node.server not in blocked and node.id != avoid
 
         best = None
         for kind in (self.allowed_kinds(inst) if kinds is None else kinds):
-            tree = self._trees.get(kind)
-            if tree is None or not (inst.platform == "any" or inst.platform == kind):
-                continue
-            i = tree.first(0, len(tree.nodes), need, accept)
-            if i < 0:
+            node = self.first_of_kind(inst, kind, accept)
+            if node is None:
                 continue
             if kinds is not None:
-                return tree.nodes[i]
-            if best is None or self._position[tree.nodes[i].id] < self._position[best.id]:
-                best = tree.nodes[i]
+                return node
+            if best is None or self._position[node.id] < self._position[best.id]:
+                best = node
         return best
 
     def feasible(self, inst: InstanceRequest, blocked: Container[Hashable] = (),
                  avoid: Hashable = None) -> list[NodeCapacity]:
         """Every node that can host `inst`, kind by kind. Touches only nodes with room (and the index)."""
-        need, out = _need(inst), []
 
         def accept(node):
             return node.server not in blocked and node.id != avoid
 
-        for kind in self.allowed_kinds(inst):
-            tree = self._trees[kind]
-            tree.collect(0, len(tree.nodes), need, accept, out)
-        return out
+        return [node for kind in self.allowed_kinds(inst) for node in self.all_of_kind(inst, kind, accept)]
 
     def levels(self, node: NodeCapacity, demand: InstanceRequest | None = None, *,
                blocked: Container[Hashable] = (), avoid: Hashable = None

@@ -5,9 +5,10 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from e3.placement import ALGORITHMS
 from e3.schemas.common import PageMeta
 
-ALGORITHM_NAMES = "hcm | annealing | ilp | first_fit | random"
+ALGORITHM_NAMES = " | ".join(ALGORITHMS)
 
 
 class DeploymentCreate(BaseModel):

@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 
 import redis.asyncio as aioredis
 
+from e3.core.config import get_settings
 from e3.core.db import session_scope
 from e3.core.security import Actor
 from e3.orchestrator.membership import MembershipPolicy, transitions
@@ -53,7 +54,7 @@ class AgentHub:
                  clock=time.monotonic):
         self.policy = policy
         self.redis = aioredis.Redis.from_url(redis_url)
-        self.writer = writer or HeartbeatWriter()
+        self.writer = writer or HeartbeatWriter(retention_days=get_settings().heartbeat_retention_days)
         self.clock = clock
         self.nodes: dict[uuid.UUID, TrackedNode] = {}
         self._command_queues: dict[uuid.UUID, asyncio.Queue] = {}

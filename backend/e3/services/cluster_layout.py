@@ -47,10 +47,14 @@ def cluster_layout(session: Session, name: str) -> dict:
         cluster=cluster.name,
         racks=[dict(name=r.name, pod=r.pod) for r in racks],
         servers=[dict(name=s.name, server_type=s.server_type, rack=rack_index[s.rack_id]) for s in servers],
-        nodes=[dict(id=n.id, name=n.name, kind=n.kind, server=server_index[n.server_id], cores=n.cores,
-                    memory_mb=n.memory_mb, used_cores=usage.get(n.id, (0.0, 0))[0],
-                    used_memory_mb=usage.get(n.id, (0.0, 0))[1], state=n.state) for n in nodes],
+        nodes=[_layout_node(n, server_index[n.server_id], usage.get(n.id, (0.0, 0, 0, 0))) for n in nodes],
         deployments=[dict(id=d.id, application=d.name, version=d.version, algorithm=d.algorithm,
                           edges=[(e["from"], e["to"]) for e in d.spec["spec"].get("edges", [])])
                      for d in deployments],
         instances=columns)
+
+
+def _layout_node(node: ComputeNode, server: int, usage: tuple[float, int, int, int]) -> dict:
+    cores, memory_mb, _, _ = usage
+    return dict(id=node.id, name=node.name, kind=node.kind, server=server, cores=node.cores,
+                memory_mb=node.memory_mb, used_cores=cores, used_memory_mb=memory_mb, state=node.state)

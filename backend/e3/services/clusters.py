@@ -94,7 +94,7 @@ def node_usage(session: Session, cluster_id: uuid.UUID) -> dict[uuid.UUID, tuple
     return {row[0]: (float(row[1]), int(row[2]), int(row[3]), int(row[4])) for row in session.execute(stmt)}
 
 
-def _topology_rows(session: Session, cluster_id: uuid.UUID, where=None):
+def _topology_rows(cluster_id: uuid.UUID, where=None):
     stmt = (select(ComputeNode, Server.name, Server.server_type, Server.id, Rack.name, Rack.id, Rack.pod)
             .join(Server, Server.id == ComputeNode.server_id).join(Rack, Rack.id == Server.rack_id)
             .where(ComputeNode.cluster_id == cluster_id)
@@ -114,7 +114,7 @@ def cluster_detail(session: Session, name: str) -> dict:
     cluster = get_cluster(session, name)
     usage = node_usage(session, cluster.id)
     racks: dict = {}
-    for node, s_name, s_type, s_id, r_name, r_id, pod in session.execute(_topology_rows(session, cluster.id)):
+    for node, s_name, s_type, s_id, r_name, r_id, pod in session.execute(_topology_rows(cluster.id)):
         rack = racks.setdefault(r_id, dict(id=r_id, name=r_name, pod=pod, servers={}))
         server = rack["servers"].setdefault(s_id, dict(id=s_id, name=s_name, server_type=s_type, nodes=[]))
         server["nodes"].append(_node_public(node, s_name, r_name, usage))
@@ -124,7 +124,7 @@ def cluster_detail(session: Session, name: str) -> dict:
 
 def list_nodes(session: Session, name: str, page: PageParams, kind: str | None = None) -> tuple[list[dict], int]:
     cluster = get_cluster(session, name)
-    stmt = _topology_rows(session, cluster.id, ComputeNode.kind == kind if kind else None)
+    stmt = _topology_rows(cluster.id, ComputeNode.kind == kind if kind else None)
     rows, total = paginate(session, stmt, page, scalars=False)
     usage = node_usage(session, cluster.id)
     return [_node_public(n, s_name, r_name, usage) for n, s_name, _, _, r_name, _, _ in rows], total

@@ -1,11 +1,14 @@
-"""Buffered heartbeat writes for the controller: one COPY per flush, every 100 ms or 5,000 rows."""
+"""Buffered heartbeat writes for the controller: one COPY per flush, every 100 ms or 5,000 rows,
+and the retention policy: day partitions older than the retention period are dropped hourly."""
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta, timezone
 
 from e3.core.db import session_scope
-from e3.services.heartbeats import ingest
+from e3.services.heartbeats import drop_partitions_before, ingest
 
 log = logging.getLogger(__name__)
 
@@ -15,13 +18,22 @@ def write_rows(rows: Sequence[dict]) -> int:
         return ingest(session, rows)
 
 
+def drop_expired(retention_days: int) -> list[str]:
+    """Drop the day partitions that ended more than `retention_days` ago; returns their names."""
+    with session_scope() as session:
+        return drop_partitions_before(session, datetime.now(timezone.utc) - timedelta(days=retention_days))
+
+
 class HeartbeatWriter:
     """Collects rows from every stream and writes them in batches from a worker thread."""
 
     def __init__(self, interval_s: float = 0.1, max_rows: int = 5000, max_buffered: int = 100_000,
-                 write: Callable[[Sequence[dict]], int] = write_rows):
+                 write: Callable[[Sequence[dict]], int] = write_rows, retention_days: int | None = None,
+                 retention_every_s: float = 3600.0):
         self.interval_s, self.max_rows, self.max_buffered = interval_s, max_rows, max_buffered
         self._write = write
+        self.retention_days, self.retention_every_s = retention_days, retention_every_s
+        self._retained_at: float | None = None  # monotonic time of the last retention pass
         self._rows: list[dict] = []
         self._full = asyncio.Event()
         self._lock = asyncio.Lock()
@@ -55,6 +67,18 @@ class HeartbeatWriter:
             self.written += total
             return total
 
+    async def apply_retention(self) -> list[str]:
+        """Drop expired day partitions now (in a worker thread); a failure is logged, not raised."""
+        self._retained_at = time.monotonic()
+        try:
+            dropped = await asyncio.to_thread(drop_expired, self.retention_days)
+        except Exception:
+            log.exception("heartbeat retention failed; will retry in %.0f s", self.retention_every_s)
+            return []
+        if dropped:
+            log.info("heartbeat retention dropped %s", ", ".join(dropped))
+        return dropped
+
     async def _run(self) -> None:
         while True:
             try:
@@ -63,6 +87,9 @@ class HeartbeatWriter:
                 pass
             self._full.clear()
             await self.flush()
+            if self.retention_days and (self._retained_at is None
+                                        or time.monotonic() - self._retained_at >= self.retention_every_s):
+                await self.apply_retention()
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run(), name="heartbeat-writer")

@@ -19,8 +19,7 @@ from e3.services.deployments import cluster_capacities, placement_error_body
 def check_algorithms(names: list[str], field: str) -> None:
     unknown = [(i, n) for i, n in enumerate(names) if n not in ALGORITHMS]
     if unknown:
-        raise ValidationFailed([FieldError(f"{field}[{i}]" if field.endswith("s") else field,
-                                           f"unknown algorithm '{n}'; valid: {', '.join(ALGORITHMS)}",
+        raise ValidationFailed([FieldError(f"{field}[{i}]", f"unknown algorithm '{n}'; valid: {', '.join(ALGORITHMS)}",
                                            "unknown_algorithm", {"valid": list(ALGORITHMS)}) for i, n in unknown])
 
 

@@ -42,3 +42,19 @@ def test_power_source_must_be_named():
     with pytest.raises(CheckViolation):
         with session_scope() as session:
             ingest(session, [_beat(datetime.now(timezone.utc), source="guess")])
+
+
+def test_the_writer_applies_retention_to_old_day_partitions():
+    import asyncio
+
+    from e3.services.heartbeat_writer import HeartbeatWriter
+
+    now = datetime.now(timezone.utc)
+    with session_scope() as session:
+        ingest(session, [_beat(now - timedelta(days=10)), _beat(now)])
+    writer = HeartbeatWriter(retention_days=7)
+    dropped = asyncio.run(writer.apply_retention())
+    assert dropped == [f"heartbeats_{now - timedelta(days=10):%Y%m%d}"]
+    with session_scope() as session:
+        assert session.scalar(select(func.count()).select_from(heartbeats)) == 1
+        drop_partitions_before(session, now + timedelta(days=2))  # leave no partitions behind

@@ -6,16 +6,11 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Response, status
 
 from e3.api.deps import DeployDep, PageDep, ReadDep, SessionDep
-from e3.core.errors import E3Error
+from e3.core.errors import ServiceUnavailable
 from e3.schemas.deployment import DeploymentCreate, DeploymentPublic, DeploymentsPublic, JobAccepted, PlacementPublic
 from e3.services import deployments
 
 router = APIRouter(prefix="/deployments", tags=["deployments"])
-
-
-class QueueUnavailable(E3Error):
-    status = 503
-    code = "queue_unavailable"
 
 
 @router.post("", status_code=status.HTTP_202_ACCEPTED, response_model=JobAccepted)
@@ -30,7 +25,8 @@ def create_deployment(body: DeploymentCreate, session: SessionDep, actor: Deploy
     except Exception as exc:  # broker down: the job must not stay queued forever
         deployments.fail_unqueued(session, job, f"could not reach the job queue (Redis): {exc}")
         session.commit()
-        raise QueueUnavailable(f"the job queue is unreachable; deployment {deployment.id} was marked failed") from exc
+        raise ServiceUnavailable(f"the job queue is unreachable; deployment {deployment.id} was marked failed",
+                                 code="queue_unavailable") from exc
     return dict(job_id=job.id, deployment_id=deployment.id, status_url=f"/api/v1/jobs/{job.id}")
 
 
