@@ -16,7 +16,7 @@ help:
 	@echo "make bench   run the benchmarks (figures and ratios; BENCH_ARGS=\"--servers 100,1000\" to narrow)"
 	@echo "make lock    re-pin the backend's dependencies into backend/requirements.lock"
 
-up: backend frontend
+up: backend frontend agents
 	$(E3) up
 
 test: backend frontend test-backend test-agents test-frontend test-e2e test-compose
@@ -49,7 +49,7 @@ lock: $(VENV)/bin/activate
 	$(PIP) install --quiet -e 'backend[dev]'
 	$(PIP) freeze --exclude-editable | grep -v '^-e' > backend/requirements.lock
 
-test-backend: backend
+test-backend: backend agents  # the integration tests run real e3-agent processes
 	cd backend && ../$(VENV)/bin/pytest $(PYTEST_ARGS)
 
 # --- frontend ------------------------------------------------------------

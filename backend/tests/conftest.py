@@ -4,13 +4,13 @@ a real API server process for CLI tests, and tokens of each scope."""
 import os
 import subprocess
 import sys
-import time
 
 import httpx
 import pytest
 from sqlalchemy import text
 
 from e3.core.embedded import EmbeddedPostgres, EmbeddedRedis, free_tcp_port
+from helpers import start_process, stop_process
 
 KEEP_TABLES = {"service_types", "server_types", "alembic_version"}
 
@@ -102,34 +102,6 @@ def anon_client(backing_services):
         yield c
 
 
-def _child_env(services: dict, **extra) -> dict:
-    return dict(os.environ, DATABASE_URL=services["database_url"], REDIS_URL=services["redis_url"], **extra)
-
-
-def stop_process(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
-def start_process(args: list[str], services: dict, log_name: str, ready) -> subprocess.Popen:
-    """Start `python -m e3 ARGS` against the test services; wait until ready(log_bytes) is true."""
-    log = services["root"] / log_name
-    proc = subprocess.Popen([sys.executable, "-m", "e3", *args], env=_child_env(services),
-                            stdout=log.open("wb"), stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 60
-    while not ready(log.read_bytes()):
-        if proc.poll() is not None or time.monotonic() > deadline:
-            stop_process(proc)
-            pytest.fail(f"`e3 {' '.join(args)}` did not start:\n{log.read_text()[-3000:]}")
-        time.sleep(0.2)
-    return proc
-
-
 @pytest.fixture(scope="session")
 def worker(backing_services):
     """A real Celery worker process (not eager mode) on the test Redis and Postgres."""
@@ -154,3 +126,19 @@ def api_server(backing_services):
     proc = start_process(["api", "--port", str(port)], backing_services, "api.log", lambda log: _answers(url))
     yield url
     stop_process(proc)
+
+
+@pytest.fixture
+def e3(api_server, worker, admin_token, tmp_path):
+    """Run `e3 ARGS...` with E3_URL/E3_TOKEN set; returns the completed process."""
+
+    def run(*args, token=admin_token, check=True, extra_env=None):
+        env = {k: v for k, v in os.environ.items() if k not in ("E3_URL", "E3_TOKEN")}
+        env.update(E3_URL=api_server, E3_TOKEN=token, **(extra_env or {}))
+        proc = subprocess.run([sys.executable, "-m", "e3", *args], env=env, cwd=tmp_path, capture_output=True,
+                              text=True, timeout=120)
+        if check:
+            assert proc.returncode == 0, proc.stderr + proc.stdout
+        return proc
+
+    return run

@@ -1,7 +1,12 @@
 """Small helpers shared by tests (not fixtures)."""
 
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
+
+import pytest
 
 
 def wait_for_job(client, job_id: str, timeout: float = 60.0) -> dict:
@@ -16,3 +21,46 @@ def wait_for_job(client, job_id: str, timeout: float = 60.0) -> dict:
 
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def agent_auth(token: str) -> list[tuple[str, str]]:
+    """gRPC metadata authenticating an agent."""
+    return [("authorization", f"Bearer {token}")]
+
+
+def wait_until(predicate, timeout: float = 10.0, what: str = "condition"):
+    """Poll `predicate` until it returns something true; returns that."""
+    deadline = time.monotonic() + timeout
+    while not (result := predicate()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} not reached within {timeout}s")
+        time.sleep(0.02)
+    return result
+
+
+def _child_env(services: dict, **extra) -> dict:
+    return dict(os.environ, DATABASE_URL=services["database_url"], REDIS_URL=services["redis_url"], **extra)
+
+
+def stop_process(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def start_process(args: list[str], services: dict, log_name: str, ready) -> subprocess.Popen:
+    """Start `python -m e3 ARGS` against the test services; wait until ready(log_bytes) is true."""
+    log = services["root"] / log_name
+    proc = subprocess.Popen([sys.executable, "-m", "e3", *args], env=_child_env(services),
+                            stdout=log.open("wb"), stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 60
+    while not ready(log.read_bytes()):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            stop_process(proc)
+            pytest.fail(f"`e3 {' '.join(args)}` did not start:\n{log.read_text()[-3000:]}")
+        time.sleep(0.2)
+    return proc

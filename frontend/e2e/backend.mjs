@@ -30,7 +30,14 @@ function readEnv(path) {
 export async function startBackend() {
   const dir = mkdtempSync(join(tmpdir(), "e3-e2e-"));
   const port = await freePort();
-  const env = { ...process.env, E3_API_PORT: String(port), E3_DATA_DIR: join(dir, ".e3") };
+  // Its own controller port, and no local agents: the flows below build the clusters they need.
+  const env = {
+    ...process.env,
+    E3_API_PORT: String(port),
+    E3_CONTROLLER_PORT: String(await freePort()),
+    E3_LOCAL_SERVERS: "0",
+    E3_DATA_DIR: join(dir, ".e3"),
+  };
   for (const key of ["DATABASE_URL", "REDIS_URL", "E3_URL", "E3_TOKEN"]) delete env[key];
   const proc = spawn(e3Bin, ["up"], { cwd: dir, env, stdio: ["ignore", "pipe", "pipe"] });
   let log = "";

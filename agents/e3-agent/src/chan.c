@@ -23,22 +23,18 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "e3svc/errbuf.h"
 
 #define CHAN_MAGIC 0x45334331u   /* "E3C1" */
 #define CHAN_T_REQUEST 1
 #define CHAN_T_REPLY 2
+#define CHAN_T_REPLICATE 3
 #define CHAN_PENDING_BUCKETS 256 /* hash buckets of the pending-reply table */
 
-int chan_set_error(char *err, const char *fmt, ...) {
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, CHAN_ERRBUF_LEN, fmt, ap);
-        va_end(ap);
-    }
-    return CHAN_ERR;
-}
+E3_DEFINE_SET_ERROR(chan_set_error, CHAN_ERRBUF_LEN, CHAN_ERR)
 
 int chan_send(chan *c, uint32_t instance_id, const uint8_t *req, size_t len, chan_reply_fn reply,
               void *ctx, char *err) {
@@ -88,6 +84,7 @@ chan *chan_local_new(eng *e, char *err) {
 
 typedef struct chan_pending {
     uint64_t id;               /* request id */
+    uint64_t sent_ns;          /* CLOCK_MONOTONIC when sent, ns (for the reply timeout) */
     chan_reply_fn reply;       /* sender's callback */
     void *ctx;                 /* passed to reply */
     struct chan_pending *next; /* bucket chain */
@@ -101,10 +98,13 @@ struct chan_udp_node {
     uint16_t port;                   /* bound port, host order */
     chan_deliver_fn deliver;         /* where arriving requests go (may be NULL) */
     void *sink;                      /* passed to deliver */
+    _Atomic(chan_deliver_fn) replicate; /* where replicate frames go (NULL: refused) */
+    _Atomic(void *) replicate_sink;  /* passed to replicate (stored before it) */
     pthread_mutex_t lock;            /* guards pending */
     chan_pending *pending[CHAN_PENDING_BUCKETS]; /* requests awaiting a remote reply */
     atomic_uint_fast64_t next_id;    /* request id generator */
     atomic_uint_fast64_t serving;    /* requests delivered to the sink, reply not yet sent */
+    atomic_uint timeout_ms;          /* fail pending requests older than this, ms (0: never) */
     atomic_uint_fast64_t rx_bytes, rx_packets, tx_bytes, tx_packets, dropped; /* counters */
 };
 
@@ -205,33 +205,85 @@ static void chan_udp_on_datagram(chan_udp_node *n, const uint8_t *buf, size_t le
         free(p);
         return;
     }
-    if (type != CHAN_T_REQUEST) {
+    if (type != CHAN_T_REQUEST && type != CHAN_T_REPLICATE) {
         atomic_fetch_add(&n->dropped, 1);
         return;
     }
+    chan_deliver_fn deliver = n->deliver;
+    void *sink = n->sink;
     char err[CHAN_ERRBUF_LEN] = "chan: this node serves no instances";
+    if (type == CHAN_T_REPLICATE) {
+        deliver = atomic_load(&n->replicate);
+        sink = atomic_load(&n->replicate_sink);
+        snprintf(err, sizeof(err), "chan: this node takes no replication");
+    }
     chan_srv_reply *r = malloc(sizeof(*r));
     if (!r) {
         snprintf(err, sizeof(err), "chan: out of memory");
         goto err;
     }
     *r = (chan_srv_reply){.n = n, .src = *src, .instance_id = instance_id, .request_id = request_id};
-    if (!n->deliver) goto err;
+    if (!deliver) goto err;
     atomic_fetch_add(&n->serving, 1);
-    if (n->deliver(n->sink, instance_id, payload, plen, chan_srv_reply_fn, r, err) == CHAN_OK) return;
+    if (deliver(sink, instance_id, payload, plen, chan_srv_reply_fn, r, err) == CHAN_OK) return;
     atomic_fetch_sub(&n->serving, 1);
 err:
     free(r);
     chan_udp_xmit(n, src, CHAN_T_REPLY, 1, instance_id, request_id, (const uint8_t *)err, strlen(err));
 }
 
+static uint64_t chan_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Fail every pending request sent more than `timeout_ms` ago. Callbacks run outside the lock
+ * (they may send again on this node). Receive thread only. */
+static void chan_udp_expire(chan_udp_node *n, unsigned timeout_ms) {
+    uint64_t cutoff = chan_now_ns() - (uint64_t)timeout_ms * 1000000ull;
+    chan_pending *expired = NULL;
+    pthread_mutex_lock(&n->lock);
+    for (size_t b = 0; b < CHAN_PENDING_BUCKETS; b++) {
+        chan_pending **pp = &n->pending[b], *p;
+        while ((p = *pp)) {
+            if (p->sent_ns > cutoff) {
+                pp = &p->next;
+                continue;
+            }
+            *pp = p->next;
+            p->next = expired;
+            expired = p;
+        }
+    }
+    pthread_mutex_unlock(&n->lock);
+    while (expired) {
+        chan_pending *next = expired->next;
+        char msg[64];
+        int len = snprintf(msg, sizeof(msg), "chan: no reply within %u ms", timeout_ms);
+        atomic_fetch_add(&n->dropped, 1);
+        expired->reply(expired->ctx, CHAN_ERR, (const uint8_t *)msg, (size_t)len);
+        free(expired);
+        expired = next;
+    }
+}
+
 static void *chan_udp_rx_main(void *arg) {
     chan_udp_node *n = arg;
     uint8_t *buf = malloc(65536);
     if (!buf) return NULL;
+    uint64_t last_sweep = chan_now_ns();
     for (;;) {
         struct pollfd pfd[2] = {{.fd = n->fd, .events = POLLIN}, {.fd = n->wake[0], .events = POLLIN}};
-        if (poll(pfd, 2, -1) < 0) {
+        unsigned timeout_ms = atomic_load(&n->timeout_ms);
+        /* With a timeout, wake up a few times per timeout period to sweep (10..250 ms). */
+        int wait_ms = -1;
+        if (timeout_ms) wait_ms = timeout_ms / 4 < 10 ? 10 : timeout_ms / 4 > 250 ? 250 : (int)(timeout_ms / 4);
+        if (timeout_ms && chan_now_ns() - last_sweep >= (uint64_t)wait_ms * 1000000ull) {
+            chan_udp_expire(n, timeout_ms);
+            last_sweep = chan_now_ns();
+        }
+        if (poll(pfd, 2, wait_ms) < 0) {
             if (errno == EINTR) continue;
             break;
         }
@@ -312,6 +364,15 @@ err:
     return NULL;
 }
 
+void chan_udp_node_set_replicate(chan_udp_node *n, chan_deliver_fn deliver, void *sink) {
+    atomic_store(&n->replicate_sink, sink);
+    atomic_store(&n->replicate, deliver);
+}
+
+void chan_udp_node_set_timeout(chan_udp_node *n, uint32_t timeout_ms) {
+    atomic_store(&n->timeout_ms, timeout_ms);
+}
+
 uint16_t chan_udp_node_port(const chan_udp_node *n) {
     return n->port;
 }
@@ -352,14 +413,16 @@ void chan_udp_node_free(chan_udp_node *n) {
 
 /* ---- UDP channel ------------------------------------------------------------------------ */
 
-static int chan_udp_send(chan *c, uint32_t instance_id, const uint8_t *req, size_t len,
-                         chan_reply_fn reply, void *ctx, char *err) {
+/* Send a request or replicate frame and register its reply callback. */
+static int chan_udp_send_type(chan *c, uint8_t type, uint32_t instance_id, const uint8_t *req, size_t len,
+                              chan_reply_fn reply, void *ctx, char *err) {
     chan_udp *u = (chan_udp *)c;
     chan_udp_node *n = u->n;
     if (len > CHAN_MAX_PAYLOAD) return chan_set_error(err, "chan: request of %zu bytes exceeds one datagram", len);
     chan_pending *p = malloc(sizeof(*p));
     if (!p) return chan_set_error(err, "chan: out of memory");
     p->id = atomic_fetch_add(&n->next_id, 1);
+    p->sent_ns = chan_now_ns();
     p->reply = reply;
     p->ctx = ctx;
     uint64_t id = p->id;
@@ -367,10 +430,20 @@ static int chan_udp_send(chan *c, uint32_t instance_id, const uint8_t *req, size
     p->next = n->pending[id % CHAN_PENDING_BUCKETS];
     n->pending[id % CHAN_PENDING_BUCKETS] = p;
     pthread_mutex_unlock(&n->lock);
-    if (chan_udp_xmit(n, &u->peer, CHAN_T_REQUEST, 0, instance_id, id, req, len) == CHAN_OK) return CHAN_OK;
+    if (chan_udp_xmit(n, &u->peer, type, 0, instance_id, id, req, len) == CHAN_OK) return CHAN_OK;
     int saved = errno;
     free(chan_pending_take(n, id));
     return chan_set_error(err, "chan: send failed: %s", strerror(saved));
+}
+
+static int chan_udp_send(chan *c, uint32_t instance_id, const uint8_t *req, size_t len,
+                         chan_reply_fn reply, void *ctx, char *err) {
+    return chan_udp_send_type(c, CHAN_T_REQUEST, instance_id, req, len, reply, ctx, err);
+}
+
+int chan_udp_replicate(chan *c, uint32_t instance_id, const uint8_t *payload, size_t len, chan_reply_fn reply,
+                       void *ctx, char *err) {
+    return chan_udp_send_type(c, CHAN_T_REPLICATE, instance_id, payload, len, reply, ctx, err);
 }
 
 static void chan_udp_close(chan *c) {

@@ -10,11 +10,14 @@
  *     sent back to the source address; replies that arrive complete the sender's callback.
  *
  * Framing (network byte order, CHAN_HDR_LEN bytes, then the payload):
- *   u32 magic "E3C1" | u8 type (1 request, 2 reply) | u8 status (0 ok, 1 error) | u16 zero |
- *   u32 instance id | u64 request id
+ *   u32 magic "E3C1" | u8 type (1 request, 2 reply, 3 replicate) | u8 status (0 ok, 1 error) |
+ *   u16 zero | u32 instance id | u64 request id
+ * A replicate frame (replica.h: a primary's state changes for a backup) is answered like a
+ * request, by a reply frame; a node hands it to its replicate callback, not to `deliver`.
  *
- * Not done: timeouts / retransmission (a lost datagram leaves its callback pending until the
- * node is freed, which fails it), fragmentation (a payload is at most CHAN_MAX_PAYLOAD bytes).
+ * Timeouts: by default a lost datagram leaves its callback pending until the node is freed
+ * (which fails it); chan_udp_node_set_timeout makes the node fail requests that got no reply
+ * in time. Not done: retransmission, fragmentation (a payload is at most CHAN_MAX_PAYLOAD bytes).
  */
 #ifndef E3AGENT_CHAN_H
 #define E3AGENT_CHAN_H
@@ -89,6 +92,17 @@ chan *chan_local_new(eng *e, char *err);
 chan_udp_node *chan_udp_node_new(const char *bind_ip, uint16_t port, chan_deliver_fn deliver,
                                  void *sink, char *err);
 
+/* Where the node hands replicate frames (type 3): same contract as `deliver`. Until set (or
+ * with NULL) they are answered with an error. Node free waits for their replies too. Any
+ * thread. */
+void chan_udp_node_set_replicate(chan_udp_node *n, chan_deliver_fn deliver, void *sink);
+
+/* Fail (callback with CHAN_ERR "chan: no reply within <ms> ms") every request sent from this
+ * node that got no reply within `timeout_ms` (0: wait forever, the default). Checked by the
+ * receive thread a few times per timeout period, so a request may live up to ~1.25x longer.
+ * A reply arriving after that is dropped. Any thread. */
+void chan_udp_node_set_timeout(chan_udp_node *n, uint32_t timeout_ms);
+
 /* The bound port, host byte order. */
 uint16_t chan_udp_node_port(const chan_udp_node *n);
 
@@ -103,5 +117,9 @@ void chan_udp_node_free(chan_udp_node *n);
 
 /* A channel from node `n` to the remote node at `peer_ip`:`peer_port`. */
 chan *chan_udp_open(chan_udp_node *n, const char *peer_ip, uint16_t peer_port, char *err);
+
+/* chan_send, but as a replicate frame (type 3). `c` must come from chan_udp_open. */
+int chan_udp_replicate(chan *c, uint32_t instance_id, const uint8_t *payload, size_t len, chan_reply_fn reply,
+                       void *ctx, char *err);
 
 #endif

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "e3svc/errbuf.h"
 #include "e3svc/svc.h"
 #include "mpsc.h"
 
@@ -42,10 +43,14 @@ typedef struct eng_inst {
     atomic_uint_fast64_t busy_ns;      /* time inside handle(), ns */
     atomic_uint_fast64_t ema_ns;       /* EMA of execution time, ns (written under lock) */
     uint64_t deployed_ns;              /* CLOCK_MONOTONIC at deploy, ns */
+    eng_log_fn on_log;                 /* replication hook, or NULL (not a primary) */
+    void *log_ctx;                     /* passed to on_log */
 } eng_inst;
 
 typedef struct eng_req {
     eng_inst *inst;     /* target instance (kept alive by inst->inflight) */
+    eng_op_fn op;       /* NULL: a request for handle(); else an op */
+    void *op_ctx;       /* passed to op */
     eng_reply_fn reply; /* caller's callback */
     void *ctx;          /* passed to reply */
     size_t len;         /* request bytes */
@@ -61,6 +66,7 @@ typedef struct eng_worker {
     sem_t wake;                 /* posted once per pushed request, and at shutdown */
     int sem_ok;                 /* 1 once wake is initialised */
     svc_buf resp;               /* response buffer reused across requests */
+    svc_buf log;                /* replication records drained after a request, reused */
     atomic_uint_fast64_t busy_ns; /* time inside handle(), ns */
 } eng_worker;
 
@@ -83,18 +89,42 @@ static uint64_t eng_now_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-int eng_set_error(char *err, const char *fmt, ...) {
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, ENG_ERRBUF_LEN, fmt, ap);
-        va_end(ap);
-    }
-    return ENG_ERR;
+E3_DEFINE_SET_ERROR(eng_set_error, ENG_ERRBUF_LEN, ENG_ERR)
+
+/* A primary's records since the last drain go to its hook (instance entered). If drain_log runs
+ * out of memory the records stay in the instance and leave with the next drain. */
+static void eng_drain(eng_worker *w, eng_inst *in) {
+    char err[SVC_ERRBUF_LEN];
+    svc_buf_reset(&w->log);
+    if (in->type->drain_log(in->svc, &w->log, err) == SVC_OK && w->log.len) in->on_log(in->log_ctx, w->log.data, w->log.len);
+}
+
+/* Run one op to completion on worker `w` (not counted in the instance's statistics). */
+static void eng_run_op(eng_worker *w, eng_req *r) {
+    eng_inst *in = r->inst;
+    char err[ENG_ERRBUF_LEN];
+    err[0] = '\0';
+    svc_buf_reset(&w->resp);
+    pthread_mutex_lock(&in->lock);
+    uint64_t t0 = eng_now_ns();
+    int rc = r->op(r->op_ctx, in->type, in->svc, r->data, r->len, &w->resp, err);
+    if (in->on_log) eng_drain(w, in);
+    atomic_fetch_add_explicit(&w->busy_ns, eng_now_ns() - t0, memory_order_relaxed);
+    pthread_mutex_unlock(&in->lock);
+    if (rc == ENG_OK)
+        r->reply(r->ctx, ENG_OK, w->resp.data, w->resp.len);
+    else
+        r->reply(r->ctx, ENG_ERR, (const uint8_t *)err, strlen(err));
+    atomic_fetch_sub_explicit(&in->inflight, 1, memory_order_release);
+    free(r);
 }
 
 /* Run one request to completion on worker `w`. */
 static void eng_run(eng_worker *w, eng_req *r) {
+    if (r->op) {
+        eng_run_op(w, r);
+        return;
+    }
     eng_inst *in = r->inst;
     char err[SVC_ERRBUF_LEN];
     err[0] = '\0';
@@ -103,6 +133,7 @@ static void eng_run(eng_worker *w, eng_req *r) {
     uint64_t t0 = eng_now_ns();
     int rc = in->type->handle(in->svc, r->data, r->len, &w->resp, err);
     uint64_t dt = eng_now_ns() - t0;
+    if (in->on_log) eng_drain(w, in); /* before the reply, still inside: changes leave in order */
     uint64_t n = atomic_load_explicit(&in->completed, memory_order_relaxed);
     uint64_t ema = atomic_load_explicit(&in->ema_ns, memory_order_relaxed);
     ema = n == 0 ? dt : (uint64_t)(ENG_EMA_ALPHA * (double)dt + (1.0 - ENG_EMA_ALPHA) * (double)ema);
@@ -219,6 +250,7 @@ void eng_free(eng *e) {
         sem_destroy(&w->wake);
         mpsc_free(w->inbox);
         svc_buf_free(&w->resp);
+        svc_buf_free(&w->log);
     }
     for (size_t i = 0; i < e->n_insts; i++) eng_inst_destroy(e->insts[i]);
     free(e->insts);
@@ -233,10 +265,17 @@ size_t eng_workers(const eng *e) {
 
 int eng_deploy(eng *e, uint32_t instance_id, const char *type_name, const char *config,
                uint64_t worker_mask, char *err) {
+    return eng_deploy_replicated(e, instance_id, type_name, config, worker_mask, NULL, NULL, err);
+}
+
+int eng_deploy_replicated(eng *e, uint32_t instance_id, const char *type_name, const char *config,
+                          uint64_t worker_mask, eng_log_fn on_log, void *log_ctx, char *err) {
     char serr[SVC_ERRBUF_LEN];
     int locked = 0;
     const svc_type *t = svc_find(type_name ? type_name : "");
     if (!t) return eng_set_error(err, "engine: unknown service type \"%s\"", type_name ? type_name : "");
+    if (on_log && !t->drain_log)
+        return eng_set_error(err, "engine: %s is stateless: it has nothing to replicate", t->name);
     eng_inst *in = calloc(1, sizeof(*in));
     if (!in) return eng_set_error(err, "engine: out of memory");
     if (pthread_mutex_init(&in->lock, NULL) != 0) {
@@ -251,7 +290,10 @@ int eng_deploy(eng *e, uint32_t instance_id, const char *type_name, const char *
         eng_set_error(err, "engine: worker mask 0x%llx names no worker", (unsigned long long)worker_mask);
         goto err;
     }
-    if (t->create(config, NULL, &in->svc, serr) != SVC_OK) {
+    in->on_log = on_log;
+    in->log_ctx = log_ctx;
+    svc_env env = {.replicate = on_log != NULL};
+    if (t->create(config, &env, &in->svc, serr) != SVC_OK) {
         in->svc = NULL;
         eng_set_error(err, "engine: %s", serr);
         goto err;
@@ -302,8 +344,9 @@ int eng_remove(eng *e, uint32_t instance_id, char *err) {
     return ENG_OK;
 }
 
-int eng_submit(eng *e, uint32_t instance_id, const uint8_t *req, size_t len, eng_reply_fn reply,
-               void *ctx, char *err) {
+/* eng_submit and eng_submit_op: a request (op NULL, round-robin) or an op (first worker). */
+static int eng_enqueue(eng *e, uint32_t instance_id, eng_op_fn op, void *op_ctx, const uint8_t *req, size_t len,
+                       eng_reply_fn reply, void *ctx, char *err) {
     int rc = ENG_ERR;
     eng_req *r = NULL;
     eng_inst *in = NULL;
@@ -326,12 +369,14 @@ int eng_submit(eng *e, uint32_t instance_id, const uint8_t *req, size_t len, eng
         goto err;
     }
     r->inst = in;
+    r->op = op;
+    r->op_ctx = op_ctx;
     r->reply = reply;
     r->ctx = ctx;
     r->len = len;
     if (len) memcpy(r->data, req, len);
-    uint64_t start = atomic_fetch_add_explicit(&in->rr, 1, memory_order_relaxed);
-    for (size_t k = 0; k < in->n_workers; k++) {
+    uint64_t start = op ? 0 : atomic_fetch_add_explicit(&in->rr, 1, memory_order_relaxed);
+    for (size_t k = 0; k < (op ? 1 : in->n_workers); k++) {
         eng_worker *w = &e->workers[in->workers[(start + k) % in->n_workers]];
         if (mpsc_push(w->inbox, r) == MPSC_OK) {
             sem_post(&w->wake);
@@ -346,6 +391,16 @@ err:
     free(r);
     atomic_fetch_sub(&e->submitting, 1);
     return rc;
+}
+
+int eng_submit(eng *e, uint32_t instance_id, const uint8_t *req, size_t len, eng_reply_fn reply,
+               void *ctx, char *err) {
+    return eng_enqueue(e, instance_id, NULL, NULL, req, len, reply, ctx, err);
+}
+
+int eng_submit_op(eng *e, uint32_t instance_id, eng_op_fn op, void *op_ctx, const uint8_t *data, size_t len,
+                  eng_reply_fn reply, void *ctx, char *err) {
+    return eng_enqueue(e, instance_id, op, op_ctx, data, len, reply, ctx, err);
 }
 
 static void eng_snapshot(eng_inst *in, uint64_t now, eng_inst_stats *out) {

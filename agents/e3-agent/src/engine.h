@@ -12,6 +12,12 @@
  * Shutdown (eng_free) DRAINS: it refuses new submissions, lets the workers execute every
  * request already queued and deliver its reply, then joins them.
  *
+ * Replication: an instance deployed with eng_deploy_replicated records its state changes and,
+ * right after each request (or op) that made some, hands the drained records to its log hook,
+ * still inside the instance, so hooks see the changes in the order they happened. Ops
+ * (eng_submit_op) run a caller's function on an instance in place of a request: how a backup's
+ * agent applies a primary's records without ever entering the instance from a second thread.
+ *
  * The engine knows nothing of transports: replies leave through the caller's callback.
  */
 #ifndef E3AGENT_ENGINE_H
@@ -19,6 +25,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "e3svc/svc.h"
 
 #define ENG_OK 0
 #define ENG_ERR -1
@@ -35,6 +43,19 @@ typedef struct eng eng; /* opaque */
  * service's response, or ENG_ERR with the service's error text as `resp`. `resp` is valid only
  * during the call. */
 typedef void (*eng_reply_fn)(void *ctx, int status, const uint8_t *resp, size_t len);
+
+/* Log hook of a replicated instance: `records` (valid during the call only) are what the
+ * service's drain_log produced after one request or op, never empty. Called on the worker with
+ * the instance entered (no other request or op runs on it), before the request's reply: calls
+ * for one instance come one at a time, in the order of the changes. Must not block and must not
+ * submit to the engine and wait. */
+typedef void (*eng_log_fn)(void *ctx, const uint8_t *records, size_t len);
+
+/* An op: run on the instance (entered, on a worker) in place of a request, with the bytes given
+ * to eng_submit_op. Return ENG_OK with the answer appended to `resp` (reset by the engine), or
+ * ENG_ERR with a reason in `err` (ENG_ERRBUF_LEN bytes); the reply callback gets either. */
+typedef int (*eng_op_fn)(void *op_ctx, const svc_type *type, svc_instance *inst, const uint8_t *data, size_t len,
+                         svc_buf *resp, char *err);
 
 /* A snapshot of one instance's statistics (read while the workers run). */
 typedef struct eng_inst_stats {
@@ -70,6 +91,12 @@ size_t eng_workers(const eng *e);
 int eng_deploy(eng *e, uint32_t instance_id, const char *type_name, const char *config,
                uint64_t worker_mask, char *err);
 
+/* eng_deploy for a replication primary: the instance is created with svc_env.replicate and,
+ * after every request or op that changed its state, `on_log(log_ctx, records, len)` gets the
+ * records (see eng_log_fn). Fails like eng_deploy, and if the type has no drain_log (stateless). */
+int eng_deploy_replicated(eng *e, uint32_t instance_id, const char *type_name, const char *config,
+                          uint64_t worker_mask, eng_log_fn on_log, void *log_ctx, char *err);
+
 /* Remove and destroy instance `instance_id`. Fails (changing nothing) if it is unknown or has
  * requests in flight: remove while idle. Any thread. */
 int eng_remove(eng *e, uint32_t instance_id, char *err);
@@ -80,6 +107,13 @@ int eng_remove(eng *e, uint32_t instance_id, char *err);
  * inboxes full); then `reply` is never called. Any thread, including a worker's reply callback. */
 int eng_submit(eng *e, uint32_t instance_id, const uint8_t *req, size_t len, eng_reply_fn reply,
                void *ctx, char *err);
+
+/* Queue an op (`len` bytes of `data`, copied) for `instance_id`. Ops always run on the
+ * instance's first worker, so the ops one thread submits run in the order submitted. They do not
+ * count as requests in the instance's statistics (the worker's busy time includes them). Same
+ * return values and reply contract as eng_submit. Any thread. */
+int eng_submit_op(eng *e, uint32_t instance_id, eng_op_fn op, void *op_ctx, const uint8_t *data, size_t len,
+                  eng_reply_fn reply, void *ctx, char *err);
 
 /* Statistics of `instance_id` into `out`. Returns ENG_ERR if unknown. Any thread. */
 int eng_stats(eng *e, uint32_t instance_id, eng_inst_stats *out, char *err);

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "e3svc/errbuf.h"
+
 struct hb_agent {
     hb_config cfg;                 /* copy of the caller's config */
     char node_id[HB_NODE_ID_LEN];  /* copy of cfg.node_id */
@@ -30,15 +32,7 @@ struct hb_agent {
     atomic_uint_fast64_t records, sent, failed; /* counters */
 };
 
-int hb_set_error(char *err, const char *fmt, ...) {
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, HB_ERRBUF_LEN, fmt, ap);
-        va_end(ap);
-    }
-    return HB_ERR;
-}
+E3_DEFINE_SET_ERROR(hb_set_error, HB_ERRBUF_LEN, HB_ERR)
 
 static uint64_t hb_clock_ns(clockid_t clk) {
     struct timespec ts;

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "e3svc/errbuf.h"
+
 #define PWR_PATH_LEN 512 /* bytes */
 
 typedef struct pwr_domain {
@@ -34,15 +36,7 @@ struct pwr_meter {
     double last_w;                         /* previous RAPL result, W */
 };
 
-int pwr_set_error(char *err, const char *fmt, ...) {
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, PWR_ERRBUF_LEN, fmt, ap);
-        va_end(ap);
-    }
-    return PWR_ERR;
-}
+E3_DEFINE_SET_ERROR(pwr_set_error, PWR_ERRBUF_LEN, PWR_ERR)
 
 static uint64_t pwr_mono_ns(void *ctx) {
     (void)ctx;

@@ -2,48 +2,17 @@
 /* chan: two engines in one process joined over UDP on 127.0.0.1: a request for a remote
  * instance crosses the socket and its reply comes back; errors travel too; the local channel
  * reaches a co-located instance. */
-#include <sched.h>
-#include <stdatomic.h>
-#include <stdint.h>
-#include <time.h>
-
-#include "chan.h"
-#include "check.h"
+#include "chan_check.h"
 
 #define KVS_ID 10 /* on engine B */
 #define EMA_ID 20 /* on engine A */
 #define N_BULK 200
 
-typedef struct reply {
-    atomic_int done;   /* 1 once the callback ran */
-    int status;        /* CHAN_OK / CHAN_ERR */
-    char text[128];    /* response, NUL-terminated */
-} reply;
-
-static void on_reply(void *ctx, int status, const uint8_t *resp, size_t len) {
-    reply *r = ctx;
-    r->status = status;
-    if (len >= sizeof(r->text)) len = sizeof(r->text) - 1;
-    memcpy(r->text, resp, len);
-    r->text[len] = '\0';
-    atomic_store(&r->done, 1);
-}
-
-static void wait_done(reply *r) {
-    struct timespec ts = {0, 100000}; /* 100 us */
-    for (int i = 0; i < 50000 && !atomic_load(&r->done); i++) nanosleep(&ts, NULL); /* <= ~5 s */
-    CHECK(atomic_load(&r->done));
-}
-
 static void call(chan *c, uint32_t id, const char *req, int want_status, const char *want) {
     char err[CHAN_ERRBUF_LEN];
     reply r = {0};
     CHECK_EQ_INT(chan_send(c, id, (const uint8_t *)req, strlen(req), on_reply, &r, err), CHAN_OK);
-    wait_done(&r);
-    if (r.status != want_status || (want && strcmp(r.text, want) != 0))
-        fprintf(stderr, "%s -> %d \"%s\"\n", req, r.status, r.text);
-    CHECK_EQ_INT(r.status, want_status);
-    if (want) CHECK(strcmp(r.text, want) == 0);
+    check_reply(&r, req, (int)strlen(req), want_status, want);
 }
 
 int main(void) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "e3svc/errbuf.h"
 #include "e3svc/svc.h"
 
 /* Append `n` bytes; grows geometrically. SVC_ERR (buffer unchanged) on overflow or OOM. */
@@ -43,15 +44,7 @@ void svc_buf_free(svc_buf *b) {
 }
 
 /* Format into `err` (SVC_ERRBUF_LEN bytes, may be NULL); always returns SVC_ERR. */
-int svc_set_error(char *err, const char *fmt, ...) {
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, SVC_ERRBUF_LEN, fmt, ap);
-        va_end(ap);
-    }
-    return SVC_ERR;
-}
+E3_DEFINE_SET_ERROR(svc_set_error, SVC_ERRBUF_LEN, SVC_ERR)
 
 /* Find `key` in "k1=v1;k2=v2" (spaces around keys and values ignored). On success points *val at
  * the value and *vlen at its length (trailing spaces trimmed) and returns 1; else 0. */

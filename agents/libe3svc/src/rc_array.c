@@ -127,10 +127,8 @@ int rc_array_restore(rc_array *a, const uint8_t *snap, size_t len, char *err) {
     return SVC_OK;
 }
 
-/* Apply log records; the whole log is validated first (SVC_ERR and unchanged if malformed or
- * of another shape). Applying cannot fail after validation unless this array's own log cannot
- * grow. */
-int rc_array_apply_log(rc_array *a, const uint8_t *log, size_t len, char *err) {
+/* Validate log records against the array's shape (format above). */
+int rc_array_log_check(const rc_array *a, const uint8_t *log, size_t len, char *err) {
     size_t off = 0;
     while (off < len) {
         if (len - off < RC_ARRAY_REC_HDR) return svc_set_error(err, "rc_array log: truncated record at %zu", off);
@@ -154,7 +152,15 @@ int rc_array_apply_log(rc_array *a, const uint8_t *log, size_t len, char *err) {
         if (n > len - off) return svc_set_error(err, "rc_array log: record overruns the data at %zu", off);
         off += n;
     }
-    for (off = 0; off < len;) {
+    return SVC_OK;
+}
+
+/* Apply log records; the whole log is validated first (SVC_ERR and unchanged if malformed or
+ * of another shape). Applying cannot fail after validation unless this array's own log cannot
+ * grow. */
+int rc_array_apply_log(rc_array *a, const uint8_t *log, size_t len, char *err) {
+    if (rc_array_log_check(a, log, len, err) != SVC_OK) return SVC_ERR;
+    for (size_t off = 0; off < len;) {
         const uint8_t *r = log + off;
         uint64_t idx = svc_le64_get(r + 7);
         const uint8_t *d = r + RC_ARRAY_REC_HDR;

@@ -316,6 +316,20 @@ static int validate_log(const uint8_t *log, size_t len, char *err) {
     return SVC_OK;
 }
 
+int rc_hash_log_each_put(const uint8_t *log, size_t len,
+                         int (*fn)(const void *k, size_t kl, const void *v, size_t vl, void *ctx), void *ctx,
+                         char *err) {
+    if (validate_log(log, len, err) != SVC_OK) return SVC_ERR;
+    for (size_t off = 0; off < len;) {
+        const uint8_t *r = log + off;
+        size_t kl = svc_le32_get(r + 3), vl = svc_le32_get(r + 7);
+        const uint8_t *k = r + RC_HASH_REC_HDR;
+        if (fn && r[2] == RC_OP_PUT && fn(k, kl, k + kl, vl, ctx)) break;
+        off += RC_HASH_REC_HDR + kl + vl;
+    }
+    return SVC_OK;
+}
+
 /* Apply log records. The whole log is validated before anything changes; SVC_ERR on a malformed
  * log (unchanged), or when memory runs out part-way (records before the failure stay applied). */
 int rc_hash_apply_log(rc_hash *h, const uint8_t *log, size_t len, char *err) {

@@ -54,7 +54,7 @@ static void gw_destroy(svc_instance *inst) {
 
 static int gw_create(const char *config, const svc_env *env, svc_instance **out, char *err) {
     char *keys = NULL;
-    svc_instance *inst = svc_hashstate_create(&gw_state, err);
+    svc_instance *inst = svc_hashstate_create(&gw_state, env, err);
     if (!inst) return SVC_ERR;
     keys = malloc(GW_KEYS_LEN);
     if (!keys) {
@@ -144,6 +144,15 @@ static int gw_import(svc_instance *inst, const uint8_t *state, size_t len, char 
     return svc_hashstate_import(&gw_state, inst, state, len, err);
 }
 
+/* Replication: the table's log (svc_hashstate.h). */
+static int gw_drain_log(svc_instance *inst, svc_buf *out, char *err) {
+    return svc_hashstate_drain(&gw_state, inst, out, err);
+}
+
+static int gw_apply_log(svc_instance *inst, const uint8_t *log, size_t len, char *err) {
+    return svc_hashstate_apply(&gw_state, inst, log, len, err);
+}
+
 const svc_type svc_api_gateway = {
     .name = "api_gateway",
     .stateful = 1,
@@ -152,4 +161,6 @@ const svc_type svc_api_gateway = {
     .export_state = gw_export,
     .import_state = gw_import,
     .destroy = gw_destroy,
+    .drain_log = gw_drain_log,
+    .apply_log = gw_apply_log,
 };

@@ -12,6 +12,7 @@
  *   "COUNT"       -> "COUNT <estimate>" (rounded), or "COUNT <m> SATURATED" when no bit is clear
  * Config: bits=<m> (a multiple of 64, default 65536).
  * State export: the rc_array snapshot (the bitmap, m/64 little-endian-host u64 words).
+ * Replication log: the bitmap's rc_array log records, as they are.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -24,23 +25,24 @@
 struct svc_instance {
     rc_array *bitmap; /* m/64 words of uint64_t */
     uint64_t bits;    /* m, bits in the bitmap */
+    svc_buf log;      /* the bitmap's replication-log records since the last drain */
 };
 
 static void count_destroy(svc_instance *inst) {
     if (!inst) return;
     rc_array_free(inst->bitmap);
+    svc_buf_free(&inst->log);
     free(inst);
 }
 
 static int count_create(const char *config, const svc_env *env, svc_instance **out, char *err) {
-    (void)env;
     long bits = svc_config_long(config, "bits", 65536);
     if (bits < 64 || bits % 64 != 0 || bits > (1L << 34))
         return svc_set_error(err, "count: bits must be a multiple of 64 in 64..2^34");
     svc_instance *inst = calloc(1, sizeof(*inst));
     if (!inst) goto err;
     inst->bits = (uint64_t)bits;
-    inst->bitmap = rc_array_new((size_t)bits / 64, sizeof(uint64_t), NULL);
+    inst->bitmap = rc_array_new((size_t)bits / 64, sizeof(uint64_t), svc_log_for(env, &inst->log));
     if (!inst->bitmap) goto err;
     *out = inst;
     return SVC_OK;
@@ -96,6 +98,14 @@ static int count_import(svc_instance *inst, const uint8_t *state, size_t len, ch
     return rc_array_restore(inst->bitmap, state, len, err);
 }
 
+static int count_drain_log(svc_instance *inst, svc_buf *out, char *err) {
+    return svc_log_drain(&inst->log, out) == SVC_OK ? SVC_OK : svc_set_error(err, "count: out of memory");
+}
+
+static int count_apply_log(svc_instance *inst, const uint8_t *log, size_t len, char *err) {
+    return rc_array_apply_log(inst->bitmap, log, len, err);
+}
+
 const svc_type svc_count = {
     .name = "count",
     .stateful = 1,
@@ -104,4 +114,6 @@ const svc_type svc_count = {
     .export_state = count_export,
     .import_state = count_import,
     .destroy = count_destroy,
+    .drain_log = count_drain_log,
+    .apply_log = count_apply_log,
 };

@@ -15,6 +15,11 @@
  * Config: window=<packets> (default 1024), threshold=<bits> (default 4.0).
  * State export: section(meta snapshot) + section(ring snapshot) + section(counts snapshot),
  * each a u64 little-endian length then the bytes.
+ * Replication log: per drain one frame of three sections, the meta, ring and counts
+ * collections' own log records (each possibly empty); frames concatenate. Each collection keeps
+ * its own log, so a frame carries each collection's records in order (the collections are
+ * independent, so the order between them does not matter). apply_log checks every section and
+ * the window position the meta records leave before changing anything.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -34,18 +39,25 @@ struct svc_instance {
     rc_hash *counts;  /* u32 address -> u64 packets in the window */
     uint64_t window;  /* W, packets */
     double threshold; /* bits */
+    int replicate;    /* 1: the collections record into the logs below */
+    svc_buf log_meta, log_ring, log_counts; /* replication-log records since the last drain */
 };
+
+/* The log collection `log` of `inst` records into, or NULL when not replicating. */
+static svc_buf *ddos_log(svc_instance *inst, svc_buf *log) { return inst->replicate ? log : NULL; }
 
 static void ddos_destroy(svc_instance *inst) {
     if (!inst) return;
     rc_array_free(inst->ring);
     rc_array_free(inst->meta);
     rc_hash_free(inst->counts);
+    svc_buf_free(&inst->log_meta);
+    svc_buf_free(&inst->log_ring);
+    svc_buf_free(&inst->log_counts);
     free(inst);
 }
 
 static int ddos_create(const char *config, const svc_env *env, svc_instance **out, char *err) {
-    (void)env;
     long window = svc_config_long(config, "window", 1024);
     double threshold = svc_config_double(config, "threshold", 4.0);
     if (window < 1 || window > (1L << 26)) return svc_set_error(err, "ddos: window must be in 1..2^26");
@@ -53,9 +65,10 @@ static int ddos_create(const char *config, const svc_env *env, svc_instance **ou
     if (!inst) goto err;
     inst->window = (uint64_t)window;
     inst->threshold = threshold;
-    inst->ring = rc_array_new((size_t)window, sizeof(uint32_t), NULL);
-    inst->meta = rc_array_new(1, sizeof(ddos_meta), NULL);
-    inst->counts = rc_hash_new(NULL);
+    inst->replicate = env && env->replicate;
+    inst->ring = rc_array_new((size_t)window, sizeof(uint32_t), ddos_log(inst, &inst->log_ring));
+    inst->meta = rc_array_new(1, sizeof(ddos_meta), ddos_log(inst, &inst->log_meta));
+    inst->counts = rc_hash_new(ddos_log(inst, &inst->log_counts));
     if (!inst->ring || !inst->meta || !inst->counts) goto err;
     *out = inst;
     return SVC_OK;
@@ -156,10 +169,13 @@ static int ddos_import(svc_instance *inst, const uint8_t *state, size_t len, cha
     if (svc_section_next(&p, end, &ms, &ml) != SVC_OK || svc_section_next(&p, end, &rs, &rl) != SVC_OK ||
         svc_section_next(&p, end, &cs, &cl) != SVC_OK || p != end)
         return svc_set_error(err, "ddos: malformed state");
-    /* restore into scratch collections first so a bad section leaves this instance unchanged */
-    rc_array *meta = rc_array_new(1, sizeof(ddos_meta), NULL);
-    rc_array *ring = rc_array_new((size_t)inst->window, sizeof(uint32_t), NULL);
-    rc_hash *counts = rc_hash_new(NULL);
+    /* Restore into scratch collections first so a bad section leaves this instance unchanged.
+     * They record into the instance's logs (the restores are what a backup must apply); a
+     * refused import takes those records back. */
+    size_t marks[3] = {inst->log_meta.len, inst->log_ring.len, inst->log_counts.len};
+    rc_array *meta = rc_array_new(1, sizeof(ddos_meta), ddos_log(inst, &inst->log_meta));
+    rc_array *ring = rc_array_new((size_t)inst->window, sizeof(uint32_t), ddos_log(inst, &inst->log_ring));
+    rc_hash *counts = rc_hash_new(ddos_log(inst, &inst->log_counts));
     if (!meta || !ring || !counts) {
         svc_set_error(err, "ddos: out of memory");
         goto err;
@@ -181,10 +197,70 @@ static int ddos_import(svc_instance *inst, const uint8_t *state, size_t len, cha
     inst->counts = counts;
     return SVC_OK;
 err:
+    inst->log_meta.len = marks[0];
+    inst->log_ring.len = marks[1];
+    inst->log_counts.len = marks[2];
     rc_array_free(meta);
     rc_array_free(ring);
     rc_hash_free(counts);
     return SVC_ERR;
+}
+
+/* One frame: the three collections' records as sections; nothing when all three are empty. */
+static int ddos_drain_log(svc_instance *inst, svc_buf *out, char *err) {
+    svc_buf *logs[3] = {&inst->log_meta, &inst->log_ring, &inst->log_counts};
+    if (logs[0]->len + logs[1]->len + logs[2]->len == 0) return SVC_OK;
+    size_t start = out->len, mark;
+    for (int i = 0; i < 3; i++) {
+        if (svc_section_begin(out, &mark) != SVC_OK || svc_buf_append(out, logs[i]->data, logs[i]->len) != SVC_OK) {
+            out->len = start;
+            return svc_set_error(err, "ddos: out of memory");
+        }
+        svc_section_end(out, mark);
+    }
+    for (int i = 0; i < 3; i++) svc_buf_reset(logs[i]);
+    return SVC_OK;
+}
+
+/* Check every frame of `log` against `inst`: well-formed sections and records, and a window
+ * position (the meta element the records leave, replayed on a scratch copy) in range. */
+static int ddos_check_log(svc_instance *inst, const uint8_t *log, size_t len, char *err) {
+    rc_array *meta = rc_array_new(1, sizeof(ddos_meta), NULL);
+    if (!meta || rc_array_set(meta, 0, rc_array_get(inst->meta, 0)) != SVC_OK) {
+        rc_array_free(meta);
+        return svc_set_error(err, "ddos: out of memory");
+    }
+    int rc = SVC_OK;
+    for (const uint8_t *p = log, *end = log + len; p < end && rc == SVC_OK;) {
+        const uint8_t *sec[3];
+        size_t sl[3];
+        for (int i = 0; i < 3 && rc == SVC_OK; i++)
+            if (svc_section_next(&p, end, &sec[i], &sl[i]) != SVC_OK) rc = svc_set_error(err, "ddos: malformed log frame");
+        if (rc == SVC_OK && (rc_array_apply_log(meta, sec[0], sl[0], err) != SVC_OK ||
+                             rc_array_log_check(inst->ring, sec[1], sl[1], err) != SVC_OK ||
+                             rc_hash_log_each_put(sec[2], sl[2], NULL, NULL, err) != SVC_OK))
+            rc = SVC_ERR;
+    }
+    ddos_meta m;
+    memcpy(&m, rc_array_get(meta, 0), sizeof(m));
+    if (rc == SVC_OK && (m.head >= inst->window || m.filled > inst->window))
+        rc = svc_set_error(err, "ddos: log leaves the window position out of range");
+    rc_array_free(meta);
+    return rc;
+}
+
+static int ddos_apply_log(svc_instance *inst, const uint8_t *log, size_t len, char *err) {
+    if (ddos_check_log(inst, log, len, err) != SVC_OK) return SVC_ERR;
+    for (const uint8_t *p = log, *end = log + len; p < end;) {
+        const uint8_t *sec[3];
+        size_t sl[3];
+        for (int i = 0; i < 3; i++) svc_section_next(&p, end, &sec[i], &sl[i]); /* checked above */
+        if (rc_array_apply_log(inst->meta, sec[0], sl[0], err) != SVC_OK ||
+            rc_array_apply_log(inst->ring, sec[1], sl[1], err) != SVC_OK ||
+            rc_hash_apply_log(inst->counts, sec[2], sl[2], err) != SVC_OK)
+            return SVC_ERR; /* only when memory runs out: earlier records stay applied */
+    }
+    return SVC_OK;
 }
 
 const svc_type svc_ddos = {
@@ -195,4 +271,6 @@ const svc_type svc_ddos = {
     .export_state = ddos_export,
     .import_state = ddos_import,
     .destroy = ddos_destroy,
+    .drain_log = ddos_drain_log,
+    .apply_log = ddos_apply_log,
 };

@@ -35,10 +35,9 @@ static const svc_hashstate ema_state = {
 static void ema_destroy(svc_instance *inst) { svc_hashstate_destroy(&ema_state, inst); }
 
 static int ema_create(const char *config, const svc_env *env, svc_instance **out, char *err) {
-    (void)env;
     double alpha = svc_config_double(config, "alpha", 0.5);
     if (!(alpha > 0.0 && alpha <= 1.0)) return svc_set_error(err, "ema: alpha must be in (0, 1]");
-    svc_instance *inst = svc_hashstate_create(&ema_state, err);
+    svc_instance *inst = svc_hashstate_create(&ema_state, env, err);
     if (!inst) return SVC_ERR;
     inst->alpha = alpha;
     *out = inst;
@@ -79,6 +78,15 @@ static int ema_import(svc_instance *inst, const uint8_t *state, size_t len, char
     return svc_hashstate_import(&ema_state, inst, state, len, err);
 }
 
+/* Replication: the table's log (svc_hashstate.h). */
+static int ema_drain_log(svc_instance *inst, svc_buf *out, char *err) {
+    return svc_hashstate_drain(&ema_state, inst, out, err);
+}
+
+static int ema_apply_log(svc_instance *inst, const uint8_t *log, size_t len, char *err) {
+    return svc_hashstate_apply(&ema_state, inst, log, len, err);
+}
+
 const svc_type svc_ema = {
     .name = "ema",
     .stateful = 1,
@@ -87,4 +95,6 @@ const svc_type svc_ema = {
     .export_state = ema_export,
     .import_state = ema_import,
     .destroy = ema_destroy,
+    .drain_log = ema_drain_log,
+    .apply_log = ema_apply_log,
 };

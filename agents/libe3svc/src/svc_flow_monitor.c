@@ -13,6 +13,8 @@
  * Config: width=<counters per row> (default 2048), depth=<rows> (default 4, <= 32), seed=<u64> (0).
  * State export: section(params: width u64, depth u64, seed u64) + section(rc_array snapshot),
  * each section a u64 little-endian length then its bytes; import requires equal params.
+ * Replication log: the counters' rc_array log records, as they are (a backup of another
+ * width/depth refuses them: the array's shape differs; one of another seed would diverge).
  */
 #include <stdlib.h>
 
@@ -26,16 +28,17 @@ struct svc_instance {
     uint64_t width;     /* counters per row */
     uint64_t depth;     /* rows */
     uint64_t seed;      /* base hash seed */
+    svc_buf log;        /* the counters' replication-log records since the last drain */
 };
 
 static void fm_destroy(svc_instance *inst) {
     if (!inst) return;
     rc_array_free(inst->counters);
+    svc_buf_free(&inst->log);
     free(inst);
 }
 
 static int fm_create(const char *config, const svc_env *env, svc_instance **out, char *err) {
-    (void)env;
     long width = svc_config_long(config, "width", 2048), depth = svc_config_long(config, "depth", 4);
     long seed = svc_config_long(config, "seed", 0);
     if (width < 1 || width > (1L << 28) || depth < 1 || depth > FM_MAX_DEPTH)
@@ -45,7 +48,7 @@ static int fm_create(const char *config, const svc_env *env, svc_instance **out,
     inst->width = (uint64_t)width;
     inst->depth = (uint64_t)depth;
     inst->seed = (uint64_t)seed;
-    inst->counters = rc_array_new((size_t)(width * depth) + 1, sizeof(uint64_t), NULL);
+    inst->counters = rc_array_new((size_t)(width * depth) + 1, sizeof(uint64_t), svc_log_for(env, &inst->log));
     if (!inst->counters) goto err;
     *out = inst;
     return SVC_OK;
@@ -126,6 +129,14 @@ static int fm_import(svc_instance *inst, const uint8_t *state, size_t len, char 
     return rc_array_restore(inst->counters, snap, sl, err);
 }
 
+static int fm_drain_log(svc_instance *inst, svc_buf *out, char *err) {
+    return svc_log_drain(&inst->log, out) == SVC_OK ? SVC_OK : svc_set_error(err, "flow_monitor: out of memory");
+}
+
+static int fm_apply_log(svc_instance *inst, const uint8_t *log, size_t len, char *err) {
+    return rc_array_apply_log(inst->counters, log, len, err);
+}
+
 const svc_type svc_flow_monitor = {
     .name = "flow_monitor",
     .stateful = 1,
@@ -134,4 +145,6 @@ const svc_type svc_flow_monitor = {
     .export_state = fm_export,
     .import_state = fm_import,
     .destroy = fm_destroy,
+    .drain_log = fm_drain_log,
+    .apply_log = fm_apply_log,
 };

@@ -29,11 +29,10 @@ static const svc_hashstate kvs_state = {
 static void kvs_destroy(svc_instance *inst) { svc_hashstate_destroy(&kvs_state, inst); }
 
 static int kvs_create(const char *config, const svc_env *env, svc_instance **out, char *err) {
-    (void)env;
     long max_value = svc_config_long(config, "max_value", 65000);
     if (max_value <= 0 || max_value > SVC_MAX_RESPONSE - 6)
         return svc_set_error(err, "kvs: max_value must be in 1..%d", SVC_MAX_RESPONSE - 6);
-    svc_instance *inst = svc_hashstate_create(&kvs_state, err);
+    svc_instance *inst = svc_hashstate_create(&kvs_state, env, err);
     if (!inst) return SVC_ERR;
     inst->max_value = (size_t)max_value;
     *out = inst;
@@ -75,6 +74,15 @@ static int kvs_import(svc_instance *inst, const uint8_t *state, size_t len, char
     return svc_hashstate_import(&kvs_state, inst, state, len, err);
 }
 
+/* Replication: the table's log (svc_hashstate.h). */
+static int kvs_drain_log(svc_instance *inst, svc_buf *out, char *err) {
+    return svc_hashstate_drain(&kvs_state, inst, out, err);
+}
+
+static int kvs_apply_log(svc_instance *inst, const uint8_t *log, size_t len, char *err) {
+    return svc_hashstate_apply(&kvs_state, inst, log, len, err);
+}
+
 const svc_type svc_kvs = {
     .name = "kvs",
     .stateful = 1,
@@ -83,4 +91,6 @@ const svc_type svc_kvs = {
     .export_state = kvs_export,
     .import_state = kvs_import,
     .destroy = kvs_destroy,
+    .drain_log = kvs_drain_log,
+    .apply_log = kvs_apply_log,
 };

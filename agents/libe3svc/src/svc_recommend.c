@@ -299,8 +299,7 @@ static void rec_destroy(svc_instance *inst) { svc_hashstate_destroy(&rec_state, 
 /* Create an empty rating matrix; the config is ignored. */
 static int rec_create(const char *config, const svc_env *env, svc_instance **out, char *err) {
     (void)config;
-    (void)env;
-    svc_instance *s = svc_hashstate_create(&rec_state, err);
+    svc_instance *s = svc_hashstate_create(&rec_state, env, err);
     if (!s) return SVC_ERR;
     *out = s;
     return SVC_OK;
@@ -316,6 +315,15 @@ static int rec_import(svc_instance *inst, const uint8_t *state, size_t len, char
     return svc_hashstate_import(&rec_state, inst, state, len, err);
 }
 
+/* Replication: the table's log (svc_hashstate.h). */
+static int rec_drain_log(svc_instance *inst, svc_buf *out, char *err) {
+    return svc_hashstate_drain(&rec_state, inst, out, err);
+}
+
+static int rec_apply_log(svc_instance *inst, const uint8_t *log, size_t len, char *err) {
+    return svc_hashstate_apply(&rec_state, inst, log, len, err);
+}
+
 const svc_type svc_recommend = {
     .name = "recommend",
     .stateful = 1,
@@ -324,4 +332,6 @@ const svc_type svc_recommend = {
     .export_state = rec_export,
     .import_state = rec_import,
     .destroy = rec_destroy,
+    .drain_log = rec_drain_log,
+    .apply_log = rec_apply_log,
 };

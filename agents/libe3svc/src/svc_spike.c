@@ -38,10 +38,9 @@ static const svc_hashstate spike_state = {
 static void spike_destroy(svc_instance *inst) { svc_hashstate_destroy(&spike_state, inst); }
 
 static int spike_create(const char *config, const svc_env *env, svc_instance **out, char *err) {
-    (void)env;
     double threshold = svc_config_double(config, "threshold", 3.0);
     if (!(threshold > 0.0)) return svc_set_error(err, "spike: threshold must be > 0");
-    svc_instance *inst = svc_hashstate_create(&spike_state, err);
+    svc_instance *inst = svc_hashstate_create(&spike_state, env, err);
     if (!inst) return SVC_ERR;
     inst->threshold = threshold;
     *out = inst;
@@ -88,6 +87,15 @@ static int spike_import(svc_instance *inst, const uint8_t *state, size_t len, ch
     return svc_hashstate_import(&spike_state, inst, state, len, err);
 }
 
+/* Replication: the table's log (svc_hashstate.h). */
+static int spike_drain_log(svc_instance *inst, svc_buf *out, char *err) {
+    return svc_hashstate_drain(&spike_state, inst, out, err);
+}
+
+static int spike_apply_log(svc_instance *inst, const uint8_t *log, size_t len, char *err) {
+    return svc_hashstate_apply(&spike_state, inst, log, len, err);
+}
+
 const svc_type svc_spike = {
     .name = "spike",
     .stateful = 1,
@@ -96,4 +104,6 @@ const svc_type svc_spike = {
     .export_state = spike_export,
     .import_state = spike_import,
     .destroy = spike_destroy,
+    .drain_log = spike_drain_log,
+    .apply_log = spike_apply_log,
 };

@@ -500,10 +500,9 @@ err:
 
 /* Create an empty table from the columns= config. */
 static int sql_create(const char *config, const svc_env *env, svc_instance **out, char *err) {
-    (void)env;
     int found;
     char *spec = NULL;
-    struct svc_instance *s = svc_hashstate_create(&sql_state, err);
+    struct svc_instance *s = svc_hashstate_create(&sql_state, env, err);
     if (!s) return SVC_ERR;
     spec = svc_text_config_dup(config, "columns", &found);
     if (!spec) {
@@ -541,6 +540,15 @@ static int sql_import(svc_instance *inst, const uint8_t *state, size_t len, char
     return svc_hashstate_import(&sql_state, inst, state + 4 + sl, len - 4 - sl, err);
 }
 
+/* Replication: the table's log (svc_hashstate.h). */
+static int sql_drain_log(svc_instance *inst, svc_buf *out, char *err) {
+    return svc_hashstate_drain(&sql_state, inst, out, err);
+}
+
+static int sql_apply_log(svc_instance *inst, const uint8_t *log, size_t len, char *err) {
+    return svc_hashstate_apply(&sql_state, inst, log, len, err);
+}
+
 const svc_type svc_sql = {
     .name = "sql",
     .stateful = 1,
@@ -549,4 +557,6 @@ const svc_type svc_sql = {
     .export_state = sql_export,
     .import_state = sql_import,
     .destroy = sql_destroy,
+    .drain_log = sql_drain_log,
+    .apply_log = sql_apply_log,
 };

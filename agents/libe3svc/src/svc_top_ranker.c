@@ -188,8 +188,7 @@ static void tr_destroy(svc_instance *inst) { svc_hashstate_destroy(&tr_state, in
 /* Create an empty ranker; the config is ignored. */
 static int tr_create(const char *config, const svc_env *env, svc_instance **out, char *err) {
     (void)config;
-    (void)env;
-    svc_instance *s = svc_hashstate_create(&tr_state, err);
+    svc_instance *s = svc_hashstate_create(&tr_state, env, err);
     if (!s) return SVC_ERR;
     *out = s;
     return SVC_OK;
@@ -205,6 +204,15 @@ static int tr_import(svc_instance *inst, const uint8_t *state, size_t len, char 
     return svc_hashstate_import(&tr_state, inst, state, len, err);
 }
 
+/* Replication: the table's log (svc_hashstate.h). */
+static int tr_drain_log(svc_instance *inst, svc_buf *out, char *err) {
+    return svc_hashstate_drain(&tr_state, inst, out, err);
+}
+
+static int tr_apply_log(svc_instance *inst, const uint8_t *log, size_t len, char *err) {
+    return svc_hashstate_apply(&tr_state, inst, log, len, err);
+}
+
 const svc_type svc_top_ranker = {
     .name = "top_ranker",
     .stateful = 1,
@@ -213,4 +221,6 @@ const svc_type svc_top_ranker = {
     .export_state = tr_export,
     .import_state = tr_import,
     .destroy = tr_destroy,
+    .drain_log = tr_drain_log,
+    .apply_log = tr_apply_log,
 };

@@ -285,4 +285,19 @@ static inline int svc_section_next(const uint8_t **p, const uint8_t *end, const 
     return SVC_OK;
 }
 
+/* --- replication logs -------------------------------------------------------------------- */
+/* drain_log's move: append `log` to `out` and empty `log` (keeping its memory for the next
+ * records). SVC_ERR when memory runs out, both unchanged. */
+static inline int svc_log_drain(svc_buf *log, svc_buf *out) {
+    if (log->len == 0) return SVC_OK;
+    if (svc_buf_append(out, log->data, log->len) != SVC_OK) return SVC_ERR;
+    svc_buf_reset(log);
+    return SVC_OK;
+}
+/* The log to hand a new collection: `log` when the environment asks for replication, else NULL
+ * (nothing recorded). */
+static inline svc_buf *svc_log_for(const svc_env *env, svc_buf *log) {
+    return env && env->replicate ? log : NULL;
+}
+
 #endif

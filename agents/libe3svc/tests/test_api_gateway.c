@@ -9,7 +9,7 @@ static uint64_t fake_now(void *ctx) { return *(uint64_t *)ctx; }
 int main(void) {
     const svc_type *t = &svc_api_gateway;
     uint64_t now = 1000000000ULL;
-    svc_env env = {fake_now, &now};
+    svc_env env = {.now = fake_now, .clock_ctx = &now};
     const char *cfg = "keys=alpha-key,beta-key;rate=2;burst=3"; /* 2 tokens/s, burst 3 */
     svc_instance *a = svc_check_create(t, cfg, &env);
     CHECK_RESP(t, a, "wrong-key c1", "UNAUTHORIZED");

@@ -37,6 +37,9 @@ def render(r: dict) -> str:
         f"load generator {r['loadgen_cpu_pct']}, Postgres {r['postgres_cpu_pct']}, Redis {r['redis_cpu_pct']}, "
         f"monitor {r['monitor_cpu_pct']}",
     ]
+    if r["ticks_missed"]:
+        lines.append("  (a skipped tick: the generator could not write in time, because of its own CPU or because the "
+                     "controller pushed back through gRPC flow control when its buffer was full)")
     if r.get("rejections"):
         lines.append(f"  first rejections: {'; '.join(r['rejections'])}")
     out = ["", "Targets (the issue's, at 1,000 type2 servers; reported, not asserted)"]

@@ -26,6 +26,17 @@ def connection() -> tuple[str, str | None]:
     return url.rstrip("/"), token
 
 
+def controller_address() -> str:
+    """host:port of the gRPC controller agents connect to: E3_CONTROLLER, else what `e3 up` wrote, else the
+    default (E3_CONTROLLER_HOST:E3_CONTROLLER_PORT)."""
+    from e3.core.config import get_settings
+
+    env_file = find_env_file()
+    written = read_env_file(env_file).get("E3_CONTROLLER") if env_file else None
+    settings = get_settings()
+    return os.environ.get("E3_CONTROLLER") or written or f"{settings.controller_host}:{settings.controller_port}"
+
+
 def describe_error(response: httpx.Response) -> str:
     """The API's error body as lines: the message, then each field at fault."""
     try:

@@ -17,7 +17,17 @@ KINDS = {
                                             "instances"]),
     "jobs": ("/api/v1/jobs", ["id", "kind", "state", "progress", "message"]),
 }
+NODE_COLUMNS = ["name", "kind", "state", "address", "instances", "requests_last_min", "cpu_util", "power_watts",
+                "power_source"]
 YAML_TYPES = {".yaml": "application/yaml", ".yml": "application/yaml", ".json": "application/json"}
+
+
+def _node_row(node: dict) -> dict:
+    """A node for the table: its telemetry summary flattened (power always with its source)."""
+    t = node.get("telemetry") or {}
+    power = t.get("power") or {}
+    return dict(node, requests_last_min=t.get("requests"), cpu_util=t.get("cpu_util"), power_watts=power.get("watts"),
+                power_source=power.get("source"))
 
 
 def _read_document(path: Path) -> tuple[bytes, str]:
@@ -80,6 +90,33 @@ def register(app: typer.Typer) -> None:
         """Delete a cluster (refused while deployments exist on it)."""
         Api().request("DELETE", f"/api/v1/clusters/{name}")
         emit({"deleted": name}, output)
+
+    @cluster_app.command("up")
+    def cluster_up(
+        mode: str = typer.Option("local", help="local: real e3-agent processes on this machine's loopback"),
+        servers: int = typer.Option(2, min=1, max=64, help="Servers (one agent per host node)"),
+        server_type: str = typer.Option("beefy", "--type", help="Server type without SmartNICs: beefy | wimpy"),
+        name: str = typer.Option("local", help="Cluster name (reused if it exists)"),
+        workers: int = typer.Option(2, min=1, max=64, help="Engine worker threads per agent"),
+        controller: str = typer.Option(None, help="Controller host:port (default: what `e3 up` wrote)"),
+        output: Output = OutputOpt,
+    ) -> None:
+        """Start a cluster of real agents that register with the controller; `e3 cluster down` stops them."""
+        from e3.cli import local_cluster
+        from e3.cli.client import controller_address
+
+        if mode != "local":
+            raise CliError(f"unknown mode {mode!r}; only `local` exists", exit_code=2)
+        started = local_cluster.up(Api(), name, servers, server_type, workers, controller or controller_address())
+        emit(started, output, ["node", "pid", "registered", "log"], title=f"local cluster {name}: agents up")
+
+    @cluster_app.command("down")
+    def cluster_down(name: str = typer.Argument("local", help="The local cluster to stop"),
+                     output: Output = OutputOpt) -> None:
+        """Stop the agents of a local cluster (the cluster and its deployments stay; delete them separately)."""
+        from e3.cli import local_cluster
+
+        emit(local_cluster.down(name), output, ["node", "pid", "stopped"], title=f"local cluster {name}: agents down")
 
     @app.command()
     def apply(file: Path = typer.Option(..., "-f", "--file", help="Application DAG spec (YAML or JSON)"),
@@ -150,23 +187,63 @@ def register(app: typer.Typer) -> None:
              title=f"{result['application']} on {result['cluster']}: predicted by the cost model (source: model)")
 
     @app.command()
-    def get(kind: str = typer.Argument(..., help="clusters | applications | deployments | jobs"),
+    def get(kind: str = typer.Argument(..., help="clusters | applications | deployments | jobs | nodes"),
+            cluster: str = typer.Option(None, help="The cluster whose nodes to list (with `nodes`)"),
             limit: int = typer.Option(50, min=1, max=1000), offset: int = typer.Option(0, min=0),
             all_pages: bool = typer.Option(False, "--all", help="Fetch every page"),
             output: Output = OutputOpt) -> None:
-        """List clusters, applications, deployments or jobs."""
-        if kind not in KINDS:
-            raise CliError(f"unknown kind '{kind}'; use one of: {', '.join(KINDS)}", exit_code=2)
-        path, columns = KINDS[kind]
+        """List clusters, applications, deployments, jobs, or a cluster's nodes with their telemetry."""
+        if kind == "nodes":
+            if not cluster:
+                raise CliError("`e3 get nodes` needs --cluster NAME", exit_code=2)
+            path, columns = f"/api/v1/clusters/{cluster}/nodes", NODE_COLUMNS
+        elif kind in KINDS:
+            path, columns = KINDS[kind]
+        else:
+            raise CliError(f"unknown kind '{kind}'; use one of: {', '.join([*KINDS, 'nodes'])}", exit_code=2)
         api = Api()
         items = api.all_pages(path) if all_pages else api.get(path, limit=limit, offset=offset)["items"]
+        if kind == "nodes" and output == Output.table:
+            items = [_node_row(n) for n in items]
         emit(items, output, columns, title=kind)
 
     @app.command()
     def placement(deployment: str = typer.Argument(..., help="Deployment id"), output: Output = OutputOpt) -> None:
         """List where every instance of a deployment was placed."""
         items = Api().all_pages(f"/api/v1/deployments/{deployment}/placement")
-        emit(items, output, ["dag_node", "shard", "replica", "role", "node", "node_kind", "server", "rack"])
+        emit(items, output, ["dag_node", "shard", "replica", "role", "node", "node_kind", "server", "state", "port",
+                             "error"])
+
+    @app.command()
+    def request(deployment: str = typer.Argument(..., help="Deployment id"),
+                data: str = typer.Option(..., help="Request text; lines separated by \\n go down the DAG, one a hop"),
+                node: str = typer.Option(None, help="DAG node to send to (default: the first in placement order)"),
+                count: int = typer.Option(1, min=1, max=100_000, help="Send it this many times"),
+                timeout_s: float = typer.Option(2.0, min=0.01), output: Output = OutputOpt) -> None:
+        """Send a request to a deployment's entry instance (UDP, the agents' framing) and print the reply."""
+        from e3.dataplane import udp
+
+        items = Api().all_pages(f"/api/v1/deployments/{deployment}/placement")
+        entry = next((i for i in items if i["role"] == "primary" and (node is None or i["dag_node"] == node)), None)
+        if entry is None:
+            raise CliError(f"deployment {deployment} has no primary instance" + (f" of {node!r}" if node else ""))
+        if entry["state"] != "running" or not entry.get("port"):
+            raise CliError(f"instance {entry['id']} ({entry['dag_node']}) is {entry['state']}, not running on an agent")
+        address = entry["address"]
+        payload = data.replace("\\n", "\n").encode()
+        replies = []
+        for _ in range(count):
+            try:
+                reply = udp.send(address, entry["port"], payload, timeout_s)
+            except udp.RequestFailed as exc:
+                raise CliError(str(exc)) from exc
+            replies.append(reply)
+        last = replies[-1]
+        result = {"instance": entry["id"], "address": f"{address}:{entry['port']}", "sent": count,
+                  "ok": sum(r.ok for r in replies), "reply": last.body.decode(errors="replace")}
+        emit(result, output)
+        if not last.ok:
+            raise CliError(f"the service answered with an error: {result['reply']}")
 
     @app.command()
     def export(application: str, version: int = typer.Option(None, min=1),

@@ -1,6 +1,5 @@
 """`e3 up`: embedded Postgres/Redis when no URLs are set, migrations, seed, API, worker and controller; Ctrl-C stops all."""
 
-import ctypes
 import os
 import signal
 import subprocess
@@ -12,19 +11,15 @@ import httpx
 
 from e3.cli.client import CliError
 from e3.cli.output import console
+from e3.cli.processes import die_with_parent
 from e3.core.config import get_settings
 from e3.core.embedded import EmbeddedPostgres, EmbeddedRedis
-
-
-def _die_with_parent() -> None:
-    # Linux: the child gets SIGTERM if `e3 up` itself is killed, so no orphan outlives it.
-    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 def _spawn(args: list[str], env: dict, log: Path) -> subprocess.Popen:
     out = log.open("ab")
     return subprocess.Popen([sys.executable, "-m", "e3", *args], env=env, stdout=out, stderr=subprocess.STDOUT,
-                            start_new_session=True, preexec_fn=_die_with_parent)
+                            start_new_session=True, preexec_fn=die_with_parent)  # no orphan outlives `e3 up`
 
 
 def _pid_alive(pid: int) -> bool:
@@ -56,9 +51,17 @@ class Stack:
         self.data_dir = data_dir
         self.postgres: EmbeddedPostgres | None = None
         self.redis: EmbeddedRedis | None = None
+        self.local_cluster: str | None = None  # agents started for it are stopped first
         self.children: list[subprocess.Popen] = []
 
     def stop(self) -> None:
+        if self.local_cluster:
+            from e3.cli import local_cluster
+
+            try:
+                local_cluster.down(self.local_cluster)
+            except CliError as exc:
+                console.print(f"stopping the local agents: {exc.message}")
         for child in self.children:
             if child.poll() is None:
                 child.terminate()
@@ -73,6 +76,25 @@ class Stack:
         if self.postgres:
             self.postgres.stop()
         (self.data_dir / "up.pid").unlink(missing_ok=True)
+
+
+LOCAL_CLUSTER = "local"
+
+
+def _start_local_cluster(url: str, token: str, controller: str, servers: int) -> str | None:
+    """Cluster `local`: `servers` beefy servers, each run by a real e3-agent on loopback. A machine
+    without the agent binary still gets the control plane, with a note saying why there is no cluster."""
+    from e3.cli import local_cluster
+    from e3.cli.client import Api
+
+    try:
+        started = local_cluster.up(Api(url, token), LOCAL_CLUSTER, servers, "beefy", 2, controller, attached=True)
+    except CliError as exc:
+        console.print(f"[yellow]no local cluster[/yellow]: {exc.message}")
+        return None
+    console.print(f"local cluster `{LOCAL_CLUSTER}`: {len(started)} e3-agent processes registered "
+                  f"(`e3 get nodes --cluster {LOCAL_CLUSTER}`)")
+    return LOCAL_CLUSTER
 
 
 def run_up() -> None:
@@ -120,7 +142,10 @@ def run_up() -> None:
         stack.children.append(_spawn(["worker"], env, logs / "worker.log"))
         stack.children.append(_spawn(["controller"], env, logs / "controller.log"))
         _wait_healthy(url, api, logs / "api.log")
-        write_env_file(settings.env_file, url, token)
+        controller = f"{settings.controller_host}:{settings.controller_port}"
+        write_env_file(settings.env_file, url, token, controller)
+        if settings.local_servers:
+            stack.local_cluster = _start_local_cluster(url, token, controller, settings.local_servers)
         console.print(f"\n[bold green]E3 is up[/bold green] at {url}  (API docs: {url}/docs)")
         console.print(f"agents connect to the controller at {settings.controller_host}:{settings.controller_port}")
         console.print(f"E3_URL and an admin E3_TOKEN are in {settings.env_file}; logs in {logs}")

@@ -31,6 +31,8 @@ class Settings(BaseSettings):
     heartbeat_period_ms: int = Field(default=50, alias="E3_HEARTBEAT_PERIOD_MS", ge=1, le=60_000)
     suspect_after_missed: int = Field(default=3, alias="E3_SUSPECT_AFTER_MISSED", ge=1)
     down_after_ms: int = Field(default=1000, alias="E3_DOWN_AFTER_MS", ge=1)
+    # `e3 up` also starts a local cluster `local` of this many beefy servers, one e3-agent each (0: none).
+    local_servers: int = Field(default=2, alias="E3_LOCAL_SERVERS", ge=0, le=64)
 
     @field_validator("database_url")
     @classmethod

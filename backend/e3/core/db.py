@@ -35,3 +35,10 @@ def session_scope() -> Iterator[Session]:
         raise
     finally:
         session.close()
+
+
+def in_session(fn, *args, **kwargs):
+    """fn(session, *args, **kwargs) in a transaction of its own, committed when it returns (for
+    asyncio.to_thread from the controller's loop)."""
+    with session_scope() as session:
+        return fn(session, *args, **kwargs)

@@ -22,8 +22,10 @@ def find_env_file(start: Path | None = None) -> Path | None:
     return None
 
 
-def write_env_file(env_file: Path, url: str, token: str) -> None:
+def write_env_file(env_file: Path, url: str, token: str, controller: str | None = None) -> None:
     env_file.parent.mkdir(parents=True, exist_ok=True)
     env_file.touch(mode=0o600, exist_ok=True)
     env_file.chmod(0o600)  # it holds an admin secret
-    env_file.write_text(f"# written by `e3 up`; source it or let the e3 CLI read it\nE3_URL={url}\nE3_TOKEN={token}\n")
+    extra = f"E3_CONTROLLER={controller}\n" if controller else ""
+    env_file.write_text(f"# written by `e3 up`; source it or let the e3 CLI read it\nE3_URL={url}\nE3_TOKEN={token}\n"
+                        + extra)

@@ -11,6 +11,7 @@ from e3.models.base import Base, Timestamps, UuidPk, utcnow
 
 DEPLOYMENT_STATES = ("pending", "placing", "placed", "failed")
 INSTANCE_ROLES = ("primary", "backup")
+INSTANCE_STATES = ("placed", "deploying", "running", "failed")
 
 
 class Deployment(UuidPk, Timestamps, Base):
@@ -44,5 +45,8 @@ class Instance(UuidPk, Base):
     cpu_cores: Mapped[float] = mapped_column(Float)
     memory_mb: Mapped[int] = mapped_column(Integer)
     bandwidth_mbps: Mapped[int] = mapped_column(Integer)
+    # placed (no agent runs its node) | deploying (command sent) | running (ACKed) | failed (NACKed)
     state: Mapped[str] = mapped_column(String(16), default="placed")
+    port: Mapped[int | None] = mapped_column(Integer)  # UDP port on its node's address, once deployed
+    error: Mapped[dict | None] = mapped_column(JSONB)  # the agent's NACK: {code, message}
     deployment: Mapped[Deployment] = relationship(back_populates="instances")

@@ -61,6 +61,9 @@ class ComputeNode(UuidPk, Base):
     memory_mb: Mapped[int] = mapped_column(Integer)
     bandwidth_mbps: Mapped[int] = mapped_column(Integer)
     state: Mapped[str] = mapped_column(String(16), default="up")  # up | suspect | down
+    # Set when an agent registers the node: who runs it and where its instances listen.
+    agent_id: Mapped[str | None] = mapped_column(String(64))
+    address: Mapped[str | None] = mapped_column(String(64))
     server: Mapped[Server] = relationship(back_populates="nodes")
 
     @property

@@ -32,7 +32,10 @@ class Controller:
         self.address = f"{host or settings.controller_host}:{port if port is not None else settings.controller_port}"
         self.hub = AgentHub(policy_from(settings), settings.redis_url)
         self.health = health.aio.HealthServicer()
-        self.server = grpc.aio.server()
+        # Small HTTP/2 receive windows: when heartbeat intake falls behind, gRPC flow control pushes
+        # back on the agents within ~16 KB a stream, instead of megabytes (seconds of heartbeats)
+        # queueing unseen in the controller.
+        self.server = grpc.aio.server(options=[("grpc.http2.bdp_probe", 0), ("grpc.http2.lookahead_bytes", 16384)])
         agent_pb2_grpc.add_AgentServiceServicer_to_server(AgentServicer(self.hub), self.server)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         self.port = 0

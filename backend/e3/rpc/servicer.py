@@ -7,22 +7,23 @@ from e3.services.agent_hub import MAX_REPORTED_REJECTIONS, AgentHub
 from e3.services.agents import AgentError
 
 _KINDS = {agent_pb2.NODE_KIND_HOST: "host", agent_pb2.NODE_KIND_SMARTNIC: "smartnic"}
-_POWER_SOURCES = {agent_pb2.POWER_SOURCE_RAPL: "rapl", agent_pb2.POWER_SOURCE_IPMI: "ipmi",
-                  agent_pb2.POWER_SOURCE_MODEL: "model"}
 
 
 def _metadata(context, key: str) -> str | None:
     return next((v for k, v in (context.invocation_metadata() or ()) if k == key), None)
 
 
-def _heartbeat(hb) -> dict:
-    return dict(node_id=hb.node_id, timestamp_unix_ns=hb.timestamp_unix_ns, queue_length=hb.queue_length,
-                rx_bytes=hb.rx_bytes, tx_bytes=hb.tx_bytes, rx_packets=hb.rx_packets, tx_packets=hb.tx_packets,
-                cpu_utilization=hb.cpu_utilization, power_watts=hb.power_watts,
-                power_source=_POWER_SOURCES.get(hb.power_source),
-                instances=[dict(instance_id=i.instance_id, requests_completed=i.requests_completed,
-                                exec_time_us=i.exec_time_us, exec_time_ema_us=i.exec_time_ema_us,
-                                cpu_share=i.cpu_share) for i in hb.instances])
+def _peer_ip(peer: str) -> str:
+    """The IP of a gRPC peer string ("ipv4:127.0.0.1:5555", "ipv6:[::1]:5555")."""
+    kind, _, rest = peer.partition(":")
+    host = rest.rsplit(":", 1)[0] if kind in ("ipv4", "ipv6") else ""
+    return host.strip("[]")
+
+
+def command_message(command: dict) -> agent_pb2.Command:
+    """A stored command (services.commands) as the Command message; payload keys are the action's fields."""
+    return agent_pb2.Command(version=command["version"], node_id=command["node_id"],
+                             **{command["kind"]: command["payload"]})
 
 
 class AgentServicer(agent_pb2_grpc.AgentServiceServicer):
@@ -40,7 +41,8 @@ class AgentServicer(agent_pb2_grpc.AgentServiceServicer):
         node = request.node
         try:
             node_id = await self.hub.register(request.agent_id, node.cluster_name, node.name, _KINDS.get(node.kind),
-                                              node.server_name or None, node.software_version)
+                                              node.server_name or None, node.software_version,
+                                              node.address or _peer_ip(context.peer()))
         except AgentError as exc:
             await context.abort(grpc.StatusCode[exc.status], exc.message)
         return agent_pb2.RegisterResponse(node_id=str(node_id), heartbeat_period_ms=self.hub.heartbeat_period_ms)
@@ -49,28 +51,29 @@ class AgentServicer(agent_pb2_grpc.AgentServiceServicer):
         await self._authenticate(context)
         summary = agent_pb2.HeartbeatSummary()
         async for batch in request_iterator:
-            accepted, rejections = await self.hub.accept_batch(batch.agent_id,
-                                                               [_heartbeat(hb) for hb in batch.heartbeats])
+            # the messages go to the hub as they are; it waits here when the writer is full (backpressure)
+            accepted, rejections = await self.hub.accept_batch(batch.agent_id, batch.heartbeats)
             summary.accepted += accepted
-            summary.rejected += len(rejections)
-            room = MAX_REPORTED_REJECTIONS - len(summary.rejections)
-            summary.rejections.extend(agent_pb2.HeartbeatRejection(sequence=batch.sequence, index=r.index,
-                                                                    node_id=r.node_id, reason=r.reason)
-                                      for r in rejections[:max(room, 0)])
+            if rejections:
+                summary.rejected += len(rejections)
+                room = MAX_REPORTED_REJECTIONS - len(summary.rejections)
+                summary.rejections.extend(agent_pb2.HeartbeatRejection(sequence=batch.sequence, index=r.index,
+                                                                        node_id=r.node_id, reason=r.reason)
+                                          for r in rejections[:max(room, 0)])
         await self.hub.flush()  # "accepted" means written by the time the agent reads the answer
         return summary
 
     async def StreamCommands(self, request, context):
         await self._authenticate(context)
         try:
-            queue = self.hub.open_commands(request.agent_id, request.node_id)
+            stream = self.hub.open_commands(request.agent_id, request.node_id, request.applied_version)
         except AgentError as exc:
             await context.abort(grpc.StatusCode[exc.status], exc.message)
         try:
-            while not self.hub.is_end(command := await queue.get()):
-                yield command
+            while (command := await stream.next()) is not None:
+                yield command_message(command)
         finally:
-            self.hub.close_commands(request.node_id, queue)
+            self.hub.close_commands(stream)
 
     async def AckCommand(self, request, context):
         await self._authenticate(context)

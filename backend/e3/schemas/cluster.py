@@ -23,6 +23,9 @@ class NodePublic(BaseModel):
     used_memory_mb: int = 0
     used_bandwidth_mbps: int = 0
     instances: int = 0
+    agent_id: str | None = Field(None, description="The agent running it, once one has registered")
+    address: str | None = Field(None, description="IP its instances serve on, as its agent registered it")
+    telemetry: "TelemetrySummary | None" = Field(None, description="Recent heartbeats, if any in the last minute")
 
 
 class ServerPublic(BaseModel):
@@ -58,5 +61,51 @@ class ClustersPublic(PageMeta):
     items: list[ClusterPublic]
 
 
+class Power(BaseModel):
+    watts: float | None
+    source: str | None = Field(description="rapl | ipmi (measured) or model (calibrated estimate, not a measurement)")
+
+
+class TelemetrySummary(BaseModel):
+    ts: datetime = Field(description="Time of the latest heartbeat")
+    queue_len: int
+    cpu_util: float
+    power: Power
+    requests: int = Field(description="Requests completed on the node over the window")
+    window_s: int
+
+
+class InstanceTelemetry(BaseModel):
+    instance_id: str
+    requests: int = Field(description="Requests completed in the heartbeat period")
+    exec_us: float
+    exec_ema_us: float
+    cpu_share: float
+
+
+class TelemetryPoint(BaseModel):
+    ts: datetime
+    queue_len: int
+    rx_bytes: int
+    tx_bytes: int
+    rx_packets: int
+    tx_packets: int
+    cpu_util: float
+    power: Power
+    requests: int = Field(description="Requests completed on the node in the heartbeat period")
+    instances: list[InstanceTelemetry]
+
+
+class NodeTelemetry(BaseModel):
+    node_id: uuid.UUID
+    since: datetime
+    until: datetime | None
+    items: list[TelemetryPoint]
+    next_since: datetime | None = Field(description="Pass as `since` for the next page; null on the last page")
+
+
 class NodesPublic(PageMeta):
     items: list[NodePublic]
+
+
+NodePublic.model_rebuild()  # resolves the forward reference to TelemetrySummary

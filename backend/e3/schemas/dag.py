@@ -19,6 +19,12 @@ API_VERSION = "e3/v1"
 NAME_PATTERN = r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"
 NODE_ID_PATTERN = r"^[a-z][a-z0-9_-]{0,62}$"
 LABEL_KEY_PATTERN = r"^[A-Za-z0-9]([A-Za-z0-9._/-]{0,61}[A-Za-z0-9])?$"
+# Service configuration handed to the agent (libe3svc "k1=v1;k2=v2"): keys the service defines;
+# the agent's own keys ("e3.downstream") have a '.', which service keys cannot; values cannot hold
+# the separators.
+CONFIG_KEY_PATTERN = r"^[a-z][a-z0-9_]{0,31}$"
+CONFIG_VALUE_PATTERN = r"^[^;=\n]{0,1024}$"
+MAX_CONFIG_KEYS = 32
 MAX_NODES = 1000
 MAX_EDGES = 10_000
 MAX_INSTANCES = 100_000
@@ -29,6 +35,8 @@ PATTERN_HELP = {
     NAME_PATTERN: "1-63 lowercase letters, digits or '-', starting and ending with a letter or digit",
     NODE_ID_PATTERN: "1-63 characters: a lowercase letter, then lowercase letters, digits, '_' or '-'",
     LABEL_KEY_PATTERN: "1-63 letters, digits, '.', '_', '/' or '-', starting and ending with a letter or digit",
+    CONFIG_KEY_PATTERN: "1-32 lowercase letters, digits or '_', starting with a letter",
+    CONFIG_VALUE_PATTERN: "at most 1024 characters, none of them ';', '=' or a newline",
 }
 
 # Why a service is pinned, for error messages; the catalogue itself only says where it may run.
@@ -68,6 +76,10 @@ class NodeModel(StrictModel):
     replicas: int = Field(1, ge=0, le=1000)  # backups per shard
     constraints: ConstraintsModel = Field(default_factory=ConstraintsModel)
     request_bytes: int = Field(512, ge=1, le=65535)
+    config: dict[
+        Annotated[str, StringConstraints(pattern=CONFIG_KEY_PATTERN)],
+        Annotated[str, StringConstraints(pattern=CONFIG_VALUE_PATTERN)],
+    ] = Field(default_factory=dict, max_length=MAX_CONFIG_KEYS)
 
 
 class EdgeModel(StrictModel):
@@ -193,6 +205,7 @@ class DagNode:
     replicas: int  # backups per shard, never on the primary's server
     platform: str  # effective: "any" narrowed to the catalogue's only platform (sql -> "host")
     request_bytes: int
+    config: dict[str, str] = field(default_factory=dict)  # for the service, e.g. api_gateway's keys
 
     @property
     def instances(self) -> int:
@@ -243,7 +256,8 @@ class ApplicationSpec:
             "spec": {
                 "nodes": [
                     {"id": n.id, "service": n.service, "shards": n.shards, "replicas": n.replicas,
-                     "constraints": {"platform": n.platform}, "request_bytes": n.request_bytes}
+                     "constraints": {"platform": n.platform}, "request_bytes": n.request_bytes,
+                     **({"config": dict(n.config)} if n.config else {})}
                     for n in self.nodes
                 ],
                 "edges": [{"from": e.from_, "to": e.to} for e in self.edges],
@@ -408,7 +422,8 @@ def validate_application(doc: object) -> ApplicationSpec:
         name=parsed.metadata.name,
         description=parsed.metadata.description,
         labels=dict(parsed.metadata.labels),
-        nodes=[DagNode(n.id, n.service, n.shards, n.replicas, _effective_platform(n), n.request_bytes)
+        nodes=[DagNode(n.id, n.service, n.shards, n.replicas, _effective_platform(n), n.request_bytes,
+                       dict(n.config))
                for n in parsed.spec.nodes],
         edges=[DagEdge(e.from_, e.to) for e in parsed.spec.edges],
     )

@@ -29,6 +29,8 @@ class DeploymentPublic(BaseModel):
     anti_affinity: bool = False
     state: str = Field(description="pending | placing | placed | failed")
     instances: int
+    instance_states: dict[str, int] = Field(default_factory=dict,
+                                            description="How many instances are in each state (see InstancePublic)")
     error: dict | None
     prediction: dict | None = Field(None, description="The cost model's figures for this placement (source: model)")
     created_at: datetime
@@ -58,7 +60,11 @@ class InstancePublic(BaseModel):
     node_kind: str
     server: str
     rack: str
-    state: str
+    state: str = Field(description="placed (its node has no agent) | deploying (command sent to the node's agent) | "
+                                   "running (the agent ACKed) | failed (the agent NACKed; see error)")
+    address: str | None = Field(None, description="IP of its node's agent, once deployed")
+    port: int | None = Field(None, description="UDP port it serves on at `address`, once deployed")
+    error: dict | None = Field(None, description="The agent's NACK when failed: {code, message}")
 
 
 class PlacementPublic(PageMeta):

@@ -10,21 +10,21 @@ import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
 
 import redis.asyncio as aioredis
 
 from e3.core.config import get_settings
-from e3.core.db import session_scope
+from e3.core.db import in_session
 from e3.core.security import Actor
 from e3.orchestrator.membership import MembershipPolicy, transitions
-from e3.services import agents, live_state
+from e3.services import agents, commands, live_state
 from e3.services.agents import AgentError
+from e3.services.command_streams import CommandStream, CommandStreams
+from e3.services.heartbeat_intake import HeartbeatIntake
 from e3.services.heartbeat_writer import HeartbeatWriter
 
 log = logging.getLogger(__name__)
 MAX_REPORTED_REJECTIONS = 100
-_END_OF_STREAM = object()
 
 
 @dataclass
@@ -44,20 +44,17 @@ class Rejection:
     reason: str
 
 
-def _db(fn, *args, **kwargs):
-    with session_scope() as session:
-        return fn(session, *args, **kwargs)
-
-
 class AgentHub:
     def __init__(self, policy: MembershipPolicy, redis_url: str, writer: HeartbeatWriter | None = None,
                  clock=time.monotonic):
         self.policy = policy
         self.redis = aioredis.Redis.from_url(redis_url)
         self.writer = writer or HeartbeatWriter(retention_days=get_settings().heartbeat_retention_days)
+        self.live = live_state.LiveFeed(redis_url)
         self.clock = clock
         self.nodes: dict[uuid.UUID, TrackedNode] = {}
-        self._command_queues: dict[uuid.UUID, asyncio.Queue] = {}
+        self.intake = HeartbeatIntake(self.nodes, lambda: self.clock(), time.time_ns)
+        self.commands = CommandStreams(get_settings().database_url)
         self._monitor: asyncio.Task | None = None
 
     @property
@@ -65,7 +62,14 @@ class AgentHub:
         return round(self.policy.period_s * 1000)
 
     async def start(self) -> None:
+        # Nodes agents ran before this controller started are still theirs: each must be heard from
+        # within the down timeout (its agent reconnects and registers again), or it goes down.
+        now = self.clock()
+        for node in await asyncio.to_thread(in_session, agents.agent_run_nodes):
+            self.nodes[node.node_id] = TrackedNode(node.node_id, node.cluster_id, node.name, node.agent_id, now,
+                                                   node.state)
         self.writer.start()
+        self.commands.start()
         self._monitor = asyncio.get_running_loop().create_task(self._watch(), name="membership")
 
     async def stop(self) -> None:
@@ -75,19 +79,20 @@ class AgentHub:
                 await self._monitor
             except asyncio.CancelledError:
                 pass
-        for queue in self._command_queues.values():
-            queue.put_nowait(_END_OF_STREAM)
+        await self.commands.stop()
         await self.writer.stop()
+        await self.live.close()
         await self.redis.aclose()
 
     async def authenticate(self, authorization: str | None) -> Actor:
-        return await asyncio.to_thread(_db, agents.authenticate, authorization)
+        return await asyncio.to_thread(in_session, agents.authenticate, authorization)
 
     # --- Register -------------------------------------------------------------------------------
     async def register(self, agent_id: str, cluster_name: str, node_name: str, kind: str | None,
-                       server_name: str | None, software_version: str) -> uuid.UUID:
+                       server_name: str | None, software_version: str, address: str) -> uuid.UUID:
         agents.check_agent_id(agent_id)
-        node = await asyncio.to_thread(_db, agents.find_node, cluster_name, node_name, kind, server_name)
+        address = agents.check_address(address)
+        node = await asyncio.to_thread(in_session, agents.find_node, cluster_name, node_name, kind, server_name)
         now = self.clock()
         held = self.nodes.get(node.node_id)
         if held and held.agent_id != agent_id and now - held.last_seen <= self.policy.down_after_s:
@@ -97,7 +102,7 @@ class AgentHub:
         if held and held.agent_id != agent_id:
             self._end_commands(node.node_id)  # the old agent's command stream belongs to a dead agent
         self.nodes[node.node_id] = TrackedNode(node.node_id, node.cluster_id, node.name, agent_id, now)
-        await asyncio.to_thread(_db, agents.mark_registered, node, agent_id, software_version)
+        await asyncio.to_thread(in_session, agents.mark_registered, node, agent_id, software_version, address)
         if previous != "up":
             await self._publish_state(self.nodes[node.node_id], previous)
         log.info("node %s (%s) registered by agent %s", node.name, node.node_id, agent_id)
@@ -111,30 +116,22 @@ class AgentHub:
             return None
         return node if node and node.agent_id == agent_id else None
 
-    async def accept_batch(self, agent_id: str, heartbeats: Sequence[dict]) -> tuple[int, list[Rejection]]:
-        """Validate each heartbeat; keep the good ones (live state now, database at the next flush)."""
+    async def accept_batch(self, agent_id: str, heartbeats: Sequence) -> tuple[int, list[Rejection]]:
+        """Validate each heartbeat (Heartbeat messages) and keep the good ones: live state in Redis at once,
+        database within `writer.interval_s`. Waits while the writer (or Redis) is full: backpressure."""
         if len(heartbeats) > agents.MAX_HEARTBEATS_PER_BATCH:
             reason = f"batch of {len(heartbeats)} heartbeats (at most {agents.MAX_HEARTBEATS_PER_BATCH})"
-            return 0, [Rejection(i, hb["node_id"], reason) for i, hb in enumerate(heartbeats)]
-        now, wall = self.clock(), datetime.now(timezone.utc)
-        rows, rejections = [], []
-        for i, hb in enumerate(heartbeats):
-            node = self._owned(agent_id, hb["node_id"])
-            problem = "node not registered by this agent" if node is None else agents.heartbeat_problem(hb, wall)
-            if problem:
-                rejections.append(Rejection(i, hb["node_id"], problem))
-                continue
-            node.last_seen = now
-            rows.append((agents.heartbeat_row(hb, node.node_id), node.cluster_id))
-        if rows:
-            self.writer.add([row for row, _ in rows])
-            try:
-                await live_state.publish_heartbeats(self.redis, rows)
-            except Exception:  # live view lags; the database copy is what counts
-                log.exception("publishing %d heartbeats to Redis failed", len(rows))
-        return len(rows), rejections
+            return 0, [Rejection(i, hb.node_id, reason) for i, hb in enumerate(heartbeats)]
+        encoded, rejected = self.intake.accept(agent_id, heartbeats)  # accepted nodes are marked seen now
+        if encoded.rows:
+            await self.writer.room()  # the stream reads no further until the database catches up
+            await self.live.room()
+            self.writer.add(encoded.copy_text, encoded.rows, encoded.days)
+            self.live.add(encoded.redis_commands, encoded.live_items)
+        return encoded.rows, [Rejection(*r) for r in rejected]
 
     async def flush(self) -> None:
+        """Return once every heartbeat accepted so far is in the database."""
         await self.writer.flush()
 
     # --- Failure detection ----------------------------------------------------------------------
@@ -149,7 +146,7 @@ class AgentHub:
             for node_id, state in changes.items():
                 agents.set_node_state(session, node_id, state, agent_id=self.nodes[node_id].agent_id)
 
-        await asyncio.to_thread(_db, apply)
+        await asyncio.to_thread(in_session, apply)
         for node_id, state in changes.items():
             node = self.nodes[node_id]
             previous, node.state = node.state, state
@@ -179,26 +176,17 @@ class AgentHub:
             raise AgentError("FAILED_PRECONDITION", f"node {node_id!r} is not registered by agent {agent_id!r}")
         return node
 
-    def open_commands(self, agent_id: str, node_id: str) -> asyncio.Queue:
-        """The queue the node's command stream reads; a newer stream for the node ends the older one."""
+    def open_commands(self, agent_id: str, node_id: str, applied_version: int = 0) -> CommandStream:
+        """The node's command stream, from the first version after `applied_version`; a newer stream
+        for the node ends the older one."""
         node = self._require_owned(agent_id, node_id)
-        self._end_commands(node.node_id)
-        queue = self._command_queues[node.node_id] = asyncio.Queue()
-        return queue
+        return self.commands.open(node.node_id, applied_version)
 
-    def close_commands(self, node_id: str, queue: asyncio.Queue) -> None:
-        key = uuid.UUID(node_id)
-        if self._command_queues.get(key) is queue:
-            del self._command_queues[key]
+    def close_commands(self, stream: CommandStream) -> None:
+        self.commands.close(stream)
 
     def _end_commands(self, node_id: uuid.UUID) -> None:
-        queue = self._command_queues.pop(node_id, None)
-        if queue is not None:
-            queue.put_nowait(_END_OF_STREAM)
-
-    @staticmethod
-    def is_end(item) -> bool:
-        return item is _END_OF_STREAM
+        self.commands.end(node_id)
 
     async def ack(self, agent_id: str, node_id: str, version: int, ok: bool, error_code: str,
                   error_message: str) -> None:
@@ -207,8 +195,10 @@ class AgentHub:
             raise AgentError("INVALID_ARGUMENT", "version must be at least 1")
         if not ok and not (error_code or error_message):
             raise AgentError("INVALID_ARGUMENT", "a NACK needs an error detail")
-        await asyncio.to_thread(_db, agents.record_ack, node.cluster_id, node.node_id, agent_id, version, ok,
-                                error_code, error_message)
+        await asyncio.to_thread(in_session, commands.record_outcome, node.cluster_id, node.node_id, agent_id,
+                                version, ok, error_code, error_message)
+        if not ok:
+            log.warning("node %s NACKed command %d: %s %s", node.name, version, error_code, error_message)
         try:
             await self.redis.hset(live_state.node_key(node.node_id), mapping={
                 "last_command_version": version, "last_command_ok": int(ok)})

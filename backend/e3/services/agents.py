@@ -4,17 +4,18 @@ Used by the controller's gRPC servicers (e3.rpc), which only translate messages 
 Blocking (database) functions take a Session; the controller calls them from a worker thread.
 """
 
+import ipaddress
 import math
 import uuid
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from e3.core.security import Actor
 from e3.models import Cluster, ComputeNode
-from e3.services import events, tokens
+from e3.services import commands, events, tokens
 
 AGENT_SCOPE = "agent"
 MAX_HEARTBEATS_PER_BATCH = 1000
@@ -85,18 +86,47 @@ def find_node(session: Session, cluster_name: str, node_name: str, kind: str | N
     return RegisteredNode(node.id, cluster.id, node.name, node.state)
 
 
-def mark_registered(session: Session, node: RegisteredNode, agent_id: str, software_version: str) -> None:
-    """The node is up and run by `agent_id`: state, a `node.registered` event, and `node.up` if it was not."""
-    row = session.get(ComputeNode, node.node_id)
+@dataclass(frozen=True)
+class AgentRunNode:
+    node_id: uuid.UUID
+    cluster_id: uuid.UUID
+    name: str
+    agent_id: str
+    state: str
+
+
+def agent_run_nodes(session: Session) -> list[AgentRunNode]:
+    """Every node an agent has registered that is not down: what a starting controller watches."""
+    rows = session.execute(select(ComputeNode.id, ComputeNode.cluster_id, ComputeNode.name, ComputeNode.agent_id,
+                                  ComputeNode.state)
+                           .where(ComputeNode.agent_id.is_not(None), ComputeNode.state != "down"))
+    return [AgentRunNode(*row) for row in rows]
+
+
+def check_address(address: str) -> str:
+    """The node's address as an IP (what routes to its instances use)."""
+    try:
+        return str(ipaddress.ip_address(address))
+    except ValueError:
+        raise AgentError("INVALID_ARGUMENT", f"node.address {address[:64]!r} is not an IP address") from None
+
+
+def mark_registered(session: Session, node: RegisteredNode, agent_id: str, software_version: str,
+                    address: str) -> None:
+    """The node is up, run by `agent_id` at `address`: state, a `node.registered` event, `node.up` if it
+    was not, and the commands for instances already placed on it (sent when the transaction commits)."""
+    row = session.get(ComputeNode, node.node_id)  # not FOR UPDATE: see commands._lock_cluster
     if row is None:
         return  # deleted meanwhile; its heartbeats will be refused by nobody and stored harmlessly
     previous = row.state
-    row.state = "up"
+    row.state, row.agent_id, row.address = "up", agent_id, address
     subject = f"node/{node.node_id}"
     events.emit(session, "node.registered", subject, node.cluster_id, name=node.name, agent_id=agent_id,
-                software_version=software_version)
+                software_version=software_version, address=address)
     if previous != "up":
         events.emit(session, "node.up", subject, node.cluster_id, name=node.name, previous=previous)
+    session.flush()
+    commands.notify(session, commands.issue_deploys(session, node.cluster_id))
 
 
 def set_node_state(session: Session, node_id: uuid.UUID, state: str, **data) -> str | None:
@@ -110,15 +140,6 @@ def set_node_state(session: Session, node_id: uuid.UUID, state: str, **data) -> 
     return previous
 
 
-def record_ack(session: Session, cluster_id: uuid.UUID | None, node_id: uuid.UUID, agent_id: str, version: int,
-               ok: bool, error_code: str, error_message: str) -> None:
-    """A command outcome, as a `command.ack` or `command.nack` event."""
-    data = dict(agent_id=agent_id, version=version)
-    if not ok:
-        data.update(error_code=error_code, error_message=error_message)
-    events.emit(session, "command.ack" if ok else "command.nack", f"node/{node_id}", cluster_id, **data)
-
-
 def _finite(value: float, low: float, high: float = math.inf) -> bool:
     return math.isfinite(value) and low <= value <= high
 
@@ -126,7 +147,10 @@ def _finite(value: float, low: float, high: float = math.inf) -> bool:
 def heartbeat_problem(hb: dict, now: datetime) -> str | None:
     """Why a heartbeat (already known to come from its node's agent) is malformed, or None when it is fine.
 
-    `hb` has the Heartbeat message's fields, with power_source as "rapl" | "ipmi" | "model" | None.
+    `hb` has the Heartbeat message's fields, with power_source as "rapl" | "ipmi" | "model" | None. These
+    are the rules; the controller's hot path (services.heartbeat_intake) checks the same bounds with a
+    quicker test and asks this function for the reason when that test fails; keep the two in step
+    (tests/services/test_heartbeat_intake.py compares them).
     """
     if hb["timestamp_unix_ns"] <= 0:
         return "timestamp_unix_ns must be set"
@@ -144,8 +168,8 @@ def heartbeat_problem(hb: dict, now: datetime) -> str | None:
     if len(hb["instances"]) > MAX_INSTANCES_PER_HEARTBEAT:
         return f"{len(hb['instances'])} instances (at most {MAX_INSTANCES_PER_HEARTBEAT} per heartbeat)"
     for i, inst in enumerate(hb["instances"]):
-        if not inst["instance_id"] or len(inst["instance_id"]) > MAX_ID_CHARS:
-            return f"instances[{i}].instance_id must be 1-{MAX_ID_CHARS} characters"
+        if not inst["instance_id"] or len(inst["instance_id"]) > MAX_ID_CHARS or not inst["instance_id"].isprintable():
+            return f"instances[{i}].instance_id must be 1-{MAX_ID_CHARS} printable characters"
         if not (_finite(inst["exec_time_us"], 0) and _finite(inst["exec_time_ema_us"], 0)):
             return f"instances[{i}]: execution times must be finite numbers >= 0"
         if inst["requests_completed"] > _INT64_MAX:
@@ -153,14 +177,3 @@ def heartbeat_problem(hb: dict, now: datetime) -> str | None:
         if not _finite(inst["cpu_share"], 0, 1):
             return f"instances[{i}].cpu_share must be within 0..1"
     return None
-
-
-def heartbeat_row(hb: dict, node_id: uuid.UUID) -> dict:
-    """The `heartbeats` table row for a valid heartbeat (see services.heartbeats.ingest)."""
-    ts = datetime.fromtimestamp(hb["timestamp_unix_ns"] / 1e9, tz=timezone.utc)
-    return dict(node_id=node_id, ts=ts, queue_len=hb["queue_length"], rx_bytes=hb["rx_bytes"],
-                tx_bytes=hb["tx_bytes"], rx_packets=hb["rx_packets"], tx_packets=hb["tx_packets"],
-                cpu_util=hb["cpu_utilization"], power_watts=hb["power_watts"], power_source=hb["power_source"],
-                instances=[{"id": i["instance_id"], "requests": i["requests_completed"], "exec_us": i["exec_time_us"],
-                            "exec_ema_us": i["exec_time_ema_us"], "cpu_share": i["cpu_share"]}
-                           for i in hb["instances"]])

@@ -13,7 +13,7 @@ from e3.core.security import Actor
 from e3.models import Cluster, ComputeNode, Deployment, Instance, Rack, Server
 from e3.schemas.cluster_spec import ClusterSpec
 from e3.schemas.common import PageParams
-from e3.services import audit, events
+from e3.services import audit, events, telemetry
 from e3.services.pagination import paginate
 
 
@@ -102,11 +102,13 @@ def _topology_rows(cluster_id: uuid.UUID, where=None):
     return stmt if where is None else stmt.where(where)
 
 
-def _node_public(node: ComputeNode, server: str, rack: str, usage: dict) -> dict:
+def _node_public(node: ComputeNode, server: str, rack: str, usage: dict, telemetry: dict | None = None) -> dict:
     cores, mem, bw, count = usage.get(node.id, (0.0, 0, 0, 0))
     return dict(id=node.id, name=node.name, kind=node.kind, core_class=node.core_class, cores=node.cores,
                 memory_mb=node.memory_mb, bandwidth_mbps=node.bandwidth_mbps, state=node.state, server=server,
-                rack=rack, used_cores=cores, used_memory_mb=mem, used_bandwidth_mbps=bw, instances=count)
+                rack=rack, used_cores=cores, used_memory_mb=mem, used_bandwidth_mbps=bw, instances=count,
+                agent_id=node.agent_id, address=node.address,
+                telemetry=(telemetry or {}).get(node.id))
 
 
 def cluster_detail(session: Session, name: str) -> dict:
@@ -127,7 +129,8 @@ def list_nodes(session: Session, name: str, page: PageParams, kind: str | None =
     stmt = _topology_rows(cluster.id, ComputeNode.kind == kind if kind else None)
     rows, total = paginate(session, stmt, page, scalars=False)
     usage = node_usage(session, cluster.id)
-    return [_node_public(n, s_name, r_name, usage) for n, s_name, _, _, r_name, _, _ in rows], total
+    recent = telemetry.summaries(session, [row[0].id for row in rows if row[0].agent_id])
+    return [_node_public(n, s_name, r_name, usage, recent) for n, s_name, _, _, r_name, _, _ in rows], total
 
 
 def delete_cluster(session: Session, name: str, actor: Actor) -> None:

@@ -14,7 +14,7 @@ from e3.placement.cost_model import predict
 from e3.placement.model import NodeCapacity, PlacementError
 from e3.schemas.common import PageParams
 from e3.schemas.deployment import DeploymentCreate
-from e3.services import audit, events, jobs
+from e3.services import audit, commands, events, jobs
 from e3.services.clusters import node_usage
 from e3.services.pagination import paginate
 
@@ -123,12 +123,25 @@ def run_placement(session: Session, job_id: uuid.UUID) -> None:
         for i, inst in enumerate(instances)])
     deployment.state = "placed"
     deployment.prediction = predict(problem, nodes, placement).as_dict()
+    deploying = _issue_deploys(session, cluster.id, deployment.id)
     job.result = {"algorithm": deployment.algorithm, "runtime_ms": round(placement.runtime_ms, 3),
                   "optimal": placement.optimal, "instances": len(instances), "details": placement.details}
     jobs.mark_finished(session, job, error=None,
                        message=f"placed {len(instances)} instances with {deployment.algorithm} "
-                               f"in {placement.runtime_ms:.0f} ms")
+                               f"in {placement.runtime_ms:.0f} ms{deploying}")
     events.emit(session, "deployment.placed", f"deployment/{deployment.id}", cluster.id, instances=len(instances))
+
+
+def _issue_deploys(session: Session, cluster_id: uuid.UUID, deployment_id: uuid.UUID) -> str:
+    """Send the agents of the cluster what the placement implies; a note for the job's message."""
+    try:
+        nodes = commands.issue_deploys(session, cluster_id)
+    except commands.NoFreePort as exc:
+        events.emit(session, "deployment.commands_failed", f"deployment/{deployment_id}", cluster_id,
+                    error=str(exc))
+        return f"; not deployed to agents: {exc}"
+    commands.notify(session, nodes)
+    return f"; deploying to {len(nodes)} agent-run node(s)" if nodes else ""
 
 
 def placement_error_body(document: dict, exc: PlacementError) -> dict:
@@ -158,11 +171,18 @@ def _public_rows(session: Session, stmt) -> list[dict]:
         .join(Application, Application.id == Deployment.application_id) \
         .join(ApplicationVersion, ApplicationVersion.id == Deployment.application_version_id) \
         .join(Cluster, Cluster.id == Deployment.cluster_id)
+    rows = session.execute(stmt).all()
+    states: dict[uuid.UUID, dict[str, int]] = {}
+    for dep_id, state, count in session.execute(
+            select(Instance.deployment_id, Instance.state, func.count())
+            .where(Instance.deployment_id.in_([r[0].id for r in rows]))
+            .group_by(Instance.deployment_id, Instance.state)):
+        states.setdefault(dep_id, {})[state] = count
     return [dict(id=d.id, application=app, version=ver, cluster=cl, algorithm=d.algorithm,
                  anti_affinity=d.anti_affinity, state=d.state,
-                 instances=n, error=d.error, prediction=d.prediction, created_at=d.created_at,
-                 updated_at=d.updated_at, job_id=j)
-            for d, app, ver, cl, n, j in session.execute(stmt)]
+                 instances=n, instance_states=states.get(d.id, {}), error=d.error, prediction=d.prediction,
+                 created_at=d.created_at, updated_at=d.updated_at, job_id=j)
+            for d, app, ver, cl, n, j in rows]
 
 
 def deployment_public(session: Session, deployment_id: uuid.UUID) -> dict:
@@ -185,7 +205,7 @@ def list_deployments(session: Session, page: PageParams, cluster: str | None = N
 def placement(session: Session, deployment_id: uuid.UUID, page: PageParams,
               role: str | None = None) -> tuple[list[dict], int]:
     get_deployment(session, deployment_id)
-    stmt = (select(Instance, ComputeNode.name, ComputeNode.kind, Server.name, Rack.name)
+    stmt = (select(Instance, ComputeNode.name, ComputeNode.kind, Server.name, Rack.name, ComputeNode.address)
             .join(ComputeNode, ComputeNode.id == Instance.node_id).join(Server, Server.id == ComputeNode.server_id)
             .join(Rack, Rack.id == Server.rack_id)
             .where(Instance.deployment_id == deployment_id).order_by(Instance.ordinal))
@@ -193,8 +213,9 @@ def placement(session: Session, deployment_id: uuid.UUID, page: PageParams,
         stmt = stmt.where(Instance.role == role)
     rows, total = paginate(session, stmt, page, scalars=False)
     return [dict(id=i.id, dag_node=i.dag_node, service=i.service, shard=i.shard, replica=i.replica, role=i.role,
-                 node=node, node_id=i.node_id, node_kind=kind, server=server, rack=rack, state=i.state)
-            for i, node, kind, server, rack in rows], total
+                 node=node, node_id=i.node_id, node_kind=kind, server=server, rack=rack, state=i.state,
+                 address=address if i.port else None, port=i.port, error=i.error)
+            for i, node, kind, server, rack, address in rows], total
 
 
 def delete_deployment(session: Session, deployment_id: uuid.UUID, actor: Actor) -> None:
@@ -206,4 +227,5 @@ def delete_deployment(session: Session, deployment_id: uuid.UUID, actor: Actor) 
         raise Conflict(f"deployment {deployment_id} is {deployment.state}; wait for its job to finish",
                        code="deployment_busy")
     audit.record(session, actor, "deployment.delete", f"deployment/{deployment_id}")
+    commands.notify(session, commands.issue_removals(session, deployment))
     session.delete(deployment)

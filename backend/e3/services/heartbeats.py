@@ -1,4 +1,8 @@
-"""Heartbeat storage: daily partitions, batched COPY ingest, retention by dropping whole partitions."""
+"""Heartbeat storage: daily partitions, batched COPY ingest, retention by dropping whole partitions.
+
+`ingest` takes row dicts (one `write_row` each); the controller's writer uses `copy_text` with lines it
+already formatted (services.heartbeat_intake), creating only the day partitions it has not seen.
+"""
 
 import json
 from collections.abc import Iterable, Sequence
@@ -9,6 +13,9 @@ from sqlalchemy.orm import Session
 
 from e3.models.heartbeat import HEARTBEAT_COLUMNS, partition_name
 
+COPY_SQL = f"COPY heartbeats ({', '.join(HEARTBEAT_COLUMNS)}) FROM STDIN"
+_EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
+
 
 def ensure_partitions(session: Session, days: Iterable[date]) -> None:
     for day in sorted(set(days)):
@@ -18,13 +25,29 @@ def ensure_partitions(session: Session, days: Iterable[date]) -> None:
             f"FOR VALUES FROM ('{start.isoformat()}') TO ('{(start + timedelta(days=1)).isoformat()}')"))
 
 
+def day_of(epoch_day: int) -> date:
+    """The date of a day number (days since 1970-01-01, UTC)."""
+    return date.fromordinal(_EPOCH_ORDINAL + epoch_day)
+
+
+def copy_text(session: Session, chunks: Sequence[str], new_days: Iterable[int] = ()) -> None:
+    """COPY rows already in COPY text format (one line per row, columns as HEARTBEAT_COLUMNS), creating the
+    partitions of `new_days` (days since the epoch) first."""
+    new_days = list(new_days)
+    if new_days:
+        ensure_partitions(session, (day_of(d) for d in new_days))
+    cursor = session.connection().connection.cursor()  # the psycopg 3 cursor under SQLAlchemy
+    with cursor.copy(COPY_SQL) as copy:
+        copy.write("".join(chunks).encode())
+
+
 def ingest(session: Session, rows: Sequence[dict]) -> int:
     """Write a batch of heartbeats with one COPY (never an INSERT per heartbeat). Returns rows written."""
     if not rows:
         return 0
     ensure_partitions(session, (r["ts"].astimezone(timezone.utc).date() for r in rows))
     cursor = session.connection().connection.cursor()  # the psycopg 3 cursor under SQLAlchemy
-    with cursor.copy(f"COPY heartbeats ({', '.join(HEARTBEAT_COLUMNS)}) FROM STDIN") as copy:
+    with cursor.copy(COPY_SQL) as copy:
         for r in rows:
             copy.write_row([json.dumps(r[c]) if c == "instances" and r.get(c) is not None else r.get(c)
                             for c in HEARTBEAT_COLUMNS])

@@ -1,41 +1,170 @@
 """Live node state in Redis: the latest heartbeat per node (hash `e3:node:<id>`) and pub/sub on `e3:live`.
 
+`e3:node:<id>` is a hash. Each accepted heartbeat sets its fields node_id, cluster_id, ts (ISO 8601, UTC,
+microseconds), queue_len, rx_bytes, tx_bytes, rx_packets, tx_packets, cpu_util, power_watts,
+power_source and instances (a JSON array of {id, requests, exec_us, exec_ema_us, cpu_share}); membership
+changes set state and state_since, command outcomes last_command_version and last_command_ok.
+
 Messages on `e3:live` are JSON objects with a `type`:
-  {"type": "heartbeats", "heartbeats": [{node_id, cluster_id, ts, queue_len, ...}, ...]}  one per batch
+  {"type": "heartbeats", "heartbeats": [{node_id, ts, queue_len, ..., instances, cluster_id}, ...]}
+      one per batch: its accepted heartbeats
   {"type": "node.state", "node_id", "cluster_id", "name", "state", "previous", "ts"}
 """
 
+import asyncio
 import json
-from collections.abc import Sequence
+import logging
+import time
 from datetime import datetime, timezone
 
 import redis.asyncio as aioredis
+from redis.connection import SSLConnection, parse_url
 
+log = logging.getLogger(__name__)
 LIVE_CHANNEL = "e3:live"
+_PUBLISH = f"*3\r\n$7\r\nPUBLISH\r\n${len(LIVE_CHANNEL)}\r\n{LIVE_CHANNEL}\r\n"
 
 
 def node_key(node_id) -> str:
     return f"e3:node:{node_id}"
 
 
-def _public(row: dict, cluster_id) -> dict:
-    out = {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in row.items()}
-    out.update(node_id=str(row["node_id"]), cluster_id=str(cluster_id))
-    return out
+def _command(*args: str) -> bytes:
+    out = [f"*{len(args)}\r\n"]
+    for a in args:
+        b = a.encode()
+        out.append(f"${len(b)}\r\n{a}\r\n")
+    return "".join(out).encode()
 
 
-async def publish_heartbeats(client: aioredis.Redis, rows: Sequence[tuple[dict, object]]) -> None:
-    """Store each node's latest heartbeat and publish the batch. `rows` are (heartbeat row, cluster id)."""
-    if not rows:
-        return
-    items = [_public(row, cluster_id) for row, cluster_id in rows]
-    async with client.pipeline(transaction=False) as pipe:
-        for item in items:
-            pipe.hset(node_key(item["node_id"]), mapping={
-                k: json.dumps(v) if isinstance(v, (list, dict)) else ("" if v is None else v)
-                for k, v in item.items()})
-        pipe.publish(LIVE_CHANNEL, json.dumps({"type": "heartbeats", "heartbeats": items}))
-        await pipe.execute()
+class LiveFeed:
+    """Heartbeats to Redis, coalesced: the batches queued while a write is in flight go out in one write.
+
+    Uses its own connection and writes the Redis protocol that services.heartbeat_intake encodes (an HSET
+    per heartbeat, a PUBLISH per batch), reading the replies by counting lines: the per-command cost of
+    a client library (redis-py packing every argument) was most of the controller's time. If Redis cannot be reached,
+    what is queued is dropped (counted, logged) and the connection retried after `retry_s`: the live view
+    lags, the database copy is what counts. While Redis is reachable but slower than intake, `room()`
+    makes intake wait once `max_pending` heartbeats are queued.
+    """
+
+    def __init__(self, url: str, max_pending: int = 20_000, retry_s: float = 1.0):
+        self.url, self.max_pending, self.retry_s = url, max_pending, retry_s
+        self._commands: list[str] = []  # per batch: HSETs then its PUBLISH
+        self._pending = 0  # heartbeats queued or being sent
+        self._replies = 0  # replies the queued commands will get
+        self._wake = asyncio.Event()
+        self._room = asyncio.Event()
+        self._task: asyncio.Task | None = None
+        self._reader = self._writer = None
+        self._down_until = 0.0
+        self.sent = 0
+        self.dropped = 0
+
+    @property
+    def pending(self) -> int:
+        return self._pending
+
+    def add(self, commands: str, items: list[str]) -> None:
+        """Queue one batch: `commands` (Redis protocol, one HSET per heartbeat) and its live JSON items."""
+        if not items:
+            return
+        body = '{"type": "heartbeats", "heartbeats": [' + ", ".join(items) + "]}"
+        self._commands.append(f"{commands}{_PUBLISH}${len(body)}\r\n{body}\r\n")
+        self._pending += len(items)
+        self._replies += len(items) + 1
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run(), name="live-feed")
+        self._wake.set()
+
+    async def room(self) -> None:
+        while self._pending >= self.max_pending:
+            self._room.clear()
+            await self._room.wait()
+
+    async def _connect(self) -> None:
+        opts = parse_url(self.url)
+        if "path" in opts:
+            self._reader, self._writer = await asyncio.open_unix_connection(opts["path"])
+        else:
+            self._reader, self._writer = await asyncio.open_connection(
+                opts.get("host", "localhost"), opts.get("port", 6379),
+                ssl=True if opts.get("connection_class") is SSLConnection else None)
+        hello = []
+        if opts.get("password"):
+            hello.append(_command("AUTH", *([opts["username"]] if opts.get("username") else []), opts["password"]))
+        if opts.get("db"):
+            hello.append(_command("SELECT", str(opts["db"])))
+        if hello:
+            self._writer.write(b"".join(hello))
+            for _ in hello:
+                line = await self._reader.readline()
+                if not line.startswith(b"+"):
+                    raise ConnectionError(f"Redis refused the connection setup: {line[:200]!r}")
+
+    def _disconnect(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+        self._reader = self._writer = None
+
+    async def _send(self, payload: bytes, replies: int) -> None:
+        if self._writer is None:
+            await self._connect()
+        self._writer.write(payload)
+        await self._writer.drain()
+        errors, first_error, last = 0, b"", b"\n"
+        while replies > 0:
+            chunk = await self._reader.read(1 << 16)
+            if not chunk:
+                raise ConnectionError("Redis closed the connection")
+            replies -= chunk.count(b"\n")  # every reply to HSET / PUBLISH is one line: ":<n>" or "-<error>"
+            if (last == b"\n" and chunk[:1] == b"-") or b"\n-" in chunk:
+                errors += 1
+                if not first_error:
+                    start = 0 if chunk[:1] == b"-" else chunk.find(b"\n-") + 1
+                    first_error = chunk[start:chunk.find(b"\r", start)]
+            last = chunk[-1:]
+        if errors:
+            log.error("Redis refused live-state commands (%s)", first_error[:200].decode(errors="replace"))
+
+    async def _run(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            while self._commands:
+                commands, n, replies = self._commands, self._pending, self._replies
+                self._commands, self._replies = [], 0
+                try:
+                    if time.monotonic() < self._down_until:
+                        raise ConnectionError("Redis was unreachable moments ago")
+                    await self._send("".join(commands).encode(), replies)
+                    self.sent += n
+                except Exception as exc:  # the live view lags; the database copy is what counts
+                    self._disconnect()
+                    if time.monotonic() >= self._down_until:
+                        log.error("publishing %d heartbeats to Redis failed (%s); dropping live updates for %.1f s",
+                                  n, exc, self.retry_s)
+                        self._down_until = time.monotonic() + self.retry_s
+                    self.dropped += n
+                finally:
+                    self._pending -= n
+                    if self._pending < self.max_pending:
+                        self._room.set()
+
+    async def close(self) -> None:
+        """Send what is queued (best effort), then close."""
+        if self._task is not None:
+            for _ in range(100):
+                if not self._pending:
+                    break
+                await asyncio.sleep(0.01)
+            self._task.cancel()
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass
+            self._task = None
+        self._disconnect()
 
 
 async def publish_state(client: aioredis.Redis, node_id, cluster_id, name: str, state: str,

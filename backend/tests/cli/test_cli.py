@@ -6,25 +6,8 @@ import subprocess
 import sys
 from collections import defaultdict
 
-import pytest
 
 from e3 import catalog
-
-
-@pytest.fixture
-def e3(api_server, worker, admin_token, tmp_path):
-    """Run `e3 ARGS...` with E3_URL/E3_TOKEN set; returns the completed process."""
-
-    def run(*args, token=admin_token, check=True):
-        env = {k: v for k, v in os.environ.items() if k not in ("E3_URL", "E3_TOKEN")}
-        env.update(E3_URL=api_server, E3_TOKEN=token)
-        proc = subprocess.run([sys.executable, "-m", "e3", *args], env=env, cwd=tmp_path, capture_output=True,
-                              text=True, timeout=120)
-        if check:
-            assert proc.returncode == 0, proc.stderr + proc.stdout
-        return proc
-
-    return run
 
 
 def test_cluster_create_apply_wait_and_read_the_placement(e3, tmp_path):

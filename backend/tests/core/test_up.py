@@ -1,4 +1,5 @@
-"""`e3 up` as a user runs it: embedded Postgres and Redis, API and worker, Ctrl-C leaves nothing behind."""
+"""`e3 up` as a user runs it: embedded Postgres and Redis, API, worker, controller and a local cluster of
+real agents; Ctrl-C leaves nothing behind."""
 
 import os
 import signal
@@ -92,6 +93,12 @@ def test_up_serves_everything_and_ctrl_c_stops_everything(tmp_path):
         while not _controller_serving():  # the gRPC controller for agents runs beside the API
             assert time.monotonic() < deadline, "the controller never answered its health check"
             time.sleep(0.25)
+        # ... and a local cluster of real agents registered with it
+        assert "local cluster `local`: 2 e3-agent processes registered" in (tmp_path / "up1.log").read_text()
+        headers = {"Authorization": f"Bearer {env['E3_TOKEN']}"}
+        local = httpx.get(f"{url}/api/v1/clusters/local/nodes", headers=headers).json()["items"]
+        assert [(n["state"], n["address"]) for n in local] == [("up", "127.0.0.1")] * 2
+        assert len([p for p in _processes_using(tmp_path / ".e3") if "e3-agent" in " ".join(p.cmdline())]) == 2
         assert httpx.get(f"{url}/docs").status_code == 200
         assert "E3" in httpx.get(f"{url}/").text
         assert httpx.get(f"{url}/api/v1/local-token").json()["token"] == env["E3_TOKEN"]
@@ -101,7 +108,6 @@ def test_up_serves_everything_and_ctrl_c_stops_everything(tmp_path):
         clean_env = _user_env(port)
         subprocess.run([*cli, "cluster", "create", "--generator", "fattree", "--servers", "3", "--type",
                         "type1-smartnic"], cwd=tmp_path, env=clean_env, check=True, capture_output=True)
-        headers = {"Authorization": f"Bearer {env['E3_TOKEN']}"}
         httpx.post(f"{url}/api/v1/templates/iot-ts/instantiate", json={}, headers=headers).raise_for_status()
         export = tmp_path / "iot-ts.yaml"
         subprocess.run([*cli, "export", "iot-ts", "--file", str(export)], cwd=tmp_path, env=clean_env, check=True)
@@ -111,7 +117,7 @@ def test_up_serves_everything_and_ctrl_c_stops_everything(tmp_path):
         # A second `e3 up` while this one runs says so and leaves it alone.
         again = subprocess.run(cli + ["up"], cwd=tmp_path, env=clean_env, capture_output=True, text=True, timeout=60)
         assert again.returncode == 0 and "already running" in again.stdout
-        assert _processes_using(tmp_path / ".e3")  # postgres, redis, api, worker, controller are running
+        assert _processes_using(tmp_path / ".e3")  # postgres, redis, api, worker, controller, agents running
     finally:
         if proc.poll() is None:
             _interrupt(proc, tmp_path)
@@ -125,7 +131,7 @@ def test_up_serves_everything_and_ctrl_c_stops_everything(tmp_path):
         _wait_up(proc, tmp_path, run=2)
         assert read_env_file(tmp_path / ".e3" / "env")["E3_TOKEN"] == token
         clusters = httpx.get(f"{url}/api/v1/clusters", headers={"Authorization": f"Bearer {token}"}).json()
-        assert clusters["total"] == 1
+        assert sorted(c["name"] for c in clusters["items"]) == ["fattree-3-type1-smartnic", "local"]  # reused
     finally:
         _interrupt(proc, tmp_path, run=2)
     assert _gone(tmp_path / ".e3") == []

@@ -33,16 +33,26 @@ class RunningController:
         self.loop.close()
 
 
-@pytest.fixture
-def controller(backing_services):
-    """A controller on a free port, heartbeat period 50 ms, suspect after 3 misses, down after 600 ms."""
+def _test_settings():
+    """Heartbeat period 50 ms, suspect after 3 misses, down after 600 ms."""
     from e3.core.config import get_settings
 
-    settings = get_settings().model_copy(update=dict(heartbeat_period_ms=50, suspect_after_missed=3,
-                                                     down_after_ms=600))
-    running = RunningController(settings)
+    return get_settings().model_copy(update=dict(heartbeat_period_ms=50, suspect_after_missed=3,
+                                                 down_after_ms=600))
+
+
+@pytest.fixture
+def controller(backing_services):
+    """A controller on a free port, with the test settings."""
+    running = RunningController(_test_settings())
     yield running
     running.stop()
+
+
+@pytest.fixture
+def start_controller(backing_services):
+    """Start controllers (each on a free port, test settings) and stop them yourself."""
+    return lambda: RunningController(_test_settings())
 
 
 @pytest.fixture

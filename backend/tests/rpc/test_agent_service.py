@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 
 from e3.core.db import session_scope
 from e3.models import ComputeNode, Event, heartbeats
-from e3.rpc.pb import agent_pb2
+from e3.rpc.pb import agent_pb2, agent_pb2_grpc
 
 
 def auth(token: str) -> list[tuple[str, str]]:
@@ -146,6 +146,8 @@ def test_heartbeats_reach_postgres_and_the_latest_state_reaches_redis(stub, lab,
 def test_bad_heartbeats_are_refused_with_reasons_and_good_ones_in_the_same_stream_kept(stub, lab, agent_token):
     mine = register(stub, agent_token, names(lab, "smartnic")[0], agent_id="mine").node_id
     theirs = register(stub, agent_token, names(lab, "smartnic")[1], agent_id="theirs").node_id
+    poisoned = heartbeat(mine)
+    poisoned.instances[0].instance_id = "inst\x00-0"  # JSON would carry it; Postgres jsonb would not
     batches = [
         batch("mine", 1,
               heartbeat(mine),                                                   # 0 good
@@ -155,12 +157,13 @@ def test_bad_heartbeats_are_refused_with_reasons_and_good_ones_in_the_same_strea
               heartbeat(mine, instances=65),                                     # 4 too many instances
               heartbeat(mine, cpu=1.5),                                          # 5 malformed
               heartbeat("not-a-uuid"),                                           # 6 malformed id
-              heartbeat(mine, ts_ns=1)),                                         # 7 timestamp from 1970
+              heartbeat(mine, ts_ns=1),                                          # 7 timestamp from 1970
+              poisoned),                                                         # 8 NUL in an instance id
         batch("mine", 2, *(heartbeat(mine) for _ in range(1001))),               # oversized batch
         batch("mine", 3, heartbeat(mine, queue_length=9)),                       # good, after all that
     ]
     summary = stub.StreamHeartbeats(iter(batches), metadata=auth(agent_token), timeout=20)
-    assert (summary.accepted, summary.rejected) == (2, 7 + 1001)
+    assert (summary.accepted, summary.rejected) == (2, 8 + 1001)
     reasons = {(r.sequence, r.index): r.reason for r in summary.rejections}
     assert len(summary.rejections) == 100  # the first 100 are reported
     assert "not registered" in reasons[1, 1] and "not registered" in reasons[1, 2]
@@ -169,6 +172,7 @@ def test_bad_heartbeats_are_refused_with_reasons_and_good_ones_in_the_same_strea
     assert "cpu_utilization" in reasons[1, 5]
     assert "not registered" in reasons[1, 6]
     assert "timestamp" in reasons[1, 7]
+    assert "printable" in reasons[1, 8]
     assert "1001 heartbeats" in reasons[2, 0]
     assert stored_rows(mine) == 2 and stored_rows(theirs) == 0
 
@@ -239,3 +243,19 @@ def test_command_stream_stays_open_and_acks_and_nacks_are_recorded(stub, lab, ag
     stream.cancel()
     reader.join(5)
     assert received == [] and ended == [grpc.StatusCode.CANCELLED]
+
+
+
+def test_a_restarted_controller_takes_down_a_node_whose_agent_never_comes_back(start_controller, lab, agent_token):
+    first = start_controller()
+    with grpc.insecure_channel(f"127.0.0.1:{first.port}") as channel:
+        stub = agent_pb2_grpc.AgentServiceStub(channel)
+        node = register(stub, agent_token, names(lab, "host")[0], agent_id="gone").node_id
+        stub.StreamHeartbeats(iter([batch("gone", 1, heartbeat(node))]), metadata=auth(agent_token), timeout=10)
+    first.stop()  # the node was up when the controller went away, and its agent never returns
+    assert node_state(node) == "up"
+    second = start_controller()
+    try:
+        wait_until(lambda: node_state(node) == "down", timeout=10, what="the orphaned node down")
+    finally:
+        second.stop()

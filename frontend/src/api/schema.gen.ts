@@ -392,6 +392,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/nodes/{node_id}/telemetry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Node Telemetry
+         * @description A node's heartbeats in time order: queue, traffic, CPU, power with its source, per-instance requests.
+         *
+         *     Page on with `since=<next_since>` until `next_since` is null.
+         */
+        get: operations["get_node_telemetry"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/placements/preview": {
         parameters: {
             query?: never;
@@ -867,6 +889,13 @@ export interface components {
              * Format: uuid
              */
             id: string;
+            /**
+             * Instance States
+             * @description How many instances are in each state (see InstancePublic)
+             */
+            instance_states?: {
+                [key: string]: number;
+            };
             /** Instances */
             instances: number;
             /** Job Id */
@@ -937,8 +966,20 @@ export interface components {
         };
         /** InstancePublic */
         InstancePublic: {
+            /**
+             * Address
+             * @description IP of its node's agent, once deployed
+             */
+            address?: string | null;
             /** Dag Node */
             dag_node: string;
+            /**
+             * Error
+             * @description The agent's NACK when failed: {code, message}
+             */
+            error?: {
+                [key: string]: unknown;
+            } | null;
             /**
              * Id
              * Format: uuid
@@ -953,6 +994,11 @@ export interface components {
             node_id: string;
             /** Node Kind */
             node_kind: string;
+            /**
+             * Port
+             * @description UDP port it serves on at `address`, once deployed
+             */
+            port?: number | null;
             /** Rack */
             rack: string;
             /**
@@ -971,8 +1017,27 @@ export interface components {
             service: string;
             /** Shard */
             shard: number;
-            /** State */
+            /**
+             * State
+             * @description placed (its node has no agent) | deploying (command sent to the node's agent) | running (the agent ACKed) | failed (the agent NACKed; see error)
+             */
             state: string;
+        };
+        /** InstanceTelemetry */
+        InstanceTelemetry: {
+            /** Cpu Share */
+            cpu_share: number;
+            /** Exec Ema Us */
+            exec_ema_us: number;
+            /** Exec Us */
+            exec_us: number;
+            /** Instance Id */
+            instance_id: string;
+            /**
+             * Requests
+             * @description Requests completed in the heartbeat period
+             */
+            requests: number;
         };
         /** JobAccepted */
         JobAccepted: {
@@ -1152,6 +1217,16 @@ export interface components {
         };
         /** NodePublic */
         NodePublic: {
+            /**
+             * Address
+             * @description IP its instances serve on, as its agent registered it
+             */
+            address?: string | null;
+            /**
+             * Agent Id
+             * @description The agent running it, once one has registered
+             */
+            agent_id?: string | null;
             /** Bandwidth Mbps */
             bandwidth_mbps: number;
             /**
@@ -1192,6 +1267,8 @@ export interface components {
              * @description up | suspect | down
              */
             state: string;
+            /** @description Recent heartbeats, if any in the last minute */
+            telemetry?: components["schemas"]["TelemetrySummary"] | null;
             /**
              * Used Bandwidth Mbps
              * @default 0
@@ -1207,6 +1284,28 @@ export interface components {
              * @default 0
              */
             used_memory_mb: number;
+        };
+        /** NodeTelemetry */
+        NodeTelemetry: {
+            /** Items */
+            items: components["schemas"]["TelemetryPoint"][];
+            /**
+             * Next Since
+             * @description Pass as `since` for the next page; null on the last page
+             */
+            next_since: string | null;
+            /**
+             * Node Id
+             * Format: uuid
+             */
+            node_id: string;
+            /**
+             * Since
+             * Format: date-time
+             */
+            since: string;
+            /** Until */
+            until: string | null;
         };
         /** NodesPublic */
         NodesPublic: {
@@ -1319,6 +1418,16 @@ export interface components {
              * @description Items in the whole collection, across pages
              */
             total: number;
+        };
+        /** Power */
+        Power: {
+            /**
+             * Source
+             * @description rapl | ipmi (measured) or model (calibrated estimate, not a measurement)
+             */
+            source: string | null;
+            /** Watts */
+            watts: number | null;
         };
         /** PreviewResult */
         PreviewResult: {
@@ -1450,6 +1559,55 @@ export interface components {
              * @description Requests per joule higher on the SmartNIC than on the host (Table 1)
              */
             suits_smartnic: boolean;
+        };
+        /** TelemetryPoint */
+        TelemetryPoint: {
+            /** Cpu Util */
+            cpu_util: number;
+            /** Instances */
+            instances: components["schemas"]["InstanceTelemetry"][];
+            power: components["schemas"]["Power"];
+            /** Queue Len */
+            queue_len: number;
+            /**
+             * Requests
+             * @description Requests completed on the node in the heartbeat period
+             */
+            requests: number;
+            /** Rx Bytes */
+            rx_bytes: number;
+            /** Rx Packets */
+            rx_packets: number;
+            /**
+             * Ts
+             * Format: date-time
+             */
+            ts: string;
+            /** Tx Bytes */
+            tx_bytes: number;
+            /** Tx Packets */
+            tx_packets: number;
+        };
+        /** TelemetrySummary */
+        TelemetrySummary: {
+            /** Cpu Util */
+            cpu_util: number;
+            power: components["schemas"]["Power"];
+            /** Queue Len */
+            queue_len: number;
+            /**
+             * Requests
+             * @description Requests completed on the node over the window
+             */
+            requests: number;
+            /**
+             * Ts
+             * Format: date-time
+             * @description Time of the latest heartbeat
+             */
+            ts: string;
+            /** Window S */
+            window_s: number;
         };
         /** TemplateInstantiate */
         TemplateInstantiate: {
@@ -4139,6 +4297,116 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MePublic"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Precondition Failed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_node_telemetry: {
+        parameters: {
+            query?: {
+                /** @description Heartbeats after this instant (ISO 8601 with a time zone); default: the last minute */
+                since?: string | null;
+                /** @description Heartbeats up to this instant */
+                until?: string | null;
+                /** @description Heartbeats per page (1-5000) */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                node_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NodeTelemetry"];
                 };
             };
             /** @description Bad Request */

@@ -1,6 +1,6 @@
 import { type DeploymentRow, listDeployments } from "../api/client";
 import { usePage } from "../hooks/usePage";
-import { formatErrorDetail, formatTime, shortId, stateTone } from "../lib/format";
+import { formatErrorDetail, formatInstanceStates, formatTime, shortId, stateTone } from "../lib/format";
 import { routeHref } from "../lib/route";
 import { type Column, PagedTable } from "./PagedTable";
 
@@ -29,7 +29,19 @@ const columns: Column<DeploymentRow>[] = [
       );
     },
   },
-  { header: "Instances", cell: (d) => d.instances.toLocaleString("en-US"), className: "num" },
+  {
+    header: "Instances",
+    cell: (d) => {
+      const states = formatInstanceStates(d.instance_states);
+      return (
+        <>
+          {d.instances.toLocaleString("en-US")}
+          {states !== "" && <div className="muted">{states}</div>}
+        </>
+      );
+    },
+    className: "num",
+  },
   { header: "Created", cell: (d) => formatTime(d.created_at), className: "nowrap" },
 ];
 

@@ -6,6 +6,7 @@ import {
   addNode,
   EMPTY_DOCUMENT,
   freshId,
+  fromSpec,
   fromStoredDraft,
   parseIntField,
   parseYaml,
@@ -105,5 +106,25 @@ describe("history", () => {
     h = pushHistory(h, 5);
     expect(h.future).toEqual([]);
     expect(undoHistory(initHistory(7)).present).toBe(7);
+  });
+});
+
+describe("service config", () => {
+  it("survives a round trip through the editor document, and an empty one is not written", () => {
+    const spec = {
+      apiVersion: "e3/v1",
+      kind: "Application",
+      metadata: { name: "gw" },
+      spec: {
+        nodes: [
+          { id: "gw", service: "api_gateway", config: { keys: "k1,k2", rate: "500" } },
+          { id: "kv", service: "kvs", config: {} },
+        ],
+        edges: [{ from: "gw", to: "kv" }],
+      },
+    };
+    const nodes = toSpec(fromSpec(spec)).spec.nodes;
+    expect(nodes[0]!.config).toEqual({ keys: "k1,k2", rate: "500" });
+    expect("config" in nodes[1]!).toBe(false);
   });
 });

@@ -19,6 +19,8 @@ export interface DraftNode {
   replicas: number | string;
   platform: Platform | string;
   request_bytes: number | string;
+  /** Service configuration handed to the agent (e.g. api_gateway's keys); kept as read, not edited here. */
+  config?: unknown;
 }
 
 export interface DraftEdge {
@@ -130,6 +132,9 @@ export function toSpec(doc: DagDocument): SpecDocument {
         replicas: n.replicas,
         constraints: { platform: n.platform },
         request_bytes: n.request_bytes,
+        ...(n.config !== undefined && !(isRecord(n.config) && Object.keys(n.config).length === 0)
+          ? { config: n.config }
+          : {}),
       })),
       edges: doc.edges.map((e) => ({ from: e.from, to: e.to })),
     },
@@ -162,6 +167,7 @@ export function fromSpec(value: unknown, positions?: ReadonlyMap<string, XY>): D
     replicas: intOr(n.replicas, 1),
     platform: isRecord(n.constraints) && n.constraints.platform !== undefined ? String(n.constraints.platform) : "any",
     request_bytes: intOr(n.request_bytes, 512),
+    ...(n.config !== undefined ? { config: n.config } : {}),
   }));
   const edges: DraftEdge[] = rawEdges
     .filter(isRecord)

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { formatErrorDetail, formatProgress, formatServerTypes, formatTime, shortId, stateTone } from "./format";
+import {
+  formatErrorDetail,
+  formatInstanceStates,
+  formatProgress,
+  formatServerTypes,
+  formatTime,
+  shortId,
+  stateTone,
+} from "./format";
 
 describe("formatErrorDetail", () => {
   it("gives null when there is no error", () => {
@@ -78,5 +86,14 @@ describe("small helpers", () => {
     expect(stateTone("placed")).toBe("ok");
     expect(stateTone("failed")).toBe("bad");
     expect(stateTone("running")).toBe("pending");
+  });
+});
+
+describe("formatInstanceStates", () => {
+  it("lists agent states in a fixed order and says nothing for placement-only deployments", () => {
+    expect(formatInstanceStates({ failed: 1, running: 3 })).toBe("running 3, failed 1");
+    expect(formatInstanceStates({ placed: 108 })).toBe("");
+    expect(formatInstanceStates({ placed: 2, deploying: 1 })).toBe("deploying 1, placed 2");
+    expect(formatInstanceStates(undefined)).toBe("");
   });
 });

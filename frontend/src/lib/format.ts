@@ -85,3 +85,16 @@ export function stateTone(state: string): "ok" | "bad" | "pending" {
   if (s === "failed") return "bad";
   return "pending";
 }
+
+const INSTANCE_STATE_ORDER = ["running", "deploying", "failed", "placed"];
+
+/** "running 3, failed 1" from a deployment's instance_states; "" when nothing ran on an agent (all placed). */
+export function formatInstanceStates(states: Record<string, number> | null | undefined): string {
+  const entries = Object.entries(states ?? {}).filter(([, n]) => n > 0);
+  if (entries.every(([state]) => state === "placed")) return "";
+  const rank = (s: string) => (INSTANCE_STATE_ORDER.includes(s) ? INSTANCE_STATE_ORDER.indexOf(s) : 99);
+  return entries
+    .sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b))
+    .map(([state, n]) => `${state} ${n}`)
+    .join(", ");
+}

@@ -40,6 +40,8 @@ export interface SpecNode {
   replicas: unknown;
   constraints: { platform: unknown };
   request_bytes: unknown;
+  /** Service configuration; checked by the server only. */
+  config?: unknown;
 }
 export interface SpecEdge {
   from: unknown;

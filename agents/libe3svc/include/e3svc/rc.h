@@ -33,8 +33,16 @@ void rc_hash_each(const rc_hash *h, int (*fn)(const void *k, size_t kl, const vo
 int rc_hash_snapshot(const rc_hash *h, svc_buf *out);
 /* Replace the contents with a snapshot. SVC_ERR (and unchanged) on a malformed snapshot. */
 int rc_hash_restore(rc_hash *h, const uint8_t *snap, size_t len, char *err);
-/* Apply replication-log records (as written to `log` by a primary). SVC_ERR on a malformed log. */
+/* Apply replication-log records (as written to `log` by a primary). The whole log is validated
+ * first: SVC_ERR and unchanged on a malformed log; SVC_ERR with the records before the failure
+ * applied only when memory runs out. */
 int rc_hash_apply_log(rc_hash *h, const uint8_t *log, size_t len, char *err);
+/* Validate replication-log records without applying them, then call fn (may be NULL) for the
+ * key and value of every PUT record, in order, stopping when it returns nonzero (what it saw is
+ * the caller's to record in ctx). SVC_ERR with a reason on a malformed log (fn never called). */
+int rc_hash_log_each_put(const uint8_t *log, size_t len,
+                         int (*fn)(const void *k, size_t kl, const void *v, size_t vl, void *ctx), void *ctx,
+                         char *err);
 
 /* --- array: a fixed number of fixed-size elements ---------------------------------------- */
 typedef struct rc_array rc_array;
@@ -49,6 +57,9 @@ const void *rc_array_get(const rc_array *a, size_t i);
 int rc_array_set(rc_array *a, size_t i, const void *elem);
 int rc_array_snapshot(const rc_array *a, svc_buf *out);
 int rc_array_restore(rc_array *a, const uint8_t *snap, size_t len, char *err);
+/* Apply log records; validated first (SVC_ERR, unchanged, if malformed or of another shape). */
 int rc_array_apply_log(rc_array *a, const uint8_t *log, size_t len, char *err);
+/* Validate log records against `a`'s shape without applying them; SVC_ERR with a reason if not. */
+int rc_array_log_check(const rc_array *a, const uint8_t *log, size_t len, char *err);
 
 #endif

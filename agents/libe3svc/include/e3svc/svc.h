@@ -4,8 +4,10 @@
  *
  * A service type is a vtable (`svc_type`); an instance is created from a config string,
  * handles requests run-to-completion (request bytes in, response bytes out), and exports /
- * imports its state so a backup replica or a migration target can take over. The transport
- * and the execution engine know nothing of what a service does: they only call this vtable.
+ * imports its state so a migration target can take over. A stateful service also drains the
+ * records of its state changes (drain_log) so a backup replica can follow it (apply_log). The
+ * transport and the execution engine know nothing of what a service does: they only call this
+ * vtable.
  */
 #ifndef E3SVC_SVC_H
 #define E3SVC_SVC_H
@@ -38,6 +40,8 @@ typedef uint64_t (*svc_clock_fn)(void *ctx); /* nanoseconds, monotonic */
 typedef struct svc_env {
     svc_clock_fn now; /* NULL: CLOCK_MONOTONIC */
     void *clock_ctx;  /* passed to now() */
+    int replicate;    /* nonzero: record every state change for drain_log (a replication primary).
+                       * Zero (and a NULL env): nothing is recorded, drain_log yields nothing. */
 } svc_env;
 
 typedef struct svc_instance svc_instance; /* opaque: one instance of one service type */
@@ -57,6 +61,23 @@ typedef struct svc_type {
     int (*import_state)(svc_instance *inst, const uint8_t *state, size_t len, char *err);
     /* Free the instance. */
     void (*destroy)(svc_instance *inst);
+    /* Replication (docs/agents.md, "Replication"). NULL for stateless services (stateful == 0);
+     * every stateful service implements both.
+     *
+     * drain_log: move the replication-log records recorded since the last drain (every change
+     * of the reliable collections, import_state included) into `out`, appended, and forget
+     * them: a second drain with no request in between appends nothing. Appends nothing when
+     * nothing changed or the instance was created without env->replicate. SVC_ERR only when
+     * memory runs out (`out` unchanged, the records kept for the next drain). */
+    int (*drain_log)(svc_instance *inst, svc_buf *out, char *err);
+    /* apply_log: apply records drained from a primary of the same type and config, in the
+     * order they were drained (several drains may be concatenated). The whole log is checked
+     * first, framing and the values the service would refuse in an import: SVC_ERR with the
+     * state unchanged on a malformed log. Running out of memory part-way is the one case that
+     * leaves the records before the failure applied (SVC_ERR, "out of memory"). An instance
+     * created with env->replicate records what it applies, so a backup can feed a further
+     * backup. */
+    int (*apply_log)(svc_instance *inst, const uint8_t *log, size_t len, char *err);
 } svc_type;
 
 /* The registered service types, in catalogue order; `*count` receives how many. */

@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * commands: the instance table is a small array under a mutex (a node runs tens of instances;
+ * commands arrive rarely). cmd_apply runs on one thread; the mutex is for the heartbeat
+ * thread's readers (ids, traffic counters).
+ */
+#include "commands.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "alog.h"
+#include "e3svc/svc.h"
+
+#define CMD_REMOVE_WAIT_MS 2000 /* eng_remove retries this long while the last reply unwinds */
+
+typedef struct cmd_inst {
+    char id[E3RPC_ID_LEN];  /* the controller's instance id */
+    uint32_t engine_id;     /* id in the engine */
+    uint16_t port;          /* UDP port it serves on */
+    chan_udp_node *node;    /* its UDP node */
+    pl_inst *stage;         /* its pipeline stage (the node's sink) */
+    rep_primary *primary;   /* replication to its backups (e3.backups), or NULL */
+    rep_backup *backup;     /* its side as a backup (stateful services), or NULL */
+} cmd_inst;
+
+struct cmd_state {
+    eng *e;                     /* engine the instances run on */
+    pl_ctx *pl;                 /* pipeline (egress node, routes) */
+    rt_table *routes;           /* replaced by set_routes */
+    char bind_ip[64];           /* address instance ports bind on */
+    pthread_mutex_t lock;       /* guards insts, n_insts, retired */
+    cmd_inst *insts;            /* deployed instances */
+    size_t n_insts, cap_insts;  /* used / allocated */
+    uint32_t next_engine_id;    /* engine ids handed out, from 1, never reused */
+    hb_net retired;             /* traffic of removed instances' nodes */
+    uint64_t applied;           /* highest version handled */
+    cmd_outcome memory[CMD_OUTCOME_MEMORY]; /* outcomes by version % CMD_OUTCOME_MEMORY */
+};
+
+/* NACK `out` with `code` and a formatted message; returns 0 (nothing applied). */
+static int cmd_nack(cmd_outcome *out, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int cmd_nack(cmd_outcome *out, const char *code, const char *fmt, ...) {
+    out->ok = 0;
+    snprintf(out->code, sizeof(out->code), "%s", code);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out->message, sizeof(out->message), fmt, ap);
+    va_end(ap);
+    return 0;
+}
+
+cmd_state *cmd_new(eng *e, pl_ctx *pl, rt_table *routes, const char *bind_ip) {
+    cmd_state *s = calloc(1, sizeof(*s));
+    if (!s) return NULL;
+    if (pthread_mutex_init(&s->lock, NULL) != 0) {
+        free(s);
+        return NULL;
+    }
+    s->e = e;
+    s->pl = pl;
+    s->routes = routes;
+    snprintf(s->bind_ip, sizeof(s->bind_ip), "%s", bind_ip ? bind_ip : "0.0.0.0");
+    s->next_engine_id = 1;
+    return s;
+}
+
+static cmd_inst *cmd_find(cmd_state *s, const char *id) {
+    for (size_t i = 0; i < s->n_insts; i++)
+        if (strcmp(s->insts[i].id, id) == 0) return &s->insts[i];
+    return NULL;
+}
+
+static void cmd_add_counters(hb_net *acc, chan_udp_node *n) {
+    chan_counters c;
+    chan_udp_node_counters(n, &c);
+    acc->rx_bytes += c.rx_bytes;
+    acc->rx_packets += c.rx_packets;
+    acc->tx_bytes += c.tx_bytes;
+    acc->tx_packets += c.tx_packets;
+}
+
+/* Both sides' replication counters of one instance. */
+static void cmd_rep_counters(const cmd_inst *in, rep_counters *out) {
+    rep_counters b;
+    memset(out, 0, sizeof(*out));
+    if (in->primary) rep_primary_counters(in->primary, out);
+    if (in->backup) {
+        rep_backup_counters(in->backup, &b);
+        out->applied = b.applied;
+        out->gaps = b.gaps;
+        out->refused = b.refused;
+    }
+}
+
+/* Stop serving and destroy one instance (already taken out of the table). */
+static void cmd_destroy(cmd_state *s, cmd_inst *in) {
+    chan_udp_node_free(in->node); /* waits until every request it delivered has been replied */
+    /* The worker decrements the in-flight count just after our reply callback returned. */
+    char err[ENG_ERRBUF_LEN];
+    struct timespec ms = {0, 1000000};
+    for (int t = 0; eng_remove(s->e, in->engine_id, err) != ENG_OK && t < CMD_REMOVE_WAIT_MS; t++)
+        nanosleep(&ms, NULL);
+    pl_inst_free(in->stage);
+    rep_counters rc;
+    if (in->primary || in->backup) {
+        cmd_rep_counters(in, &rc);
+        alog(ALOG_INFO,
+             "instance %s replication: sent %llu, replicated %llu, failed %llu; applied %llu, gaps %llu, refused %llu",
+             in->id, (unsigned long long)rc.sent, (unsigned long long)rc.replicated, (unsigned long long)rc.failed,
+             (unsigned long long)rc.applied, (unsigned long long)rc.gaps, (unsigned long long)rc.refused);
+    }
+    rep_primary_release(in->primary); /* the instance is gone: no more hook calls */
+    rep_backup_free(in->backup);
+}
+
+/* Take entry `idx` out of the table (lock held), keeping its traffic in `retired`. */
+static cmd_inst cmd_detach(cmd_state *s, size_t idx) {
+    cmd_inst in = s->insts[idx];
+    cmd_add_counters(&s->retired, in.node);
+    s->insts[idx] = s->insts[--s->n_insts];
+    return in;
+}
+
+void cmd_free(cmd_state *s) {
+    if (!s) return;
+    while (s->n_insts) {
+        pthread_mutex_lock(&s->lock);
+        cmd_inst in = cmd_detach(s, s->n_insts - 1);
+        pthread_mutex_unlock(&s->lock);
+        cmd_destroy(s, &in);
+    }
+    pthread_mutex_destroy(&s->lock);
+    free(s->insts);
+    free(s);
+}
+
+/* The service's config string from the command's pairs, without the agent's "e3." keys; the
+ * values of e3.downstream, e3.forward_if and e3.backups into `downstream`, `forward_if` and
+ * `backups`. Returns 0 with a
+ * NACK in `out` on a bad pair. */
+static int cmd_service_config(const e3rpc_command *c, svc_buf *cfg, const char **downstream,
+                              const char **forward_if, const char **backups, cmd_outcome *out) {
+    *downstream = *forward_if = *backups = NULL;
+    for (size_t i = 0; i < c->n_config; i++) {
+        const char *k = c->config[i].key ? c->config[i].key : "", *v = c->config[i].value ? c->config[i].value : "";
+        if (strncmp(k, "e3.", 3) == 0) {
+            /* Unknown e3.* keys are ignored: a newer controller may know keys this agent does not. */
+            if (strcmp(k, CMD_KEY_DOWNSTREAM) == 0) *downstream = v;
+            else if (strcmp(k, CMD_KEY_FORWARD_IF) == 0) *forward_if = v;
+            else if (strcmp(k, CMD_KEY_BACKUPS) == 0) *backups = v;
+            continue;
+        }
+        if (!*k || strpbrk(k, ";=") || strchr(v, ';'))
+            return cmd_nack(out, "bad_config", "config key \"%s\": keys may not be empty or hold ';' or '=', values may not hold ';'", k);
+        if ((cfg->len && svc_buf_append(cfg, ";", 1) != SVC_OK) || svc_buf_append(cfg, k, strlen(k)) != SVC_OK ||
+            svc_buf_append(cfg, "=", 1) != SVC_OK || svc_buf_append(cfg, v, strlen(v)) != SVC_OK)
+            return cmd_nack(out, "internal", "out of memory");
+    }
+    if (svc_buf_append(cfg, "", 1) != SVC_OK) return cmd_nack(out, "internal", "out of memory"); /* NUL */
+    return 1;
+}
+
+static int cmd_deploy(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
+    char err[ENG_ERRBUF_LEN];
+    const char *downstream, *forward_if, *backups;
+    size_t idlen = c->instance_id ? strlen(c->instance_id) : 0;
+    if (idlen == 0 || idlen >= E3RPC_ID_LEN)
+        return cmd_nack(out, "bad_command", "instance id must be 1-%d characters", E3RPC_ID_LEN - 1);
+    if (cmd_find(s, c->instance_id))
+        return cmd_nack(out, "duplicate_instance", "instance %s is already deployed on this node", c->instance_id);
+    if (!c->service_type || !svc_find(c->service_type))
+        return cmd_nack(out, "unknown_service", "no service type \"%s\" in this agent's catalogue",
+                        c->service_type ? c->service_type : "");
+    if (c->port == 0 || c->port > 65535)
+        return cmd_nack(out, "bad_config", "port %u is not in 1..65535", c->port);
+    svc_buf cfg = {0};
+    pl_inst *stage = NULL;
+    rep_primary *primary = NULL;
+    rep_backup *backup = NULL;
+    const svc_type *type = svc_find(c->service_type);
+    uint32_t engine_id = s->next_engine_id;
+    int deployed = 0;
+    if (!cmd_service_config(c, &cfg, &downstream, &forward_if, &backups, out)) goto err;
+    if (backups && *backups && !type->drain_log) {
+        /* Not a NACK: the instance serves fine, there is just no state to follow. */
+        alog(ALOG_WARN, "instance %s: e3.backups ignored: %s is stateless", c->instance_id, type->name);
+    } else if (backups && *backups) {
+        primary = rep_primary_new(s->routes, pl_egress(s->pl), c->instance_id, backups, err);
+        if (!primary) {
+            cmd_nack(out, "bad_config", "%s", err);
+            goto err;
+        }
+    }
+    if (type->apply_log && !(backup = rep_backup_new(s->e, engine_id))) {
+        cmd_nack(out, "internal", "out of memory");
+        goto err;
+    }
+    if (s->n_insts == s->cap_insts) {
+        size_t cap = s->cap_insts ? 2 * s->cap_insts : 16;
+        pthread_mutex_lock(&s->lock);
+        cmd_inst *grown = realloc(s->insts, cap * sizeof(*grown));
+        if (grown) {
+            s->insts = grown;
+            s->cap_insts = cap;
+        }
+        pthread_mutex_unlock(&s->lock);
+        if (!grown) {
+            cmd_nack(out, "internal", "out of memory");
+            goto err;
+        }
+    }
+    /* Into the engine first, so the port never delivers to an instance that does not exist. */
+    if (eng_deploy_replicated(s->e, engine_id, c->service_type, (const char *)cfg.data, 0,
+                              primary ? rep_primary_on_log : NULL, primary, err) != ENG_OK) {
+        cmd_nack(out, "bad_config", "%s", err);
+        goto err;
+    }
+    deployed = 1;
+    s->next_engine_id++;
+    stage = pl_inst_new(s->pl, engine_id, downstream, forward_if, err);
+    if (!stage) {
+        cmd_nack(out, "bad_config", "%s", err);
+        goto err;
+    }
+    chan_udp_node *node = chan_udp_node_new(s->bind_ip, (uint16_t)c->port, pl_deliver, stage, err);
+    if (!node) {
+        cmd_nack(out, "port_in_use", "%s", err);
+        goto err;
+    }
+    if (backup) chan_udp_node_set_replicate(node, rep_backup_deliver, backup);
+    cmd_inst in = {.engine_id = engine_id, .port = (uint16_t)c->port, .node = node, .stage = stage,
+                   .primary = primary, .backup = backup};
+    snprintf(in.id, sizeof(in.id), "%s", c->instance_id);
+    pthread_mutex_lock(&s->lock);
+    s->insts[s->n_insts++] = in;
+    pthread_mutex_unlock(&s->lock);
+    svc_buf_free(&cfg);
+    out->ok = 1;
+    return 1;
+err:
+    if (deployed) eng_remove(s->e, engine_id, err);
+    pl_inst_free(stage);
+    rep_primary_release(primary);
+    rep_backup_free(backup);
+    svc_buf_free(&cfg);
+    return 0;
+}
+
+static int cmd_remove(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
+    pthread_mutex_lock(&s->lock);
+    cmd_inst *found = c->instance_id ? cmd_find(s, c->instance_id) : NULL;
+    if (!found) {
+        pthread_mutex_unlock(&s->lock);
+        return cmd_nack(out, "unknown_instance", "no instance %s on this node", c->instance_id ? c->instance_id : "");
+    }
+    cmd_inst in = cmd_detach(s, (size_t)(found - s->insts));
+    pthread_mutex_unlock(&s->lock);
+    cmd_destroy(s, &in);
+    out->ok = 1;
+    return 1;
+}
+
+static int cmd_set_routes(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
+    char err[RT_ERRBUF_LEN];
+    if (rt_replace(s->routes, c->routes, c->n_routes, err) != RT_OK) return cmd_nack(out, "bad_route", "%s", err);
+    out->ok = 1;
+    return 1;
+}
+
+int cmd_apply(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
+    memset(out, 0, sizeof(*out));
+    out->version = c->version;
+    if (c->version <= s->applied) {
+        const cmd_outcome *m = &s->memory[c->version % CMD_OUTCOME_MEMORY];
+        if (m->version == c->version && c->version != 0) *out = *m;
+        else out->ok = 1; /* too old to remember: it was handled, say so */
+        return 0;
+    }
+    switch (c->kind) {
+    case E3RPC_CMD_DEPLOY: cmd_deploy(s, c, out); break;
+    case E3RPC_CMD_REMOVE: cmd_remove(s, c, out); break;
+    case E3RPC_CMD_SET_ROUTES: cmd_set_routes(s, c, out); break;
+    case E3RPC_CMD_EXPORT_STATE:
+        cmd_nack(out, "not_implemented", "export_state is not implemented by this agent yet (no state migration)");
+        break;
+    case E3RPC_CMD_IMPORT_STATE:
+        cmd_nack(out, "not_implemented", "import_state is not implemented by this agent yet (no state migration)");
+        break;
+    default: cmd_nack(out, "unknown_command", "command %llu carries no action this agent knows", (unsigned long long)c->version); break;
+    }
+    s->applied = c->version;
+    s->memory[c->version % CMD_OUTCOME_MEMORY] = *out;
+    return 1;
+}
+
+uint64_t cmd_applied_version(cmd_state *s) {
+    return s->applied;
+}
+
+size_t cmd_instances(cmd_state *s) {
+    pthread_mutex_lock(&s->lock);
+    size_t n = s->n_insts;
+    pthread_mutex_unlock(&s->lock);
+    return n;
+}
+
+int cmd_instance_id(cmd_state *s, uint32_t engine_id, char *out) {
+    int found = 0;
+    pthread_mutex_lock(&s->lock);
+    for (size_t i = 0; i < s->n_insts && !found; i++)
+        if (s->insts[i].engine_id == engine_id) {
+            memcpy(out, s->insts[i].id, E3RPC_ID_LEN);
+            found = 1;
+        }
+    pthread_mutex_unlock(&s->lock);
+    return found;
+}
+
+uint16_t cmd_instance_port(cmd_state *s, const char *instance_id) {
+    pthread_mutex_lock(&s->lock);
+    cmd_inst *in = cmd_find(s, instance_id);
+    uint16_t port = in ? in->port : 0;
+    pthread_mutex_unlock(&s->lock);
+    return port;
+}
+
+int cmd_replication(cmd_state *s, const char *instance_id, rep_counters *out) {
+    pthread_mutex_lock(&s->lock);
+    cmd_inst *in = cmd_find(s, instance_id);
+    if (in) cmd_rep_counters(in, out);
+    pthread_mutex_unlock(&s->lock);
+    return in != NULL;
+}
+
+void cmd_net(void *ctx, hb_net *out) {
+    cmd_state *s = ctx;
+    pthread_mutex_lock(&s->lock);
+    *out = s->retired;
+    for (size_t i = 0; i < s->n_insts; i++) cmd_add_counters(out, s->insts[i].node);
+    pthread_mutex_unlock(&s->lock);
+    chan_counters eg;
+    pl_counters(s->pl, &eg);
+    out->rx_bytes += eg.rx_bytes;
+    out->rx_packets += eg.rx_packets;
+    out->tx_bytes += eg.tx_bytes;
+    out->tx_packets += eg.tx_packets;
+}

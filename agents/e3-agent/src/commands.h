@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * commands: applies the controller's commands (agent.proto `Command`) to this node and decides
+ * ACK or NACK. It owns the node's instance table: controller instance id (UUID) -> engine id,
+ * the instance's UDP node on `bind_ip`:port and its pipeline stage.
+ *
+ *   deploy_instance  eng_deploy the service, then bind its UDP port delivering to the pipeline.
+ *                    NACK codes: bad_command (no/over-long id), duplicate_instance,
+ *                    unknown_service, bad_config (port 0, a ';' or '=' in a key or value, a bad
+ *                    e3.downstream or e3.backups, or the service refused the config: its
+ *                    reason), port_in_use (the bind failed: the system's reason). With
+ *                    e3.backups a stateful instance is a replication primary (replica.h); on a
+ *                    stateless one the key is ignored (a warning line). Every stateful
+ *                    instance also takes replicate frames on its port as a backup.
+ *   remove_instance  stop serving (the UDP node waits for replies still owed), then eng_remove.
+ *                    NACK unknown_instance.
+ *   set_routes       replace the route table. NACK bad_route.
+ *   export_state / import_state  NACK not_implemented (cold migration is not done yet).
+ *   anything else    NACK unknown_command.
+ *
+ * Idempotent by version: commands are applied in increasing version order; a version at or
+ * below the last one handled is not applied again and gets the outcome it got the first time
+ * (remembered for the last CMD_OUTCOME_MEMORY versions; an older one is ACKed). A NACKed
+ * version counts as handled (the controller issues a new version to retry).
+ *
+ * Not thread-safe for cmd_apply (one applier); cmd_net and cmd_instance_id may run concurrently
+ * with it (the heartbeat thread).
+ */
+#ifndef E3AGENT_COMMANDS_H
+#define E3AGENT_COMMANDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "e3rpc.h"
+#include "engine.h"
+#include "heartbeat.h"
+#include "pipeline.h"
+#include "replica.h"
+#include "routes.h"
+
+#define CMD_CODE_LEN 32          /* bytes of an error code, including the NUL */
+#define CMD_MESSAGE_LEN 256      /* bytes of an error message, including the NUL */
+#define CMD_OUTCOME_MEMORY 64    /* outcomes remembered for replays */
+#define CMD_KEY_DOWNSTREAM "e3.downstream"
+#define CMD_KEY_FORWARD_IF "e3.forward_if" /* a gate: forward only responses starting with it */
+#define CMD_KEY_BACKUPS "e3.backups"       /* backup instance ids of a replication primary */
+
+/* The outcome of one command: ACK (ok) or NACK with code and message. */
+typedef struct cmd_outcome {
+    uint64_t version;              /* the command's version */
+    int ok;                        /* 1: ACK, 0: NACK */
+    char code[CMD_CODE_LEN];       /* NACK: machine-readable, e.g. "port_in_use" */
+    char message[CMD_MESSAGE_LEN]; /* NACK: human-readable */
+} cmd_outcome;
+
+typedef struct cmd_state cmd_state; /* opaque */
+
+/* State for a node whose instances run on `e`, forward through `pl`, and serve on `bind_ip`.
+ * All three must outlive it. NULL when memory runs out. */
+cmd_state *cmd_new(eng *e, pl_ctx *pl, rt_table *routes, const char *bind_ip);
+
+/* Stop serving every instance (UDP nodes freed, waiting for owed replies), remove them from the
+ * engine, free the state. NULL is fine. */
+void cmd_free(cmd_state *s);
+
+/* Apply `c` (unless already handled) and fill `out`. Returns 1 if applied now, 0 if it was a
+ * replay of a handled version. */
+int cmd_apply(cmd_state *s, const e3rpc_command *c, cmd_outcome *out);
+
+/* Highest version handled (0 if none): what StreamCommands asks to resume after. */
+uint64_t cmd_applied_version(cmd_state *s);
+
+/* Number of instances deployed. */
+size_t cmd_instances(cmd_state *s);
+
+/* The controller id of engine instance `engine_id` into `out` (E3RPC_ID_LEN bytes). Returns 1
+ * if found, else 0. Any thread. */
+int cmd_instance_id(cmd_state *s, uint32_t engine_id, char *out);
+
+/* The UDP port instance `instance_id` serves on, 0 if unknown. Any thread. */
+uint16_t cmd_instance_port(cmd_state *s, const char *instance_id);
+
+/* Replication counters of instance `instance_id` (primary and backup sides added) into `out`.
+ * Returns 1 if found, else 0. Any thread. */
+int cmd_replication(cmd_state *s, const char *instance_id, rep_counters *out);
+
+/* hb_net_fn (ctx = cmd_state): traffic of every instance's UDP node and of the egress node,
+ * cumulative since the state was created (removed instances keep counting). Any thread. */
+void cmd_net(void *ctx, hb_net *out);
+
+#endif

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * replica: primary -> backup replication through the real command path, two instances on two
+ * UDP ports in one process. A kvs primary deployed with e3.backups=backup: PUTs to it are
+ * answered at once and reach the backup, which then answers GETs with the same values; an
+ * update that cannot be sent (no route) does not delay the client, is counted as failed, and
+ * the backup detects the gap at the next one; crafted replicate frames: a sequence gap is
+ * counted (and applied), a stale or malformed update refused. Bad e3.backups lists are NACKed;
+ * on a stateless service the key is ignored.
+ */
+#include <time.h>
+
+#include "chan_check.h"
+#include "cmd_check.h"
+
+/* A request to 127.0.0.1:port that must succeed (`want` NULL: any text). */
+static void call(chan_udp_node *client, uint16_t port, const char *req, const char *want) {
+    udp_send_check(client, port, 0, (const uint8_t *)req, strlen(req), CHAN_OK, want);
+}
+
+static void set_routes(cmd_state *s, uint64_t version, e3rpc_route *routes, size_t n) {
+    expect(s, (e3rpc_command){.version = version, .kind = E3RPC_CMD_SET_ROUTES, .routes = routes, .n_routes = n},
+           NULL);
+}
+
+/* Poll the counters of `id` until `field` reaches `want` (5 s at most). */
+#define WAIT_COUNTER(s, id, field, want)                                                      \
+    do {                                                                                      \
+        rep_counters rc_;                                                                     \
+        struct timespec ts_ = {0, 1000000};                                                   \
+        for (int i_ = 0; i_ < 5000; i_++) {                                                   \
+            CHECK(cmd_replication((s), (id), &rc_));                                          \
+            if (rc_.field >= (want)) break;                                                   \
+            nanosleep(&ts_, NULL);                                                            \
+        }                                                                                     \
+        if (rc_.field != (want))                                                              \
+            fprintf(stderr, "%s.%s = %llu, want %llu\n", (id), #field,                        \
+                    (unsigned long long)rc_.field, (unsigned long long)(want));               \
+        CHECK_EQ_INT(rc_.field, (want));                                                      \
+    } while (0)
+
+int main(void) {
+    cmd_rig rig = cmd_rig_new(300);
+    cmd_state *s = rig.s;
+    chan_udp_node *client = rig.client;
+    uint64_t v = 1;
+
+    /* e3.backups on a stateless service is ignored; bad lists: itself, none listed */
+    e3rpc_kv to_b[] = {{"e3.backups", "backup"}};
+    e3rpc_kv to_self[] = {{"e3.backups", "primary"}};
+    e3rpc_kv to_none[] = {{"e3.backups", " , "}};
+    expect(s, deploy(v++, "p0", "bm25", free_port(), to_b, 1), NULL);
+    rep_counters none;
+    CHECK(cmd_replication(s, "p0", &none) && none.sent == 0);
+    expect(s, (e3rpc_command){.version = v++, .kind = E3RPC_CMD_REMOVE, .instance_id = "p0"}, NULL);
+    expect(s, deploy(v++, "primary", "kvs", free_port(), to_self, 1), "bad_config");
+    expect(s, deploy(v++, "primary", "kvs", free_port(), to_none, 1), "bad_config");
+
+    uint16_t pb = free_port(), pp = free_port();
+    expect(s, deploy(v++, "backup", "kvs", pb, NULL, 0), NULL);
+    expect(s, deploy(v++, "primary", "kvs", pp, to_b, 1), NULL);
+    e3rpc_route routes[] = {{"backup", "127.0.0.1", pb}, {"primary", "127.0.0.1", pp}};
+    set_routes(s, v++, routes, 2);
+
+    /* PUTs to the primary reach the backup */
+    char req[64], want[64];
+    for (int i = 0; i < 20; i++) {
+        snprintf(req, sizeof(req), "PUT k%d v%d", i, i * i);
+        call(client, pp, req, "OK");
+    }
+    call(client, pp, "GET k3", "VALUE v9"); /* a read changes nothing: no update */
+    WAIT_COUNTER(s, "backup", applied, 20);
+    WAIT_COUNTER(s, "primary", replicated, 20);
+    for (int i = 0; i < 20; i++) {
+        snprintf(req, sizeof(req), "GET k%d", i);
+        snprintf(want, sizeof(want), "VALUE v%d", i * i);
+        call(client, pb, req, want);
+    }
+    rep_counters c;
+    CHECK(cmd_replication(s, "primary", &c));
+    CHECK(c.sent == 20 && c.failed == 0);
+    CHECK(cmd_replication(s, "backup", &c));
+    CHECK(c.gaps == 0 && c.refused == 0);
+
+    /* an update that cannot leave (no route to the backup): the client is answered anyway, the
+     * update counts as failed, and the backup sees the hole at the next one */
+    set_routes(s, v++, routes + 1, 1);
+    call(client, pp, "PUT lost 1", "OK");
+    WAIT_COUNTER(s, "primary", failed, 1);
+    set_routes(s, v++, routes, 2);
+    call(client, pp, "PUT after 2", "OK");
+    WAIT_COUNTER(s, "backup", applied, 21);
+    WAIT_COUNTER(s, "backup", gaps, 1);
+    call(client, pb, "GET lost", "NOT_FOUND"); /* not repaired: the backup diverged */
+    call(client, pb, "GET after", "VALUE 2");
+
+    /* crafted frames from another primary: a gap is counted and applied; stale and malformed
+     * updates are refused */
+    const svc_type *kvs = svc_find("kvs");
+    svc_env env = {.replicate = 1};
+    svc_instance *src = NULL;
+    char serr[SVC_ERRBUF_LEN];
+    CHECK_EQ_INT(kvs->create("", &env, &src, serr), SVC_OK);
+    svc_buf resp = {0}, records = {0}, frame = {0};
+    CHECK_EQ_INT(kvs->handle(src, (const uint8_t *)"PUT crafted yes", 15, &resp, serr), SVC_OK);
+    CHECK_EQ_INT(kvs->drain_log(src, &records, serr), SVC_OK);
+    CHECK_EQ_INT(rep_encode(&frame, 5, "other", records.data, records.len), 0);
+    udp_send_check(client, pb, 1, frame.data, frame.len, CHAN_OK, "OK 5");
+    CHECK(cmd_replication(s, "backup", &c));
+    CHECK_EQ_INT(c.gaps, 1 + 4); /* seq 1..4 of "other" never came */
+    call(client, pb, "GET crafted", "VALUE yes");
+    udp_send_check(client, pb, 1, frame.data, frame.len, CHAN_ERR,
+                   "replica: stale update 5 from other (last applied 5)");
+    CHECK_EQ_INT(rep_encode(&frame, 6, "other", records.data, records.len - 1), 0); /* truncated */
+    udp_send_check(client, pb, 1, frame.data, frame.len, CHAN_ERR, NULL);
+    udp_send_check(client, pb, 1, (const uint8_t *)"short", 5, CHAN_ERR, "replica: malformed update header");
+    CHECK(cmd_replication(s, "backup", &c));
+    CHECK_EQ_INT(c.refused, 3);
+    CHECK_EQ_INT(c.applied, 22);
+
+    /* the real primary's stream is unaffected */
+    call(client, pp, "PUT k0 again", "OK");
+    WAIT_COUNTER(s, "backup", applied, 23);
+    call(client, pb, "GET k0", "VALUE again");
+
+    /* remove both: the primary's updates in flight are answered or failed first */
+    expect(s, (e3rpc_command){.version = v++, .kind = E3RPC_CMD_REMOVE, .instance_id = "primary"}, NULL);
+    expect(s, (e3rpc_command){.version = v++, .kind = E3RPC_CMD_REMOVE, .instance_id = "backup"}, NULL);
+    CHECK(!cmd_replication(s, "primary", &c));
+
+    kvs->destroy(src);
+    svc_buf_free(&resp);
+    svc_buf_free(&records);
+    svc_buf_free(&frame);
+    cmd_rig_free(&rig);
+    return 0;
+}

@@ -1,0 +1,183 @@
+"""`e3 cluster up --mode local` / `e3 cluster down`: a cluster of real e3-agent processes on loopback.
+
+The cluster is created through the API (a fat tree of N servers of one type); one e3-agent per host
+node is started detached from the terminal, registers with the controller and stays up until
+`e3 cluster down`. What was started is kept in `<data dir>/local-clusters/<name>.json` (pids, logs)
+next to an agent token file (0600). SmartNIC nodes need the emulated NIC firmware, so server types
+with SmartNICs are refused here for now.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import e3
+from e3 import catalog
+from e3.cli.client import Api, CliError
+from e3.cli.processes import die_with_parent
+from e3.core.config import get_settings
+from e3.core.envfile import find_env_file
+
+REGISTERED = "e3-agent: registered"
+START_TIMEOUT_S = 30.0
+STOP_TIMEOUT_S = 10.0
+
+
+@dataclass
+class AgentProcess:
+    node: str
+    server: str
+    pid: int
+    log: str
+
+
+def agent_binary() -> Path:
+    """The e3-agent executable: E3_AGENT_BIN, else the one `make agents` builds in this checkout."""
+    configured = os.environ.get("E3_AGENT_BIN")
+    path = Path(configured) if configured else Path(e3.__file__).resolve().parents[2] / "build/agents/e3-agent/e3-agent"
+    if not (path.is_file() and os.access(path, os.X_OK)):
+        raise CliError(f"e3-agent not found at {path}: run `make agents` (or set E3_AGENT_BIN)")
+    return path
+
+
+def state_dir() -> Path:
+    env_file = find_env_file()
+    return (env_file.parent if env_file else get_settings().data_dir.resolve()) / "local-clusters"
+
+
+def _state_file(name: str) -> Path:
+    return state_dir() / f"{name}.json"
+
+
+def _is_agent(pid: int) -> bool:
+    """True if `pid` is alive and still an e3-agent (a pid may have been reused)."""
+    try:
+        return b"e3-agent" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
+def _load(name: str) -> list[AgentProcess]:
+    path = _state_file(name)
+    if not path.is_file():
+        return []
+    return [AgentProcess(**a) for a in json.loads(path.read_text())["agents"]]
+
+
+def _save(name: str, agents: list[AgentProcess]) -> None:
+    path = _state_file(name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"cluster": name, "agents": [asdict(a) for a in agents]}, indent=2))
+
+
+def _write_secret(path: Path, secret: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.touch(mode=0o600, exist_ok=True)
+    path.chmod(0o600)
+    path.write_text(secret + "\n")
+
+
+def _wait_registered(agent: AgentProcess, proc: subprocess.Popen, deadline: float) -> str:
+    log = Path(agent.log)
+    while True:
+        text = log.read_text(errors="replace") if log.is_file() else ""
+        line = next((line for line in text.splitlines() if line.startswith(REGISTERED)), None)
+        if line:
+            return line
+        if proc.poll() is not None or time.monotonic() > deadline:
+            why = f"exited with code {proc.returncode}" if proc.poll() is not None else "did not register in time"
+            raise CliError(f"the agent of {agent.node} {why}; its log ({agent.log}):\n{text[-2000:]}")
+        time.sleep(0.1)
+
+
+def up(api: Api, name: str, servers: int, server_type: str, workers: int, controller: str,
+       attached: bool = False) -> list[dict]:
+    """Create the cluster (or reuse it) and start one registered agent per host node. Detached agents
+    outlive this process; attached ones get SIGTERM when it dies (for `e3 up`)."""
+    running = [a for a in _load(name) if _is_agent(a.pid)]
+    if running:
+        raise CliError(f"local cluster {name!r} is already up ({len(running)} agents); `e3 cluster down {name}` first")
+    types = catalog.server_types()
+    if server_type not in types:
+        raise CliError(f"unknown server type {server_type!r}; use one of: {', '.join(types)}", exit_code=2)
+    kind = types[server_type]
+    if kind.smartnics:
+        raise CliError(f"{server_type} has SmartNICs: local mode runs host agents only until the emulated NIC "
+                       "(e3-nic) exists; use a server type without SmartNICs (beefy, wimpy)", exit_code=2)
+    binary = agent_binary()
+    if not _exists(api, name):  # an existing cluster of that name is reused as it is
+        api.post("/api/v1/clusters", json={"generator": "fattree", "servers": servers, "server_type": server_type,
+                                           "name": name})
+    nodes = [n for n in api.all_pages(f"/api/v1/clusters/{name}/nodes") if n["kind"] == "host"]
+    token = api.post("/api/v1/tokens", json={"name": f"local-agents-{name}", "scopes": ["agent"]}).json()["token"]
+    folder = state_dir() / name
+    token_file = folder / "agent-token"
+    _write_secret(token_file, token)
+    agents: list[AgentProcess] = []
+    procs: list[subprocess.Popen] = []
+    try:
+        for node in nodes:
+            log = folder / f"{node['name'].replace('/', '_')}.log"
+            args = [str(binary), "--controller", controller, "--token-file", str(token_file), "--cluster", name,
+                    "--node", node["name"], "--server", node["server"], "--kind", "host", "--address", "127.0.0.1",
+                    "--workers", str(workers), "--cpu-source", "engine",  # agents share this machine's CPUs
+                    "--power-idle-w", str(kind.idle_watts),
+                    "--power-peak-w", str(kind.peak_watts)]
+            with log.open("wb") as out:
+                proc = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                        start_new_session=True,  # Ctrl-C in the terminal is not for them
+                                        preexec_fn=die_with_parent if attached else None)
+            procs.append(proc)
+            agents.append(AgentProcess(node["name"], node["server"], proc.pid, str(log)))
+            _save(name, agents)
+        deadline = time.monotonic() + START_TIMEOUT_S
+        lines = [_wait_registered(a, p, deadline) for a, p in zip(agents, procs)]
+    except BaseException:
+        _stop(agents)
+        _state_file(name).unlink(missing_ok=True)
+        raise
+    return [dict(node=a.node, pid=a.pid, log=a.log, registered=line[len(REGISTERED):].strip())
+            for a, line in zip(agents, lines)]
+
+
+def _exists(api: Api, name: str) -> bool:
+    return any(c["name"] == name for c in api.all_pages("/api/v1/clusters"))
+
+
+def _stop(agents: list[AgentProcess]) -> list[dict]:
+    alive = [a for a in agents if _is_agent(a.pid)]
+    for agent in alive:
+        os.kill(agent.pid, signal.SIGTERM)
+    deadline = time.monotonic() + STOP_TIMEOUT_S
+    result = []
+    for agent in alive:
+        while _is_agent(agent.pid) and time.monotonic() < deadline:
+            _reap(agent.pid)
+            time.sleep(0.05)
+        killed = _is_agent(agent.pid)
+        if killed:
+            os.kill(agent.pid, signal.SIGKILL)
+        result.append(dict(node=agent.node, pid=agent.pid, stopped="killed" if killed else "terminated"))
+    return result
+
+
+def _reap(pid: int) -> None:
+    """Collect the exit status when the agent is our child (started by this process)."""
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        pass
+
+
+def down(name: str) -> list[dict]:
+    """Stop the cluster's agents (SIGTERM, then SIGKILL after STOP_TIMEOUT_S); forget them."""
+    agents = _load(name)
+    if not agents:
+        raise CliError(f"no local cluster {name!r} was started from here (nothing in {state_dir()})")
+    stopped = _stop(agents)
+    _state_file(name).unlink(missing_ok=True)
+    return stopped

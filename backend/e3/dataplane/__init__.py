@@ -1,0 +1,1 @@
+"""Clients of the data plane: requests to microservice instances run by agents."""

@@ -1,0 +1,133 @@
+"""Two real e3-agent processes (`e3 cluster up --mode local`) with the real controller, API, worker,
+Postgres and Redis: deploy api_gateway -> kvs, send requests through the pipeline, read the
+heartbeats back (requests and watts with their source), survive a controller restart with the
+instances' state, and stop cleanly with `e3 cluster down`."""
+
+import json
+import os
+import signal
+import time
+
+import pytest
+from helpers import REPO_ROOT, start_process, stop_process, wait_for_job, wait_until
+
+from e3.core.embedded import free_tcp_port
+from e3.dataplane import udp
+
+AGENT = REPO_ROOT / "build/agents/e3-agent/e3-agent"
+APP = {
+    "apiVersion": "e3/v1", "kind": "Application", "metadata": {"name": "gw-kvs"},
+    "spec": {"nodes": [{"id": "gw", "service": "api_gateway", "replicas": 0,
+                        "config": {"keys": "secret-key", "rate": "100000", "burst": "100000"}},
+                       {"id": "kv", "service": "kvs", "replicas": 1}],
+             "edges": [{"from": "gw", "to": "kv"}]},
+}
+
+
+@pytest.fixture
+def controller(backing_services):
+    """A real `e3 controller` process; `restart()` stops it and starts a new one on the same port."""
+    if not AGENT.is_file():
+        pytest.fail(f"{AGENT} is missing: `make test` builds it (make agents)")
+    port = free_tcp_port()
+
+    class Controller:
+        address = f"127.0.0.1:{port}"
+
+        def start(self):
+            self.proc = start_process(["controller", "--port", str(port)], backing_services, "controller.log",
+                                      lambda log: b"controller listening" in log)
+
+        def restart(self):
+            stop_process(self.proc)
+            self.start()
+
+    running = Controller()
+    running.start()
+    yield running
+    stop_process(running.proc)
+
+
+@pytest.fixture
+def local_cluster(e3, controller, tmp_path):
+    """`e3 cluster up --mode local --servers 2 --type beefy`; yields the CLI's answer; `e3 cluster down` after."""
+    env = dict(E3_DATA_DIR=str(tmp_path / "data"), E3_AGENT_BIN=str(AGENT))
+    up = e3("cluster", "up", "--mode", "local", "--servers", "2", "--type", "beefy", "--name", "duo",
+            "--controller", controller.address, "--output", "json", extra_env=env)
+    agents = json.loads(up.stdout)
+    yield dict(agents=agents, env=env)
+    e3("cluster", "down", "duo", extra_env=env, check=False)
+    for agent in agents:  # never leave an agent behind, even when the test failed half-way
+        try:
+            os.kill(agent["pid"], signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def _running_placement(client, deployment_id):
+    items = client.get(f"/api/v1/deployments/{deployment_id}/placement").json()["items"]
+    if all(i["state"] == "running" for i in items):
+        return {i["dag_node"] if i["role"] == "primary" else f"{i['dag_node']}-backup": i for i in items}
+    assert not [i for i in items if i["state"] == "failed"], items
+    return None
+
+
+def _request(entry, text):
+    reply = udp.send(entry["address"], entry["port"], text.encode(), timeout_s=3)
+    return reply.ok, reply.body.decode()
+
+
+def test_a_local_cluster_runs_a_dag_end_to_end_and_survives_a_controller_restart(
+        client, e3, worker, controller, local_cluster):
+    assert [a["node"] for a in local_cluster["agents"]] == [n["name"] for n in
+                                                             client.get("/api/v1/clusters/duo/nodes").json()["items"]]
+    assert client.post("/api/v1/applications", json=APP).status_code == 201
+    r = client.post("/api/v1/deployments", json={"application": "gw-kvs", "cluster": "duo", "algorithm": "hcm"})
+    assert wait_for_job(client, r.json()["job_id"])["state"] == "succeeded"
+    deployment_id = r.json()["deployment_id"]
+    placed = wait_until(lambda: _running_placement(client, deployment_id), timeout=20, what="instances running")
+    gw = placed["gw"]
+
+    assert _request(gw, "secret-key client-1\nPUT colour blue") == (True, "ALLOW\nOK")
+    assert _request(gw, "secret-key client-1\nGET colour") == (True, "ALLOW\nVALUE blue")
+    backup = placed["kv-backup"]
+    assert backup["node_id"] != placed["kv"]["node_id"]  # on the other server: replicated over UDP
+    wait_until(lambda: _request(backup, "GET colour") == (True, "VALUE blue"), what="the backup has the update")
+    assert _request(gw, "stolen-key client-1\nPUT colour red") == (False, "UNAUTHORIZED")  # stops at the gate
+    assert _request(gw, "secret-key client-1\nGET colour") == (True, "ALLOW\nVALUE blue")
+    assert _request(gw, "secret-key client-1\nDROP colour")[0] is False  # kvs refuses: an error comes back
+    for _ in range(50):
+        _request(gw, "secret-key client-2\nGET colour")
+
+    def busy_node():
+        nodes = client.get("/api/v1/clusters/duo/nodes").json()["items"]
+        node = next(n for n in nodes if n["id"] == gw["node_id"])
+        return node if node["telemetry"] and node["telemetry"]["requests"] >= 52 else None
+
+    node = wait_until(busy_node, timeout=15, what="requests in the stored heartbeats")
+    assert node["telemetry"]["power"]["source"] in ("rapl", "model") and node["telemetry"]["power"]["watts"] > 0
+    series = client.get(f"/api/v1/nodes/{gw['node_id']}/telemetry", params={"limit": 5000}).json()["items"]
+    assert sum(p["requests"] for p in series) >= 52
+    listed = json.loads(e3("get", "nodes", "--cluster", "duo", "--output", "json").stdout)
+    assert {n["state"] for n in listed} == {"up"} and all(n["telemetry"] for n in listed)
+
+    controller.restart()
+    restarted = time.time()
+    assert _request(gw, "secret-key client-1\nGET colour") == (True, "ALLOW\nVALUE blue")  # state kept
+
+    def heard_since_restart():
+        points = client.get(f"/api/v1/nodes/{gw['node_id']}/telemetry", params={"limit": 5000}).json()["items"]
+        return [p for p in points if _epoch(p["ts"]) > restarted + 0.5]
+
+    wait_until(heard_since_restart, timeout=20, what="heartbeats after the controller restart")
+
+    stopped = json.loads(e3("cluster", "down", "duo", "--output", "json", extra_env=local_cluster["env"]).stdout)
+    assert {s["stopped"] for s in stopped} == {"terminated"}  # SIGTERM was enough
+    wait_until(lambda: {n["state"] for n in client.get("/api/v1/clusters/duo/nodes").json()["items"]} == {"down"},
+               timeout=10, what="nodes down after `e3 cluster down`")
+
+
+def _epoch(ts: str) -> float:
+    from datetime import datetime
+
+    return datetime.fromisoformat(ts).timestamp()

@@ -1,0 +1,238 @@
+"""Heartbeat intake: the quick validation agrees with agents.heartbeat_problem, the three encodings carry the
+heartbeat, a slow database makes streams wait without losing anything, and a dropped partition is recreated."""
+
+import asyncio
+import json
+import math
+import threading
+import time
+import uuid
+from datetime import datetime, timezone
+
+import redis
+from sqlalchemy import func, select
+
+from e3.core.db import session_scope
+from e3.models import heartbeats
+from e3.orchestrator.membership import MembershipPolicy
+from e3.rpc.pb import agent_pb2
+from e3.services import agents
+from e3.services.agent_hub import AgentHub, TrackedNode
+from e3.services.heartbeat_intake import HeartbeatIntake, heartbeat_dict
+from e3.services.heartbeat_writer import HeartbeatWriter
+from e3.services.heartbeats import drop_partitions_before
+
+
+def _beat(node_id, ts_ns=None, **fields) -> agent_pb2.Heartbeat:
+    instances = fields.pop("instances", None)
+    hb = agent_pb2.Heartbeat(node_id=str(node_id), timestamp_unix_ns=ts_ns or time.time_ns(), queue_length=7,
+                             rx_bytes=5120, tx_bytes=4096, rx_packets=10, tx_packets=8, cpu_utilization=0.25,
+                             power_watts=17.5, power_source=agent_pb2.POWER_SOURCE_RAPL)
+    for k, v in fields.items():
+        setattr(hb, k, v)
+    for inst in instances if instances is not None else [dict(instance_id="inst-0")]:
+        hb.instances.add(**{**dict(requests_completed=100, exec_time_us=41.5, exec_time_ema_us=40.0, cpu_share=0.1),
+                            **inst})
+    return hb
+
+
+def _nodes(agent_id="agent-a", count=2):
+    nodes = {}
+    for _ in range(count):
+        node_id = uuid.uuid4()
+        nodes[node_id] = TrackedNode(node_id, uuid.uuid4(), "n", agent_id, 0.0)
+    return nodes
+
+
+def test_quick_check_refuses_exactly_what_heartbeat_problem_refuses_with_its_reasons():
+    nodes = _nodes()
+    mine, theirs = list(nodes)
+    nodes[theirs].agent_id = "agent-b"
+    intake = HeartbeatIntake(nodes, lambda: 42.0, time.time_ns)
+    now = time.time_ns()
+    beats = [
+        _beat(mine),
+        _beat(theirs),
+        _beat(uuid.uuid4()),
+        _beat("not-a-uuid"),
+        _beat(mine, ts_ns=1),
+        _beat(mine, ts_ns=now - (agents.MAX_AGE_S + 5) * 10**9),
+        _beat(mine, ts_ns=now + (agents.MAX_CLOCK_AHEAD_S + 5) * 10**9),
+        _beat(mine, ts_ns=now - (agents.MAX_AGE_S - 5) * 10**9),  # old but allowed
+        _beat(mine, queue_length=2**31),
+        _beat(mine, rx_bytes=2**63),
+        _beat(mine, tx_packets=2**64 - 1),
+        _beat(mine, power_source=agent_pb2.POWER_SOURCE_UNSPECIFIED),
+        _beat(mine, power_watts=math.nan),
+        _beat(mine, power_watts=-1.0),
+        _beat(mine, power_watts=math.inf),
+        _beat(mine, cpu_utilization=1.5),
+        _beat(mine, cpu_utilization=math.nan),
+        _beat(mine, cpu_utilization=1.0, power_watts=0.0),  # bounds are allowed
+        _beat(mine, instances=[dict(instance_id=f"i{k}") for k in range(65)]),
+        _beat(mine, instances=[dict(instance_id=f"i{k}") for k in range(64)]),
+        _beat(mine, instances=[dict(instance_id="")]),
+        _beat(mine, instances=[dict(instance_id="x" * 65)]),
+        _beat(mine, instances=[dict(instance_id="ok"), dict(instance_id="bad", exec_time_us=math.nan)]),
+        _beat(mine, instances=[dict(instance_id="bad", exec_time_ema_us=-0.5)]),
+        _beat(mine, instances=[dict(instance_id="bad", requests_completed=2**63)]),
+        _beat(mine, instances=[dict(instance_id="bad", cpu_share=1.01)]),
+        _beat(mine, instances=[]),
+    ]
+    encoded, rejections = intake.accept("agent-a", beats)
+    wall = datetime.now(timezone.utc)
+    expected = {}
+    for i, hb in enumerate(beats):
+        if i in (1, 2, 3):
+            expected[i] = "node not registered by this agent"
+        elif problem := agents.heartbeat_problem(heartbeat_dict(hb), wall):
+            expected[i] = problem
+    assert {i: reason for i, _, reason in rejections} == expected
+    assert [node for i, node, _ in rejections if i == 3] == ["not-a-uuid"]
+    assert encoded.rows == len(beats) - len(expected) == 5
+    assert nodes[mine].last_seen == 42.0 and nodes[theirs].last_seen == 0.0
+
+
+def test_the_three_encodings_carry_the_heartbeat():
+    nodes = _nodes()
+    node_id = next(iter(nodes))
+    ts_ns = 1_763_700_000_123_456_789  # 2025-11-21T04:40:00.123456Z
+    intake = HeartbeatIntake(nodes, time.monotonic, lambda: ts_ns + 10**9)
+    hb = _beat(node_id, ts_ns=ts_ns, instances=[dict(instance_id='we"ird\\id', requests_completed=3)])
+    encoded, rejections = intake.accept("agent-a", [hb, hb])
+    assert not rejections and encoded.rows == 2
+    assert encoded.days == {ts_ns // 10**9 // 86400}
+    line = encoded.copy_text.split("\n")[0].split("\t")
+    assert line[:10] == [str(node_id), "2025-11-21T04:40:00.123456+00:00", "7", "5120", "4096", "10", "8", "0.25",
+                         "17.5", "rapl"]
+    copy_json = line[10].replace("\\\\", "\\")  # COPY text escapes backslashes
+    assert json.loads(copy_json) == [{"id": 'we"ird\\id', "requests": 3, "exec_us": 41.5, "exec_ema_us": 40.0,
+                                      "cpu_share": 0.1}]
+    live = json.loads(encoded.live_items[0])
+    assert list(live)[:2] == ["node_id", "ts"]  # the bench's lag probe reads these two first
+    assert live["node_id"] == str(node_id) and live["cluster_id"] == str(nodes[node_id].cluster_id)
+    assert live["queue_len"] == 7 and live["power_source"] == "rapl" and live["instances"][0]["requests"] == 3
+    # the HSET, as Redis protocol: *26, HSET, key, then field/value pairs
+    parts = encoded.redis_commands.encode().split(b"\r\n")
+    assert parts[0] == b"*26" and parts[2] == b"HSET" and parts[4] == f"e3:node:{node_id}".encode()
+    values = parts[5:5 + 48]
+    fields = {values[i + 1].decode(): values[i + 3].decode() for i in range(0, 48, 4)}
+    for i in range(0, 48, 4):
+        assert int(values[i][1:]) == len(values[i + 1]) and int(values[i + 2][1:]) == len(values[i + 3])
+    assert fields["queue_len"] == "7" and fields["ts"] == "2025-11-21T04:40:00.123456+00:00"
+    assert json.loads(fields["instances"]) == live["instances"] and len(fields) == 12
+
+
+def _batch(agent_id, nodes, sequence):
+    return agent_pb2.HeartbeatBatch(agent_id=agent_id, sequence=sequence,
+                                    heartbeats=[_beat(node_id) for node_id in nodes])
+
+
+def test_a_slow_database_makes_the_stream_wait_and_nothing_is_lost(backing_services):
+    from e3.rpc.servicer import AgentServicer
+
+    released = threading.Event()
+    written = []
+
+    def slow_write(chunks, new_days):
+        released.wait(20)
+        written.extend(line for chunk in chunks for line in chunk.splitlines())
+
+    async def scenario():
+        writer = HeartbeatWriter(interval_s=0.01, max_rows=5, max_buffered=20, max_copy_rows=10, write=slow_write)
+        hub = AgentHub(MembershipPolicy(), backing_services["redis_url"], writer=writer)
+        hub.nodes.update(_nodes("agent-a", 5))
+
+        async def anyone(authorization):
+            return None
+
+        hub.authenticate = anyone
+        writer.start()
+        consumed = 0
+
+        async def batches():
+            nonlocal consumed
+            for seq in range(1, 41):  # 40 batches x 5 heartbeats, far beyond the 20-row buffer
+                consumed = seq
+                yield _batch("agent-a", list(hub.nodes), seq)
+
+        class Context:
+            def invocation_metadata(self):
+                return ()
+
+        call = asyncio.create_task(AgentServicer(hub).StreamHeartbeats(batches(), Context()))
+        await asyncio.sleep(0.5)
+        stalled_at = consumed
+        assert not call.done() and stalled_at < 40  # the stream stopped reading
+        assert writer.buffered <= 20 + 5
+        released.set()
+        summary = await asyncio.wait_for(call, 20)
+        await hub.writer.stop()
+        await hub.live.close()
+        await hub.redis.aclose()
+        return summary, stalled_at
+
+    summary, stalled_at = asyncio.run(scenario())
+    assert stalled_at <= 6
+    assert (summary.accepted, summary.rejected) == (200, 0)
+    assert len(written) == 200  # every accepted heartbeat was written before the summary came back
+
+
+def test_a_partition_dropped_behind_the_writer_is_recreated(backing_services):
+    nodes = _nodes("agent-a", 3)
+    intake = HeartbeatIntake(nodes, time.monotonic, time.time_ns)
+
+    async def scenario():
+        writer = HeartbeatWriter(interval_s=0.01, retry_s=0.01)
+        writer.start()
+        encoded, _ = intake.accept("agent-a", [_beat(n) for n in nodes])
+        writer.add(encoded.copy_text, encoded.rows, encoded.days)
+        await writer.flush()
+        with session_scope() as session:  # e.g. retention on another controller, or an operator
+            drop_partitions_before(session, datetime.fromtimestamp(time.time() + 2 * 86400, timezone.utc))
+        encoded, _ = intake.accept("agent-a", [_beat(n) for n in nodes])
+        writer.add(encoded.copy_text, encoded.rows, encoded.days)
+        await asyncio.wait_for(writer.flush(), 20)
+        await writer.stop()
+        return writer
+
+    writer = asyncio.run(scenario())
+    assert writer.failures >= 1 and writer.written == 6
+    with session_scope() as session:
+        assert session.scalar(select(func.count()).select_from(heartbeats)) == 3
+        stored = session.execute(select(heartbeats).limit(1)).mappings().one()
+        assert stored["power_source"] == "rapl" and stored["instances"][0]["exec_us"] == 41.5
+        drop_partitions_before(session, datetime.fromtimestamp(time.time() + 2 * 86400, timezone.utc))
+
+
+def test_live_feed_sets_the_latest_state_and_publishes(backing_services):
+    nodes = _nodes("agent-a", 2)
+    intake = HeartbeatIntake(nodes, time.monotonic, time.time_ns)
+    r = redis.Redis.from_url(backing_services["redis_url"])
+    pubsub = r.pubsub(ignore_subscribe_messages=True)
+    pubsub.subscribe("e3:live")
+
+    async def scenario():
+        from e3.services.live_state import LiveFeed
+
+        feed = LiveFeed(backing_services["redis_url"])
+        for q in (1, 2):
+            encoded, _ = intake.accept("agent-a", [_beat(n, queue_length=q) for n in nodes])
+            feed.add(encoded.redis_commands, encoded.live_items)
+        await feed.close()
+        return feed
+
+    feed = asyncio.run(scenario())
+    assert feed.sent == 4 and feed.dropped == 0
+    for node_id in nodes:
+        state = r.hgetall(f"e3:node:{node_id}")
+        assert state[b"queue_len"] == b"2" and state[b"node_id"] == str(node_id).encode()
+    seen = []
+    deadline = time.monotonic() + 5
+    while len(seen) < 4 and time.monotonic() < deadline:
+        if (message := pubsub.get_message(timeout=0.1)) is not None:
+            body = json.loads(message["data"])
+            assert body["type"] == "heartbeats"
+            seen.extend(body["heartbeats"])
+    assert sorted(h["queue_len"] for h in seen) == [1, 1, 2, 2]
+    pubsub.close()
