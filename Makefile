@@ -7,13 +7,16 @@ E3 := $(VENV)/bin/e3
 PYTEST_ARGS ?=
 
 BENCH_ARGS ?=
+INGEST_ARGS ?=
+AGENT_ARGS ?=
 
-.PHONY: bench bench-placement bench-ingest up test test-backend test-frontend test-e2e test-compose test-agents agents backend frontend lock clean distclean help
+.PHONY: bench bench-placement bench-ingest bench-agent up test test-backend test-frontend test-e2e test-compose test-agents agents backend frontend lock clean distclean help
 
 help:
 	@echo "make up      run the control plane (embedded Postgres/Redis unless DATABASE_URL/REDIS_URL are set)"
 	@echo "make test    run every test suite"
-	@echo "make bench   run the benchmarks (figures and ratios; BENCH_ARGS=\"--servers 100,1000\" to narrow)"
+	@echo "make bench   run the benchmarks (figures and ratios): placement (BENCH_ARGS=\"--servers 100,1000\"),"
+	@echo "             heartbeat ingest (INGEST_ARGS=\"--servers 100\"), agent overhead (AGENT_ARGS=\"--seconds 10\")"
 	@echo "make lock    re-pin the backend's dependencies into backend/requirements.lock"
 
 up: backend frontend agents
@@ -21,13 +24,16 @@ up: backend frontend agents
 
 test: backend frontend test-backend test-agents test-frontend test-e2e test-compose
 
-bench: bench-placement bench-ingest
+bench: bench-placement bench-ingest bench-agent
 
 bench-placement: backend
 	$(E3) bench placement $(BENCH_ARGS)
 
 bench-ingest: backend
-	$(E3) bench ingest $(BENCH_ARGS)
+	$(E3) bench ingest $(INGEST_ARGS)
+
+bench-agent: backend agents
+	$(E3) bench agent $(AGENT_ARGS)
 
 # --- backend -------------------------------------------------------------
 $(VENV)/bin/activate:

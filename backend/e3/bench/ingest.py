@@ -44,6 +44,8 @@ from datetime import datetime
 from pathlib import Path
 from queue import Empty
 
+from e3.bench.stack import cpu_s, postgres_cpu_s, setup_database, stop_process, wait_controller
+
 NODES_PER_SERVER = 5  # type2-smartnic: host + 4 SmartNICs
 TARGET_HZ = 100_000  # the issue's target, at 1,000 type2 servers
 TARGET_LAG_REDIS_P99_MS = 100
@@ -294,97 +296,6 @@ class PgLag(threading.Thread):
 
 
 # --- processes we start -----------------------------------------------------------------------------
-def _cpu_s(proc) -> float:
-    t = proc.cpu_times()
-    return t.user + t.system
-
-
-def _postgres_cpu_s(postmaster) -> float:
-    """Postmaster + live backends + exited (reaped) backends."""
-    import psutil
-
-    total = 0.0
-    try:
-        t = postmaster.cpu_times()
-        total = t.user + t.system + t.children_user + t.children_system
-        for child in postmaster.children(recursive=True):
-            try:
-                total += _cpu_s(child)
-            except psutil.Error:
-                pass
-    except psutil.Error:
-        pass
-    return total
-
-
-def _wait_controller(proc: subprocess.Popen, port: int, log_path: Path, timeout: float = 60.0) -> None:
-    import grpc
-    from grpc_health.v1 import health_pb2, health_pb2_grpc
-
-    deadline = time.monotonic() + timeout
-    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-        stub = health_pb2_grpc.HealthStub(channel)
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"the controller exited with {proc.returncode}: "
-                                   f"{log_path.read_text(errors='replace')[-2000:]}")
-            try:
-                if stub.Check(health_pb2.HealthCheckRequest(), timeout=1).status == \
-                        health_pb2.HealthCheckResponse.SERVING:
-                    return
-            except grpc.RpcError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"the controller did not answer within {timeout:.0f} s")
-            time.sleep(0.1)
-
-
-def _stop_process(proc: subprocess.Popen | None, grace_s: float = 15.0) -> None:
-    if proc is None or proc.poll() is not None:
-        return
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(grace_s)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-
-
-def _setup_database(database_url: str, servers: int, cluster: str) -> tuple[str, list]:
-    """Migrations + catalogue, the cluster (services layer), an agent token; the agents' node names."""
-    from e3.core import config, db
-
-    os.environ["DATABASE_URL"] = database_url
-    config.get_settings.cache_clear()
-    db.get_engine.cache_clear()
-    db._session_factory.cache_clear()
-    from sqlalchemy import select
-
-    from e3.core.bootstrap import prepare_database
-    from e3.core.db import session_scope
-    from e3.core.security import SYSTEM
-    from e3.models import ComputeNode, Server
-    from e3.schemas.cluster_spec import validate_cluster
-    from e3.services.clusters import create_cluster
-    from e3.services.tokens import create_token
-
-    prepare_database(database_url)
-    with session_scope() as session:
-        spec = validate_cluster({"generator": "fattree", "servers": servers, "server_type": "type2-smartnic",
-                                 "name": cluster})
-        create_cluster(session, spec, SYSTEM)
-        _, token = create_token(session, "bench-agents", ["agent"], SYSTEM)
-    with session_scope() as session:
-        rows = session.execute(select(Server.name, ComputeNode.name, ComputeNode.kind)
-                               .join(Server, ComputeNode.server_id == Server.id)
-                               .order_by(Server.name, ComputeNode.index)).all()
-    db.get_engine().dispose()
-    agents: dict[str, list] = {}
-    for server, name, kind in rows:
-        agents.setdefault(server, []).append((name, kind))
-    return token, list(agents.items())
-
-
 def run_ingest(cfg: IngestConfig, report=print) -> dict:
     """One run; returns its figures. Everything started here is stopped before returning or raising."""
     import psutil
@@ -414,7 +325,7 @@ def run_ingest(cfg: IngestConfig, report=print) -> dict:
         pids["redis"] = redis._process.pid
         report(f"migrating, creating {cfg.servers} type2-smartnic servers")
         cluster = "bench-ingest"
-        token, agents = _setup_database(database_url, cfg.servers, cluster)
+        token, agents = setup_database(database_url, cfg.servers, cluster)
         nodes = sum(len(n) for _, n in agents)
 
         port = free_tcp_port()
@@ -425,7 +336,7 @@ def run_ingest(cfg: IngestConfig, report=print) -> dict:
             controller = subprocess.Popen([sys.executable, "-m", "e3", "controller", "--port", str(port)], env=env,
                                           stdout=log_file, stderr=subprocess.STDOUT, start_new_session=True)
         pids["controller"] = controller.pid
-        _wait_controller(controller, port, log_path)
+        wait_controller(controller, port, log_path)
 
         ctx = multiprocessing.get_context("spawn")
         ready, go, results = ctx.Queue(), ctx.Queue(), ctx.Queue()
@@ -477,9 +388,9 @@ def run_ingest(cfg: IngestConfig, report=print) -> dict:
         for _ in slices:
             go.put(start_at)
         time.sleep(max(0.0, start_at - time.time()))
-        cpu0 = (_cpu_s(cproc), _postgres_cpu_s(postmaster), _cpu_s(rproc), _cpu_s(me), time.time())
+        cpu0 = (cpu_s(cproc), postgres_cpu_s(postmaster), cpu_s(rproc), cpu_s(me), time.time())
         time.sleep(max(0.0, start_at + cfg.seconds - time.time()))
-        cpu1 = (_cpu_s(cproc), _postgres_cpu_s(postmaster), _cpu_s(rproc), _cpu_s(me), time.time())
+        cpu1 = (cpu_s(cproc), postgres_cpu_s(postmaster), cpu_s(rproc), cpu_s(me), time.time())
         with get_engine().connect() as conn:
             rows_in_window = conn.execute(text("SELECT count(*) FROM heartbeats")).scalar_one()
         outs = []
@@ -540,7 +451,7 @@ def run_ingest(cfg: IngestConfig, report=print) -> dict:
             if p.is_alive():
                 p.kill()
                 p.join()
-        _stop_process(controller)
+        stop_process(controller)
         if redis is not None:
             redis.stop()
         if pg is not None:

@@ -49,6 +49,32 @@ def register(app: typer.Typer) -> None:
         else:
             print(render(scale_rows, app_rows))
 
+    @bench_app.command("agent")
+    def bench_agent(
+        seconds: float = typer.Option(20.0, min=1, help="Measurement window per step"),
+        period_ms: int = typer.Option(50, min=1, max=60_000, help="Heartbeat period, milliseconds"),
+        instances: str = typer.Option("0,8", help="kvs instances on the agent's node, per step (comma-separated)"),
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON object for the run"),
+    ) -> None:
+        """CPU of one real e3-agent while it heartbeats (idle, then with instances), against the 2%-of-a-core
+        target."""
+        from e3.bench.agent import AgentBenchConfig, render, run_agent_bench
+
+        try:
+            steps = [int(n) for n in instances.split(",") if n.strip()]
+        except ValueError:
+            raise CliError(f"--instances: expected numbers separated by commas, got {instances!r}", exit_code=2)
+        if not steps or any(n < 0 or n > 64 for n in steps):
+            raise CliError("--instances: each step must be 0..64", exit_code=2)
+        cfg = AgentBenchConfig(seconds=seconds, period_ms=period_ms, instances=steps)
+        try:
+            result = run_agent_bench(cfg, report=lambda text: typer.echo(text, err=True))
+        except KeyboardInterrupt:
+            raise CliError("interrupted; everything the benchmark started was stopped", exit_code=130) from None
+        except RuntimeError as exc:
+            raise CliError(str(exc)) from exc
+        print(json.dumps(result, indent=1) if as_json else render(result))
+
     @bench_app.command("ingest")
     def bench_ingest(
         servers: int = typer.Option(1000, min=1, help="type2-smartnic servers (5 nodes each: host + 4 SmartNICs)"),
