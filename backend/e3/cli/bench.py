@@ -17,6 +17,16 @@ def _int_list(text: str) -> tuple[int, ...]:
     return values
 
 
+def _run(benchmark, cfg) -> dict:
+    """Run a benchmark that starts its own services, progress on stderr; its failures as CLI errors."""
+    try:
+        return benchmark(cfg, report=lambda text: typer.echo(text, err=True))
+    except KeyboardInterrupt:
+        raise CliError("interrupted; everything the benchmark started was stopped", exit_code=130) from None
+    except RuntimeError as exc:
+        raise CliError(str(exc)) from exc
+
+
 def register(app: typer.Typer) -> None:
     bench_app = typer.Typer(help="Benchmarks: measured timings, modelled energy, side-by-side ratios.",
                             no_args_is_help=True)
@@ -66,13 +76,7 @@ def register(app: typer.Typer) -> None:
             raise CliError(f"--instances: expected numbers separated by commas, got {instances!r}", exit_code=2)
         if not steps or any(n < 0 or n > 64 for n in steps):
             raise CliError("--instances: each step must be 0..64", exit_code=2)
-        cfg = AgentBenchConfig(seconds=seconds, period_ms=period_ms, instances=steps)
-        try:
-            result = run_agent_bench(cfg, report=lambda text: typer.echo(text, err=True))
-        except KeyboardInterrupt:
-            raise CliError("interrupted; everything the benchmark started was stopped", exit_code=130) from None
-        except RuntimeError as exc:
-            raise CliError(str(exc)) from exc
+        result = _run(run_agent_bench, AgentBenchConfig(seconds=seconds, period_ms=period_ms, instances=steps))
         print(json.dumps(result, indent=1) if as_json else render(result))
 
     @bench_app.command("ingest")
@@ -92,12 +96,7 @@ def register(app: typer.Typer) -> None:
 
         cfg = IngestConfig(servers=servers, seconds=seconds, period_ms=period_ms, agents_per_stream=batch,
                            workers=workers, instances=instances)
-        try:
-            result = run_ingest(cfg, report=lambda text: typer.echo(text, err=True))
-        except KeyboardInterrupt:
-            raise CliError("interrupted; everything the benchmark started was stopped", exit_code=130) from None
-        except RuntimeError as exc:
-            raise CliError(str(exc)) from exc
+        result = _run(run_ingest, cfg)
         if as_json:
             print(json.dumps(result, indent=1))
         else:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import redis.asyncio as aioredis
 
+from e3.core.aio import cancel_and_wait
 from e3.core.config import get_settings
 from e3.core.db import in_session
 from e3.core.security import Actor
@@ -73,12 +74,7 @@ class AgentHub:
         self._monitor = asyncio.get_running_loop().create_task(self._watch(), name="membership")
 
     async def stop(self) -> None:
-        if self._monitor:
-            self._monitor.cancel()
-            try:
-                await self._monitor
-            except asyncio.CancelledError:
-                pass
+        await cancel_and_wait(self._monitor)
         await self.commands.stop()
         await self.writer.stop()
         await self.live.close()

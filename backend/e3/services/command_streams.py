@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import psycopg
 from sqlalchemy.engine import make_url
 
+from e3.core.aio import cancel_and_wait
 from e3.core.db import in_session
 from e3.services import commands
 
@@ -54,13 +55,7 @@ class CommandStreams:
             self._tasks.append(loop.create_task(self._listen(), name="command-listen"))
 
     async def stop(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            try:
-                await task
-            except asyncio.CancelledError:
-                pass
+        await cancel_and_wait(*self._tasks)
         for node_id in list(self.streams):
             self.end(node_id)
 

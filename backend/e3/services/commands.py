@@ -20,7 +20,14 @@ from sqlalchemy import func, select, text
 from sqlalchemy.orm import Session
 
 from e3 import catalog
-from e3.models import ApplicationVersion, Cluster, ComputeNode, Deployment, Instance, NodeCommand
+from e3.models import (
+    ApplicationVersion,
+    Cluster,
+    ComputeNode,
+    Deployment,
+    Instance,
+    NodeCommand,
+)
 from e3.services import events
 
 NOTIFY_CHANNEL = "e3_commands"

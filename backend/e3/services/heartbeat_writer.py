@@ -24,6 +24,7 @@ from collections import deque
 from collections.abc import Callable, Collection, Sequence
 from datetime import datetime, timedelta, timezone
 
+from e3.core.aio import cancel_and_wait
 from e3.core.db import session_scope
 from e3.services.heartbeats import copy_text, drop_partitions_before
 
@@ -188,10 +189,5 @@ class HeartbeatWriter:
             self.dropped += self._buffered
             log.error("heartbeat writer stopped with %d rows not written (the database did not take them)",
                       self._buffered)
-        if self._task:
-            self._task.cancel()
-            try:
-                await self._task
-            except asyncio.CancelledError:
-                pass
-            self._task = None
+        await cancel_and_wait(self._task)
+        self._task = None

@@ -20,6 +20,8 @@ from datetime import datetime, timezone
 import redis.asyncio as aioredis
 from redis.connection import SSLConnection, parse_url
 
+from e3.core.aio import cancel_and_wait
+
 log = logging.getLogger(__name__)
 LIVE_CHANNEL = "e3:live"
 _PUBLISH = f"*3\r\n$7\r\nPUBLISH\r\n${len(LIVE_CHANNEL)}\r\n{LIVE_CHANNEL}\r\n"
@@ -158,11 +160,7 @@ class LiveFeed:
                 if not self._pending:
                     break
                 await asyncio.sleep(0.01)
-            self._task.cancel()
-            try:
-                await self._task
-            except asyncio.CancelledError:
-                pass
+            await cancel_and_wait(self._task)
             self._task = None
         self._disconnect()
 

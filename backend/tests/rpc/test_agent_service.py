@@ -10,15 +10,13 @@ import grpc
 import pytest
 import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from helpers import agent_auth as auth
+from helpers import wait_until
 from sqlalchemy import func, select
 
 from e3.core.db import session_scope
 from e3.models import ComputeNode, Event, heartbeats
 from e3.rpc.pb import agent_pb2, agent_pb2_grpc
-
-
-def auth(token: str) -> list[tuple[str, str]]:
-    return [("authorization", f"Bearer {token}")]
 
 
 def register(stub, token, node_name, agent_id=None, cluster="lab", kind=agent_pb2.NODE_KIND_UNSPECIFIED):
@@ -63,14 +61,6 @@ def stored_rows(node_id=None):
         if node_id:
             query = query.where(heartbeats.c.node_id == uuid.UUID(node_id))
         return session.scalar(query)
-
-
-def wait_until(predicate, timeout=10.0, what="condition"):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what} not reached within {timeout}s")
-        time.sleep(0.02)
 
 
 def code_of(call):
