@@ -96,6 +96,11 @@ def test_a_local_cluster_runs_a_dag_end_to_end_and_survives_a_controller_restart
     assert _request(gw, "stolen-key client-1\nPUT colour red") == (False, "UNAUTHORIZED")  # stops at the gate
     assert _request(gw, "secret-key client-1\nGET colour") == (True, "ALLOW\nVALUE blue")
     assert _request(gw, "secret-key client-1\nDROP colour")[0] is False  # kvs refuses: an error comes back
+    answer = json.loads(e3("request", deployment_id, "--data", "secret-key client-3\\nGET colour", "--count", "3",
+                           "--output", "json").stdout)
+    assert (answer["sent"], answer["ok"], answer["reply"]) == (3, 3, "ALLOW\nVALUE blue")
+    refused = e3("request", deployment_id, "--data", "bad-key client-3\\nGET colour", check=False)
+    assert refused.returncode == 1 and "UNAUTHORIZED" in refused.stderr
     for _ in range(50):
         _request(gw, "secret-key client-2\nGET colour")
 
@@ -114,6 +119,22 @@ def test_a_local_cluster_runs_a_dag_end_to_end_and_survives_a_controller_restart
         return {n["state"] for n in listed} == {"up"} and all(n["telemetry"] for n in listed)
 
     wait_until(listed_up, what="`e3 get nodes`: every node up with telemetry")
+
+    # A deploy the agent cannot run is NACKed, and the deployment says why.
+    keyless = {**APP, "metadata": {"name": "keyless"},
+               "spec": {"nodes": [{"id": "gw", "service": "api_gateway", "replicas": 0}], "edges": []}}
+    assert client.post("/api/v1/applications", json=keyless).status_code == 201
+    r = client.post("/api/v1/deployments", json={"application": "keyless", "cluster": "duo"})
+    assert wait_for_job(client, r.json()["job_id"])["state"] == "succeeded"  # placing it was fine
+
+    def refused():
+        items = client.get(f"/api/v1/deployments/{r.json()['deployment_id']}/placement").json()["items"]
+        return items[0] if items[0]["state"] == "failed" else None
+
+    failed = wait_until(refused, timeout=15, what="the agent's NACK on the instance")
+    assert failed["error"]["code"] == "bad_config" and "keys" in failed["error"]["message"]
+    assert failed["port"] is None
+    assert client.get(f"/api/v1/deployments/{r.json()['deployment_id']}").json()["instance_states"] == {"failed": 1}
 
     controller.restart()
     restarted = time.time()
