@@ -133,8 +133,13 @@ class AgentHub:
     # --- Failure detection ----------------------------------------------------------------------
     async def check_membership(self) -> dict[uuid.UUID, str]:
         """Apply state changes due now; returns them."""
-        changes = transitions({n.node_id: n.last_seen for n in self.nodes.values()},
-                              {n.node_id: n.state for n in self.nodes.values()}, self.clock(), self.policy)
+        now = self.clock()
+        # Only a node heard from too long ago, or not up, can change state: one cheap pass over all of
+        # them every half period, the full classification for the few that qualify.
+        quiet_since = now - self.policy.suspect_after_s
+        candidates = [n for n in self.nodes.values() if n.last_seen < quiet_since or n.state != "up"]
+        changes = transitions({n.node_id: n.last_seen for n in candidates},
+                              {n.node_id: n.state for n in candidates}, now, self.policy)
         if not changes:
             return {}
 
