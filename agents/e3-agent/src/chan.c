@@ -28,10 +28,6 @@
 
 #include "e3svc/errbuf.h"
 
-#define CHAN_MAGIC 0x45334331u   /* "E3C1" */
-#define CHAN_T_REQUEST 1
-#define CHAN_T_REPLY 2
-#define CHAN_T_REPLICATE 3
 #define CHAN_PENDING_BUCKETS 256 /* hash buckets of the pending-reply table */
 
 E3_DEFINE_SET_ERROR(chan_set_error, CHAN_ERRBUF_LEN, CHAN_ERR)
@@ -121,33 +117,13 @@ typedef struct chan_srv_reply {
     uint64_t request_id;    /* echoed back */
 } chan_srv_reply;
 
-static void chan_put_u32(uint8_t *p, uint32_t v) {
-    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (24 - 8 * i));
-}
-static void chan_put_u64(uint8_t *p, uint64_t v) {
-    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (56 - 8 * i));
-}
-static uint32_t chan_get_u32(const uint8_t *p) {
-    uint32_t v = 0;
-    for (int i = 0; i < 4; i++) v = v << 8 | p[i];
-    return v;
-}
-static uint64_t chan_get_u64(const uint8_t *p) {
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++) v = v << 8 | p[i];
-    return v;
-}
-
 /* Send one framed datagram. Returns CHAN_OK, or CHAN_ERR when the socket refuses it. */
 static int chan_udp_xmit(chan_udp_node *n, const struct sockaddr_in *to, uint8_t type, uint8_t status,
                          uint32_t instance_id, uint64_t request_id, const uint8_t *payload, size_t len) {
     uint8_t hdr[CHAN_HDR_LEN];
-    chan_put_u32(hdr, CHAN_MAGIC);
-    hdr[4] = type;
-    hdr[5] = status;
-    hdr[6] = hdr[7] = 0;
-    chan_put_u32(hdr + 8, instance_id);
-    chan_put_u64(hdr + 12, request_id);
+    e3frame_hdr_pack(&(e3frame_hdr){.type = type, .status = status, .instance_id = instance_id,
+                                    .request_id = request_id},
+                     hdr);
     struct iovec iov[2] = {{.iov_base = hdr, .iov_len = sizeof(hdr)},
                            {.iov_base = (void *)payload, .iov_len = len}};
     struct msghdr msg = {.msg_name = (void *)to, .msg_namelen = sizeof(*to), .msg_iov = iov,
@@ -169,8 +145,8 @@ static void chan_srv_reply_fn(void *ctx, int status, const uint8_t *resp, size_t
     chan_srv_reply *r = ctx;
     chan_udp_node *n = r->n;
     if (len > CHAN_MAX_PAYLOAD) len = CHAN_MAX_PAYLOAD; /* cannot happen: SVC_MAX_RESPONSE fits */
-    chan_udp_xmit(n, &r->src, CHAN_T_REPLY, status == CHAN_OK ? 0 : 1, r->instance_id, r->request_id,
-                  resp, len);
+    uint8_t st = status == CHAN_OK ? E3FRAME_STATUS_OK : E3FRAME_STATUS_ERROR;
+    chan_udp_xmit(n, &r->src, E3FRAME_TYPE_REPLY, st, r->instance_id, r->request_id, resp, len);
     free(r);
     atomic_fetch_sub(&n->serving, 1);
 }
@@ -186,33 +162,31 @@ static chan_pending *chan_pending_take(chan_udp_node *n, uint64_t id) {
 
 static void chan_udp_on_datagram(chan_udp_node *n, const uint8_t *buf, size_t len,
                                  const struct sockaddr_in *src) {
-    if (len < CHAN_HDR_LEN || chan_get_u32(buf) != CHAN_MAGIC) {
+    e3frame_hdr h;
+    if (e3frame_hdr_unpack(buf, len, &h) != E3FRAME_OK) {
         atomic_fetch_add(&n->dropped, 1);
         return;
     }
-    uint8_t type = buf[4], status = buf[5];
-    uint32_t instance_id = chan_get_u32(buf + 8);
-    uint64_t request_id = chan_get_u64(buf + 12);
     const uint8_t *payload = buf + CHAN_HDR_LEN;
     size_t plen = len - CHAN_HDR_LEN;
-    if (type == CHAN_T_REPLY) {
-        chan_pending *p = chan_pending_take(n, request_id);
+    if (h.type == E3FRAME_TYPE_REPLY) {
+        chan_pending *p = chan_pending_take(n, h.request_id);
         if (!p) {
             atomic_fetch_add(&n->dropped, 1);
             return;
         }
-        p->reply(p->ctx, status == 0 ? CHAN_OK : CHAN_ERR, payload, plen);
+        p->reply(p->ctx, h.status == E3FRAME_STATUS_OK ? CHAN_OK : CHAN_ERR, payload, plen);
         free(p);
         return;
     }
-    if (type != CHAN_T_REQUEST && type != CHAN_T_REPLICATE) {
+    if (h.type != E3FRAME_TYPE_REQUEST && h.type != E3FRAME_TYPE_REPLICATE) {
         atomic_fetch_add(&n->dropped, 1);
         return;
     }
     chan_deliver_fn deliver = n->deliver;
     void *sink = n->sink;
     char err[CHAN_ERRBUF_LEN] = "chan: this node serves no instances";
-    if (type == CHAN_T_REPLICATE) {
+    if (h.type == E3FRAME_TYPE_REPLICATE) {
         deliver = atomic_load(&n->replicate);
         sink = atomic_load(&n->replicate_sink);
         snprintf(err, sizeof(err), "chan: this node takes no replication");
@@ -222,14 +196,15 @@ static void chan_udp_on_datagram(chan_udp_node *n, const uint8_t *buf, size_t le
         snprintf(err, sizeof(err), "chan: out of memory");
         goto err;
     }
-    *r = (chan_srv_reply){.n = n, .src = *src, .instance_id = instance_id, .request_id = request_id};
+    *r = (chan_srv_reply){.n = n, .src = *src, .instance_id = h.instance_id, .request_id = h.request_id};
     if (!deliver) goto err;
     atomic_fetch_add(&n->serving, 1);
-    if (deliver(sink, instance_id, payload, plen, chan_srv_reply_fn, r, err) == CHAN_OK) return;
+    if (deliver(sink, h.instance_id, payload, plen, chan_srv_reply_fn, r, err) == CHAN_OK) return;
     atomic_fetch_sub(&n->serving, 1);
 err:
     free(r);
-    chan_udp_xmit(n, src, CHAN_T_REPLY, 1, instance_id, request_id, (const uint8_t *)err, strlen(err));
+    chan_udp_xmit(n, src, E3FRAME_TYPE_REPLY, E3FRAME_STATUS_ERROR, h.instance_id, h.request_id,
+                  (const uint8_t *)err, strlen(err));
 }
 
 static uint64_t chan_now_ns(void) {
@@ -430,7 +405,7 @@ static int chan_udp_send_type(chan *c, uint8_t type, uint32_t instance_id, const
     p->next = n->pending[id % CHAN_PENDING_BUCKETS];
     n->pending[id % CHAN_PENDING_BUCKETS] = p;
     pthread_mutex_unlock(&n->lock);
-    if (chan_udp_xmit(n, &u->peer, type, 0, instance_id, id, req, len) == CHAN_OK) return CHAN_OK;
+    if (chan_udp_xmit(n, &u->peer, type, E3FRAME_STATUS_OK, instance_id, id, req, len) == CHAN_OK) return CHAN_OK;
     int saved = errno;
     free(chan_pending_take(n, id));
     return chan_set_error(err, "chan: send failed: %s", strerror(saved));
@@ -438,12 +413,12 @@ static int chan_udp_send_type(chan *c, uint8_t type, uint32_t instance_id, const
 
 static int chan_udp_send(chan *c, uint32_t instance_id, const uint8_t *req, size_t len,
                          chan_reply_fn reply, void *ctx, char *err) {
-    return chan_udp_send_type(c, CHAN_T_REQUEST, instance_id, req, len, reply, ctx, err);
+    return chan_udp_send_type(c, E3FRAME_TYPE_REQUEST, instance_id, req, len, reply, ctx, err);
 }
 
 int chan_udp_replicate(chan *c, uint32_t instance_id, const uint8_t *payload, size_t len, chan_reply_fn reply,
                        void *ctx, char *err) {
-    return chan_udp_send_type(c, CHAN_T_REPLICATE, instance_id, payload, len, reply, ctx, err);
+    return chan_udp_send_type(c, E3FRAME_TYPE_REPLICATE, instance_id, payload, len, reply, ctx, err);
 }
 
 static void chan_udp_close(chan *c) {

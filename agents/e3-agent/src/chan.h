@@ -9,9 +9,9 @@
  *     that arrive are handed to a delivery callback (normally the local engine) and the reply is
  *     sent back to the source address; replies that arrive complete the sender's callback.
  *
- * Framing (network byte order, CHAN_HDR_LEN bytes, then the payload):
+ * Framing: e3frame.h (shared with the load generator), CHAN_HDR_LEN bytes, then the payload:
  *   u32 magic "E3C1" | u8 type (1 request, 2 reply, 3 replicate) | u8 status (0 ok, 1 error) |
- *   u16 zero | u32 instance id | u64 request id
+ *   u16 zero | u32 instance id | u64 request id                          (network byte order)
  * A replicate frame (replica.h: a primary's state changes for a backup) is answered like a
  * request, by a reply frame; a node hands it to its replicate callback, not to `deliver`.
  *
@@ -25,13 +25,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "e3frame.h"
 #include "engine.h"
 
 #define CHAN_OK 0
 #define CHAN_ERR -1
 #define CHAN_ERRBUF_LEN 256                    /* size of the error buffers callers pass */
-#define CHAN_HDR_LEN 20                        /* bytes of framing header */
-#define CHAN_MAX_PAYLOAD (65507 - CHAN_HDR_LEN) /* bytes per UDP datagram payload */
+#define CHAN_HDR_LEN E3FRAME_HDR_LEN         /* bytes of framing header (20) */
+#define CHAN_MAX_PAYLOAD E3FRAME_MAX_PAYLOAD /* bytes per UDP datagram payload (65507 - 20) */
 
 /* Reply to one request sent on a channel, called exactly once (on an engine worker or the UDP
  * receive thread). `status` CHAN_OK with the response, or CHAN_ERR with an error text. */
