@@ -13,14 +13,13 @@ never asserted: the machine is shared.
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from e3.bench.stack import cpu_s, setup_database, stop_process, wait_controller
+from e3.bench.stack import cpu_s, setup_database, start_controller, stop_process
 
 TARGET_CPU_PCT = 2.0  # of one core, at 20 heartbeats/s
 CLUSTER = "bench-agent"
@@ -31,18 +30,6 @@ class AgentBenchConfig:
     seconds: float = 20.0
     period_ms: int = 50
     instances: list[int] = field(default_factory=lambda: [0, 8])  # kvs instances on the node, per step
-
-
-def _wait_registered(agent: subprocess.Popen, log: Path, timeout: float = 30.0) -> str:
-    deadline = time.monotonic() + timeout
-    while True:
-        text = log.read_text(errors="replace")
-        line = next((ln for ln in text.splitlines() if ln.startswith("e3-agent: registered")), None)
-        if line:
-            return line
-        if agent.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError(f"the agent did not register: {text[-2000:]}")
-        time.sleep(0.1)
 
 
 def _deploy_kvs(count: int, step: int) -> None:
@@ -94,8 +81,8 @@ def run_agent_bench(cfg: AgentBenchConfig, report=print) -> dict:
     """One run; returns its figures. Everything started here is stopped before returning or raising."""
     import psutil
 
-    from e3.cli.local_cluster import agent_binary
-    from e3.core.embedded import EmbeddedPostgres, EmbeddedRedis, free_tcp_port
+    from e3.cli.local_cluster import agent_binary, wait_registered
+    from e3.core.embedded import EmbeddedPostgres, EmbeddedRedis
 
     binary = agent_binary()
     workdir = Path(tempfile.mkdtemp(prefix="e3-bench-agent-"))
@@ -109,15 +96,7 @@ def run_agent_bench(cfg: AgentBenchConfig, report=print) -> dict:
         os.environ["REDIS_URL"] = redis_url  # placement reports progress; commands go through Postgres
         token, agents = setup_database(database_url, 1, CLUSTER, server_type="beefy")
         node_name = agents[0][1][0][0]
-        port = free_tcp_port()
-        env = dict(os.environ, DATABASE_URL=database_url, E3_DATA_DIR=str(workdir / "data"),
-                   E3_HEARTBEAT_PERIOD_MS=str(cfg.period_ms),
-                   E3_DOWN_AFTER_MS=str(max(1000, 4 * cfg.period_ms)))
-        controller_log = workdir / "controller.log"
-        with open(controller_log, "wb") as out:
-            controller = subprocess.Popen([sys.executable, "-m", "e3", "controller", "--port", str(port)], env=env,
-                                          stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-        wait_controller(controller, port, controller_log)
+        controller, port = start_controller(workdir, database_url, redis_url, cfg.period_ms)
 
         token_file = workdir / "agent-token"
         token_file.write_text(token + "\n")
@@ -128,7 +107,7 @@ def run_agent_bench(cfg: AgentBenchConfig, report=print) -> dict:
                                       str(token_file), "--cluster", CLUSTER, "--node", node_name, "--address",
                                       "127.0.0.1", "--workers", "2", "--cpu-source", "engine", "--log-level", "warn"],
                                      stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-        registered = _wait_registered(agent, agent_log)
+        registered = wait_registered(agent, agent_log, time.monotonic() + 30)
         node_id = uuid.UUID(registered.split(" as ")[1].split()[0])
         process = psutil.Process(agent.pid)
         steps, deployed = [], 0

@@ -33,8 +33,6 @@ import re
 import shutil
 import signal
 import socket
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -44,7 +42,7 @@ from datetime import datetime
 from pathlib import Path
 from queue import Empty
 
-from e3.bench.stack import cpu_s, postgres_cpu_s, setup_database, stop_process, wait_controller
+from e3.bench.stack import cpu_s, postgres_cpu_s, setup_database, start_controller, stop_process
 
 NODES_PER_SERVER = 5  # type2-smartnic: host + 4 SmartNICs
 TARGET_HZ = 100_000  # the issue's target, at 1,000 type2 servers
@@ -300,7 +298,7 @@ def run_ingest(cfg: IngestConfig, report=print) -> dict:
     """One run; returns its figures. Everything started here is stopped before returning or raising."""
     import psutil
 
-    from e3.core.embedded import EmbeddedPostgres, EmbeddedRedis, free_tcp_port
+    from e3.core.embedded import EmbeddedPostgres, EmbeddedRedis
 
     cfg = cfg.resolved()
     workdir = Path(tempfile.mkdtemp(prefix="e3-bench-ingest-"))
@@ -328,15 +326,8 @@ def run_ingest(cfg: IngestConfig, report=print) -> dict:
         token, agents = setup_database(database_url, cfg.servers, cluster)
         nodes = sum(len(n) for _, n in agents)
 
-        port = free_tcp_port()
-        env = dict(os.environ, DATABASE_URL=database_url, REDIS_URL=redis_url, E3_DATA_DIR=str(workdir / "data"),
-                   E3_HEARTBEAT_PERIOD_MS=str(cfg.period_ms), E3_DOWN_AFTER_MS=str(max(1000, 4 * cfg.period_ms)))
-        log_path = workdir / "controller.log"
-        with open(log_path, "wb") as log_file:
-            controller = subprocess.Popen([sys.executable, "-m", "e3", "controller", "--port", str(port)], env=env,
-                                          stdout=log_file, stderr=subprocess.STDOUT, start_new_session=True)
+        controller, port = start_controller(workdir, database_url, redis_url, cfg.period_ms)
         pids["controller"] = controller.pid
-        wait_controller(controller, port, log_path)
 
         ctx = multiprocessing.get_context("spawn")
         ready, go, results = ctx.Queue(), ctx.Queue(), ctx.Queue()

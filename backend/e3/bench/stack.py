@@ -4,6 +4,7 @@ process started and waited for, processes stopped, CPU time read with psutil."""
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -64,7 +65,8 @@ def stop_process(proc: subprocess.Popen | None, grace_s: float = 15.0) -> None:
         proc.wait()
 
 
-def setup_database(database_url: str, servers: int, cluster: str, server_type: str = "type2-smartnic") -> tuple[str, list]:
+def setup_database(database_url: str, servers: int, cluster: str,
+                   server_type: str = "type2-smartnic") -> tuple[str, list]:
     """Migrations + catalogue, the cluster (services layer), an agent token; the agents' node names."""
     from e3.core import config, db
 
@@ -97,3 +99,23 @@ def setup_database(database_url: str, servers: int, cluster: str, server_type: s
     for server, name, kind in rows:
         agents.setdefault(server, []).append((name, kind))
     return token, list(agents.items())
+
+
+def start_controller(workdir: Path, database_url: str, redis_url: str, period_ms: int) -> tuple[subprocess.Popen, int]:
+    """`e3 controller` as its own process (so its CPU is measured apart) on a free port, with the given
+    heartbeat period; returns it once it answers its health check, and the port. Log: workdir/controller.log."""
+    from e3.core.embedded import free_tcp_port
+
+    port = free_tcp_port()
+    env = dict(os.environ, DATABASE_URL=database_url, REDIS_URL=redis_url, E3_DATA_DIR=str(workdir / "data"),
+               E3_HEARTBEAT_PERIOD_MS=str(period_ms), E3_DOWN_AFTER_MS=str(max(1000, 4 * period_ms)))
+    log_path = workdir / "controller.log"
+    with open(log_path, "wb") as log_file:
+        controller = subprocess.Popen([sys.executable, "-m", "e3", "controller", "--port", str(port)], env=env,
+                                      stdout=log_file, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        wait_controller(controller, port, log_path)
+    except BaseException:
+        stop_process(controller)
+        raise
+    return controller, port

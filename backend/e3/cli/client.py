@@ -58,14 +58,19 @@ class Api:
         self._http = httpx.Client(base_url=url, headers=headers, timeout=timeout)
         self.url = url
 
-    def request(self, method: str, path: str, **kwargs) -> httpx.Response:
+    def request(self, method: str, path: str, missing_ok: bool = False, **kwargs) -> httpx.Response:
+        """The response; CliError on a refusal (a 404 too, unless `missing_ok`) or when the API is unreachable."""
         try:
             response = self._http.request(method, path, **kwargs)
         except httpx.HTTPError as exc:
             raise CliError(f"cannot reach the E3 API at {self.url}: {exc}") from exc
-        if response.status_code >= 400:
+        if response.status_code >= 400 and not (missing_ok and response.status_code == 404):
             raise CliError(describe_error(response))
         return response
+
+    def exists(self, path: str) -> bool:
+        """Whether GET `path` finds something (200) rather than a 404."""
+        return self.request("GET", path, missing_ok=True).status_code != 404
 
     def get(self, path: str, **params) -> dict:
         return self.request("GET", path, params={k: v for k, v in params.items() if v is not None}).json()

@@ -81,8 +81,9 @@ def _write_secret(path: Path, secret: str) -> None:
     path.write_text(secret + "\n")
 
 
-def _wait_registered(agent: AgentProcess, proc: subprocess.Popen, deadline: float) -> str:
-    log = Path(agent.log)
+def wait_registered(proc: subprocess.Popen, log: Path, deadline: float, what: str = "the agent") -> str:
+    """The agent's `registered` line from its log, once printed; RuntimeError (with the log's tail) if it
+    exits first or `deadline` (monotonic) passes."""
     while True:
         text = log.read_text(errors="replace") if log.is_file() else ""
         line = next((line for line in text.splitlines() if line.startswith(REGISTERED)), None)
@@ -90,7 +91,7 @@ def _wait_registered(agent: AgentProcess, proc: subprocess.Popen, deadline: floa
             return line
         if proc.poll() is not None or time.monotonic() > deadline:
             why = f"exited with code {proc.returncode}" if proc.poll() is not None else "did not register in time"
-            raise CliError(f"the agent of {agent.node} {why}; its log ({agent.log}):\n{text[-2000:]}")
+            raise RuntimeError(f"{what} {why}; its log ({log}):\n{text[-2000:]}")
         time.sleep(0.1)
 
 
@@ -109,7 +110,7 @@ def up(api: Api, name: str, servers: int, server_type: str, workers: int, contro
         raise CliError(f"{server_type} has SmartNICs: local mode runs host agents only until the emulated NIC "
                        "(e3-nic) exists; use a server type without SmartNICs (beefy, wimpy)", exit_code=2)
     binary = agent_binary()
-    if not _exists(api, name):  # an existing cluster of that name is reused as it is
+    if not api.exists(f"/api/v1/clusters/{name}"):  # an existing cluster of that name is reused as it is
         api.post("/api/v1/clusters", json={"generator": "fattree", "servers": servers, "server_type": server_type,
                                            "name": name})
     nodes = [n for n in api.all_pages(f"/api/v1/clusters/{name}/nodes") if n["kind"] == "host"]
@@ -135,17 +136,16 @@ def up(api: Api, name: str, servers: int, server_type: str, workers: int, contro
             agents.append(AgentProcess(node["name"], node["server"], proc.pid, str(log)))
             _save(name, agents)
         deadline = time.monotonic() + START_TIMEOUT_S
-        lines = [_wait_registered(a, p, deadline) for a, p in zip(agents, procs)]
+        try:
+            lines = [wait_registered(p, Path(a.log), deadline, f"the agent of {a.node}") for a, p in zip(agents, procs)]
+        except RuntimeError as exc:
+            raise CliError(str(exc)) from exc
     except BaseException:
         _stop(agents)
         _state_file(name).unlink(missing_ok=True)
         raise
     return [dict(node=a.node, pid=a.pid, log=a.log, registered=line[len(REGISTERED):].strip())
             for a, line in zip(agents, lines)]
-
-
-def _exists(api: Api, name: str) -> bool:
-    return any(c["name"] == name for c in api.all_pages("/api/v1/clusters"))
 
 
 def _stop(agents: list[AgentProcess]) -> list[dict]:

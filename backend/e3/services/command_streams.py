@@ -47,6 +47,7 @@ class CommandStreams:
         self.poll_s = poll_s
         self.streams: dict[uuid.UUID, CommandStream] = {}
         self._tasks: list[asyncio.Task] = []
+        self._refills: set[asyncio.Task] = set()  # held until done: the loop keeps only weak references
 
     def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -55,7 +56,7 @@ class CommandStreams:
             self._tasks.append(loop.create_task(self._listen(), name="command-listen"))
 
     async def stop(self) -> None:
-        await cancel_and_wait(*self._tasks)
+        await cancel_and_wait(*self._tasks, *self._refills)
         for node_id in list(self.streams):
             self.end(node_id)
 
@@ -63,7 +64,7 @@ class CommandStreams:
         """A new stream for the node (ending any older one), filled with what the agent has not applied."""
         self.end(node_id)
         stream = self.streams[node_id] = CommandStream(node_id, applied_version)
-        asyncio.get_running_loop().create_task(self.refill(stream))
+        self._refill_soon(stream)
         return stream
 
     def close(self, stream: CommandStream) -> None:
@@ -74,6 +75,11 @@ class CommandStreams:
         stream = self.streams.pop(node_id, None)
         if stream is not None:
             stream.queue.put_nowait(_END)
+
+    def _refill_soon(self, stream: CommandStream) -> None:
+        task = asyncio.get_running_loop().create_task(self.refill(stream))
+        self._refills.add(task)
+        task.add_done_callback(self._refills.discard)
 
     async def refill(self, stream: CommandStream) -> None:
         """Queue the node's commands newer than those already queued."""
@@ -87,16 +93,15 @@ class CommandStreams:
                 for command in batch:
                     stream.queue.put_nowait(command)
                     stream.sent = command["version"]
-                if len(batch) < 1000:
+                if len(batch) < commands.COMMANDS_PER_READ:
                     return
 
     def wake(self, node_ids) -> None:
         """New commands exist for these nodes: refill the streams that are open."""
-        loop = asyncio.get_running_loop()
         for node_id in node_ids:
             stream = self.streams.get(node_id)
             if stream is not None:
-                loop.create_task(self.refill(stream))
+                self._refill_soon(stream)
 
     async def _listen(self) -> None:
         while True:

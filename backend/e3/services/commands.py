@@ -57,11 +57,10 @@ def _agent_nodes(session: Session, cluster_id: uuid.UUID) -> list[ComputeNode]:
                                 .order_by(ComputeNode.name)))
 
 
-def _placed_on_agents(cluster_id: uuid.UUID | None = None):
-    """Instances still `placed` on nodes that agents run (of one cluster, or of all)."""
-    stmt = (select(Instance).join(ComputeNode, ComputeNode.id == Instance.node_id)
-            .where(Instance.state == "placed", ComputeNode.agent_id.is_not(None)))
-    return stmt if cluster_id is None else stmt.where(ComputeNode.cluster_id == cluster_id)
+def _placed_on_agents(cluster_id: uuid.UUID):
+    """The cluster's instances still `placed` on nodes that agents run."""
+    return (select(Instance).join(ComputeNode, ComputeNode.id == Instance.node_id)
+            .where(Instance.state == "placed", ComputeNode.agent_id.is_not(None), ComputeNode.cluster_id == cluster_id))
 
 
 def _next_versions(session: Session, node_ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, int]:
@@ -215,7 +214,10 @@ def notify(session: Session, node_ids: Iterable[uuid.UUID]) -> None:
                         {"channel": NOTIFY_CHANNEL, "payload": payload})
 
 
-def commands_after(session: Session, node_id: uuid.UUID, version: int, limit: int = 1000) -> list[dict]:
+COMMANDS_PER_READ = 1000  # a stream is refilled in reads of at most this many commands
+
+
+def commands_after(session: Session, node_id: uuid.UUID, version: int, limit: int = COMMANDS_PER_READ) -> list[dict]:
     """The node's commands with a higher version than `version`, oldest first."""
     rows = session.scalars(select(NodeCommand).where(NodeCommand.node_id == node_id, NodeCommand.version > version)
                            .order_by(NodeCommand.version).limit(limit))
