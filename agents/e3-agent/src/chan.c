@@ -87,7 +87,10 @@ typedef struct chan_pending {
 } chan_pending;
 
 struct chan_udp_node {
-    int fd;                          /* the UDP socket, non-blocking */
+    const chan_io *io;               /* NULL: the kernel socket below */
+    void *io_ctx;                    /* passed to io->xmit */
+    uint64_t last_sweep_ns;          /* io nodes: when chan_udp_node_sweep last expired */
+    int fd;                          /* the UDP socket, non-blocking (-1 for io nodes) */
     int wake[2];                     /* pipe: a byte in wake[1] stops the receive thread */
     pthread_t rx;                    /* receive thread */
     int rx_started;                  /* 1 once rx runs */
@@ -124,6 +127,15 @@ static int chan_udp_xmit(chan_udp_node *n, const struct sockaddr_in *to, uint8_t
     e3frame_hdr_pack(&(e3frame_hdr){.type = type, .status = status, .instance_id = instance_id,
                                     .request_id = request_id},
                      hdr);
+    if (n->io) {
+        if (n->io->xmit(n->io_ctx, n->port, to, hdr, sizeof(hdr), payload, len) != CHAN_OK) {
+            atomic_fetch_add(&n->dropped, 1);
+            return CHAN_ERR;
+        }
+        atomic_fetch_add(&n->tx_packets, 1);
+        atomic_fetch_add(&n->tx_bytes, (uint64_t)(sizeof(hdr) + len));
+        return CHAN_OK;
+    }
     struct iovec iov[2] = {{.iov_base = hdr, .iov_len = sizeof(hdr)},
                            {.iov_base = (void *)payload, .iov_len = len}};
     struct msghdr msg = {.msg_name = (void *)to, .msg_namelen = sizeof(*to), .msg_iov = iov,
@@ -243,6 +255,26 @@ static void chan_udp_expire(chan_udp_node *n, unsigned timeout_ms) {
     }
 }
 
+/* How often a receive loop sweeps for `timeout_ms`: a few times per period, 10..250 ms. */
+static int chan_sweep_interval_ms(unsigned timeout_ms) {
+    return timeout_ms / 4 < 10 ? 10 : timeout_ms / 4 > 250 ? 250 : (int)(timeout_ms / 4);
+}
+
+void chan_udp_node_input(chan_udp_node *n, const uint8_t *buf, size_t len, const struct sockaddr_in *src) {
+    atomic_fetch_add(&n->rx_packets, 1);
+    atomic_fetch_add(&n->rx_bytes, (uint64_t)len);
+    chan_udp_on_datagram(n, buf, len, src);
+}
+
+void chan_udp_node_sweep(chan_udp_node *n) {
+    unsigned timeout_ms = atomic_load(&n->timeout_ms);
+    if (!timeout_ms) return;
+    uint64_t now = chan_now_ns();
+    if (now - n->last_sweep_ns < (uint64_t)chan_sweep_interval_ms(timeout_ms) * 1000000ull) return;
+    chan_udp_expire(n, timeout_ms);
+    n->last_sweep_ns = now;
+}
+
 static void *chan_udp_rx_main(void *arg) {
     chan_udp_node *n = arg;
     uint8_t *buf = malloc(65536);
@@ -252,8 +284,7 @@ static void *chan_udp_rx_main(void *arg) {
         struct pollfd pfd[2] = {{.fd = n->fd, .events = POLLIN}, {.fd = n->wake[0], .events = POLLIN}};
         unsigned timeout_ms = atomic_load(&n->timeout_ms);
         /* With a timeout, wake up a few times per timeout period to sweep (10..250 ms). */
-        int wait_ms = -1;
-        if (timeout_ms) wait_ms = timeout_ms / 4 < 10 ? 10 : timeout_ms / 4 > 250 ? 250 : (int)(timeout_ms / 4);
+        int wait_ms = timeout_ms ? chan_sweep_interval_ms(timeout_ms) : -1;
         if (timeout_ms && chan_now_ns() - last_sweep >= (uint64_t)wait_ms * 1000000ull) {
             chan_udp_expire(n, timeout_ms);
             last_sweep = chan_now_ns();
@@ -268,9 +299,7 @@ static void *chan_udp_rx_main(void *arg) {
             socklen_t slen = sizeof(src);
             ssize_t got = recvfrom(n->fd, buf, 65536, 0, (struct sockaddr *)&src, &slen);
             if (got < 0) break; /* EAGAIN: drained (errors other than EINTR: poll again) */
-            atomic_fetch_add(&n->rx_packets, 1);
-            atomic_fetch_add(&n->rx_bytes, (uint64_t)got);
-            chan_udp_on_datagram(n, buf, (size_t)got, &src);
+            chan_udp_node_input(n, buf, (size_t)got, &src);
         }
     }
     free(buf);
@@ -286,11 +315,8 @@ static int chan_parse_addr(const char *ip, uint16_t port, struct sockaddr_in *ou
     return CHAN_OK;
 }
 
-chan_udp_node *chan_udp_node_new(const char *bind_ip, uint16_t port, chan_deliver_fn deliver,
-                                 void *sink, char *err) {
-    struct sockaddr_in addr;
-    int lock_ok = 0;
-    if (chan_parse_addr(bind_ip, port, &addr, err) != CHAN_OK) return NULL;
+/* A node with no transport yet (fd -1, no thread). NULL with `err` on failure. */
+static chan_udp_node *chan_udp_node_alloc(chan_deliver_fn deliver, void *sink, char *err) {
     chan_udp_node *n = calloc(1, sizeof(*n));
     if (!n) {
         chan_set_error(err, "chan: out of memory");
@@ -302,9 +328,33 @@ chan_udp_node *chan_udp_node_new(const char *bind_ip, uint16_t port, chan_delive
     atomic_init(&n->next_id, 1);
     if (pthread_mutex_init(&n->lock, NULL) != 0) {
         chan_set_error(err, "chan: cannot create lock");
-        goto err;
+        free(n);
+        return NULL;
     }
-    lock_ok = 1;
+    return n;
+}
+
+chan_udp_node *chan_udp_node_new_io(const chan_io *io, void *io_ctx, uint16_t port, chan_deliver_fn deliver,
+                                    void *sink, char *err) {
+    if (!io || !io->xmit || port == 0) {
+        chan_set_error(err, "chan: an io node needs a transport and a port");
+        return NULL;
+    }
+    chan_udp_node *n = chan_udp_node_alloc(deliver, sink, err);
+    if (!n) return NULL;
+    n->io = io;
+    n->io_ctx = io_ctx;
+    n->port = port;
+    n->last_sweep_ns = chan_now_ns();
+    return n;
+}
+
+chan_udp_node *chan_udp_node_new(const char *bind_ip, uint16_t port, chan_deliver_fn deliver,
+                                 void *sink, char *err) {
+    struct sockaddr_in addr;
+    if (chan_parse_addr(bind_ip, port, &addr, err) != CHAN_OK) return NULL;
+    chan_udp_node *n = chan_udp_node_alloc(deliver, sink, err);
+    if (!n) return NULL;
     n->fd = socket(AF_INET, SOCK_DGRAM, 0);
     if (n->fd < 0 || fcntl(n->fd, F_SETFL, fcntl(n->fd, F_GETFL) | O_NONBLOCK) != 0) {
         chan_set_error(err, "chan: socket: %s", strerror(errno));
@@ -334,7 +384,7 @@ err:
     if (n->fd >= 0) close(n->fd);
     if (n->wake[0] >= 0) close(n->wake[0]);
     if (n->wake[1] >= 0) close(n->wake[1]);
-    if (lock_ok) pthread_mutex_destroy(&n->lock);
+    pthread_mutex_destroy(&n->lock);
     free(n);
     return NULL;
 }
@@ -379,11 +429,41 @@ void chan_udp_node_free(chan_udp_node *n) {
             p = next;
         }
     }
-    close(n->fd);
-    close(n->wake[0]);
-    close(n->wake[1]);
+    if (n->fd >= 0) close(n->fd);
+    if (n->wake[0] >= 0) close(n->wake[0]);
+    if (n->wake[1] >= 0) close(n->wake[1]);
     pthread_mutex_destroy(&n->lock);
     free(n);
+}
+
+/* ---- chan_net: the kernel's sockets ------------------------------------------------------ */
+
+static chan_udp_node *chan_net_kernel_node_new(chan_net *net, const char *bind_ip, uint16_t port,
+                                               chan_deliver_fn deliver, void *sink, char *err) {
+    (void)net;
+    return chan_udp_node_new(bind_ip, port, deliver, sink, err);
+}
+
+static void chan_net_kernel_node_free(chan_net *net, chan_udp_node *n) {
+    (void)net;
+    chan_udp_node_free(n);
+}
+
+chan_net *chan_net_kernel(void) {
+    static chan_net kernel = {.node_new = chan_net_kernel_node_new, .node_free = chan_net_kernel_node_free};
+    return &kernel;
+}
+
+chan_udp_node *chan_net_node_new(chan_net *net, const char *bind_ip, uint16_t port, chan_deliver_fn deliver,
+                                 void *sink, char *err) {
+    if (!net) net = chan_net_kernel();
+    return net->node_new(net, bind_ip, port, deliver, sink, err);
+}
+
+void chan_net_node_free(chan_net *net, chan_udp_node *n) {
+    if (!n) return;
+    if (!net) net = chan_net_kernel();
+    net->node_free(net, n);
 }
 
 /* ---- UDP channel ------------------------------------------------------------------------ */

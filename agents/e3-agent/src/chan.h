@@ -15,6 +15,12 @@
  * A replicate frame (replica.h: a primary's state changes for a backup) is answered like a
  * request, by a reply frame; a node hands it to its replicate callback, not to `deliver`.
  *
+ * Transports: a UDP node normally owns a kernel socket and a receive thread. A node made with
+ * chan_udp_node_new_io owns neither: it sends through a caller's `chan_io` (e.g. a DPDK stack,
+ * libe3dp) and the caller feeds it the datagrams for its port (chan_udp_node_input) and calls
+ * chan_udp_node_sweep every few milliseconds for the timeouts. `chan_net` picks the transport
+ * for code that creates nodes (commands, pipeline): chan_net_kernel() or a stack's own.
+ *
  * Timeouts: by default a lost datagram leaves its callback pending until the node is freed
  * (which fails it); chan_udp_node_set_timeout makes the node fail requests that got no reply
  * in time. Not done: retransmission, fragmentation (a payload is at most CHAN_MAX_PAYLOAD bytes).
@@ -22,6 +28,7 @@
 #ifndef E3AGENT_CHAN_H
 #define E3AGENT_CHAN_H
 
+#include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -115,6 +122,49 @@ void chan_udp_node_counters(chan_udp_node *n, chan_counters *out);
  * remote reply (callback with CHAN_ERR), close the socket. Channels opened on it must be
  * closed first. NULL is fine. */
 void chan_udp_node_free(chan_udp_node *n);
+
+/* ---- other transports ---------------------------------------------------------------------- */
+
+/* How a node made with chan_udp_node_new_io sends: one datagram of `hdr_len` + `len` bytes from
+ * the node's port `src_port` (host order) to `to`. CHAN_OK, or CHAN_ERR if it could not be queued
+ * (counted as dropped by the node). Called from any thread, concurrently. */
+typedef struct chan_io {
+    int (*xmit)(void *io_ctx, uint16_t src_port, const struct sockaddr_in *to, const uint8_t *hdr,
+                size_t hdr_len, const uint8_t *payload, size_t len);
+} chan_io;
+
+/* A UDP node on port `port` (non-zero) that sends through `io` and receives what the caller
+ * passes to chan_udp_node_input. No socket, no thread. Free it with chan_udp_node_free once the
+ * caller no longer feeds it. */
+chan_udp_node *chan_udp_node_new_io(const chan_io *io, void *io_ctx, uint16_t port, chan_deliver_fn deliver,
+                                    void *sink, char *err);
+
+/* Hand a datagram (frame header + payload, `len` bytes) from `src` to an io node, as its receive
+ * thread would. One caller at a time per node. */
+void chan_udp_node_input(chan_udp_node *n, const uint8_t *buf, size_t len, const struct sockaddr_in *src);
+
+/* Fail the io node's requests older than its timeout (chan_udp_node_set_timeout); no-op without
+ * one. Call every few milliseconds, from the thread that calls chan_udp_node_input. */
+void chan_udp_node_sweep(chan_udp_node *n);
+
+/* Where code that creates nodes gets them: kernel sockets, or a packet stack of its own. */
+typedef struct chan_net chan_net;
+struct chan_net {
+    /* A node bound on `bind_ip`:`port` (port 0: any free port); as chan_udp_node_new. */
+    chan_udp_node *(*node_new)(chan_net *net, const char *bind_ip, uint16_t port, chan_deliver_fn deliver,
+                               void *sink, char *err);
+    /* Stop feeding the node, then chan_udp_node_free it. */
+    void (*node_free)(chan_net *net, chan_udp_node *n);
+};
+
+/* The kernel's sockets: chan_udp_node_new / chan_udp_node_free. A static object. */
+chan_net *chan_net_kernel(void);
+
+/* net->node_new(...); a NULL `net` means chan_net_kernel(). */
+chan_udp_node *chan_net_node_new(chan_net *net, const char *bind_ip, uint16_t port, chan_deliver_fn deliver,
+                                 void *sink, char *err);
+/* net->node_free(net, n); NULL `n` is fine, a NULL `net` means chan_net_kernel(). */
+void chan_net_node_free(chan_net *net, chan_udp_node *n);
 
 /* A channel from node `n` to the remote node at `peer_ip`:`peer_port`. */
 chan *chan_udp_open(chan_udp_node *n, const char *peer_ip, uint16_t peer_port, char *err);

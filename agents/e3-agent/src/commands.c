@@ -33,6 +33,7 @@ struct cmd_state {
     pl_ctx *pl;                 /* pipeline (egress node, routes) */
     rt_table *routes;           /* replaced by set_routes */
     char bind_ip[64];           /* address instance ports bind on */
+    chan_net *net;              /* where instance nodes come from (NULL: kernel sockets) */
     pthread_mutex_t lock;       /* guards insts, n_insts, retired */
     cmd_inst *insts;            /* deployed instances */
     size_t n_insts, cap_insts;  /* used / allocated */
@@ -55,7 +56,7 @@ static int cmd_nack(cmd_outcome *out, const char *code, const char *fmt, ...) {
     return 0;
 }
 
-cmd_state *cmd_new(eng *e, pl_ctx *pl, rt_table *routes, const char *bind_ip) {
+cmd_state *cmd_new(eng *e, pl_ctx *pl, rt_table *routes, chan_net *net, const char *bind_ip) {
     cmd_state *s = calloc(1, sizeof(*s));
     if (!s) return NULL;
     if (pthread_mutex_init(&s->lock, NULL) != 0) {
@@ -66,6 +67,7 @@ cmd_state *cmd_new(eng *e, pl_ctx *pl, rt_table *routes, const char *bind_ip) {
     s->pl = pl;
     s->routes = routes;
     snprintf(s->bind_ip, sizeof(s->bind_ip), "%s", bind_ip ? bind_ip : "0.0.0.0");
+    s->net = net;
     s->next_engine_id = 1;
     return s;
 }
@@ -100,7 +102,7 @@ static void cmd_rep_counters(const cmd_inst *in, rep_counters *out) {
 
 /* Stop serving and destroy one instance (already taken out of the table). */
 static void cmd_destroy(cmd_state *s, cmd_inst *in) {
-    chan_udp_node_free(in->node); /* waits until every request it delivered has been replied */
+    chan_net_node_free(s->net, in->node); /* waits until every request it delivered has been replied */
     /* The worker decrements the in-flight count just after our reply callback returned. */
     char err[ENG_ERRBUF_LEN];
     struct timespec ms = {0, 1000000};
@@ -228,7 +230,7 @@ static int cmd_deploy(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
         cmd_nack(out, "bad_config", "%s", err);
         goto err;
     }
-    chan_udp_node *node = chan_udp_node_new(s->bind_ip, (uint16_t)c->port, pl_deliver, stage, err);
+    chan_udp_node *node = chan_net_node_new(s->net, s->bind_ip, (uint16_t)c->port, pl_deliver, stage, err);
     if (!node) {
         cmd_nack(out, "port_in_use", "%s", err);
         goto err;

@@ -56,9 +56,9 @@ typedef struct cmd_outcome {
 
 typedef struct cmd_state cmd_state; /* opaque */
 
-/* State for a node whose instances run on `e`, forward through `pl`, and serve on `bind_ip`.
- * All three must outlive it. NULL when memory runs out. */
-cmd_state *cmd_new(eng *e, pl_ctx *pl, rt_table *routes, const char *bind_ip);
+/* State for a node whose instances run on `e`, forward through `pl`, and serve on `bind_ip`
+ * through `net` (NULL: kernel sockets). All must outlive it. NULL when memory runs out. */
+cmd_state *cmd_new(eng *e, pl_ctx *pl, rt_table *routes, chan_net *net, const char *bind_ip);
 
 /* Stop serving every instance (UDP nodes freed, waiting for owed replies), remove them from the
  * engine, free the state. NULL is fine. */

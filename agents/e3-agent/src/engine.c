@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 #include "e3svc/errbuf.h"
@@ -43,6 +44,7 @@ typedef struct eng_inst {
     atomic_uint_fast64_t busy_ns;      /* time inside handle(), ns */
     atomic_uint_fast64_t ema_ns;       /* EMA of execution time, ns (written under lock) */
     uint64_t deployed_ns;              /* CLOCK_MONOTONIC at deploy, ns */
+    double pace;                       /* pacing factor (1: unpaced) */
     eng_log_fn on_log;                 /* replication hook, or NULL (not a primary) */
     void *log_ctx;                     /* passed to on_log */
 } eng_inst;
@@ -68,6 +70,7 @@ typedef struct eng_worker {
     svc_buf resp;               /* response buffer reused across requests */
     svc_buf log;                /* replication records drained after a request, reused */
     atomic_uint_fast64_t busy_ns; /* time inside handle(), ns */
+    int fine_timers;            /* 1 once this thread's timer slack is 1 us (for pacing) */
 } eng_worker;
 
 struct eng {
@@ -81,6 +84,8 @@ struct eng {
     atomic_size_t submitting;    /* eng_submit calls between their check and their push */
     atomic_bool quiesced;        /* no push can happen any more: empty inbox means exit */
     uint64_t start_ns;           /* CLOCK_MONOTONIC at eng_new, ns */
+    eng_pace_fn pace;            /* pacer, or NULL */
+    void *pace_ctx;              /* passed to pace */
 };
 
 static uint64_t eng_now_ns(void) {
@@ -119,6 +124,27 @@ static void eng_run_op(eng_worker *w, eng_req *r) {
     free(r);
 }
 
+/* Hold worker `w` until `factor` x `dt` ns have passed since `t0` (an emulated slower core).
+ * Sleeps most of the wait with a 1 us timer slack, spins the last few microseconds. Returns the
+ * paced duration, ns. */
+static uint64_t eng_pace(eng_worker *w, uint64_t t0, uint64_t dt, double factor) {
+    if (factor <= 1.0) return dt;
+    if (!w->fine_timers) {
+        prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+        w->fine_timers = 1;
+    }
+    uint64_t until = t0 + (uint64_t)((double)dt * factor);
+    for (uint64_t now = eng_now_ns(); now < until; now = eng_now_ns()) {
+        uint64_t left = until - now;
+        if (left > 20000) {
+            struct timespec ts = {.tv_sec = (time_t)((left - 10000) / 1000000000ull),
+                                  .tv_nsec = (long)((left - 10000) % 1000000000ull)};
+            nanosleep(&ts, NULL);
+        }
+    }
+    return eng_now_ns() - t0;
+}
+
 /* Run one request to completion on worker `w`. */
 static void eng_run(eng_worker *w, eng_req *r) {
     if (r->op) {
@@ -132,7 +158,7 @@ static void eng_run(eng_worker *w, eng_req *r) {
     pthread_mutex_lock(&in->lock);
     uint64_t t0 = eng_now_ns();
     int rc = in->type->handle(in->svc, r->data, r->len, &w->resp, err);
-    uint64_t dt = eng_now_ns() - t0;
+    uint64_t dt = eng_pace(w, t0, eng_now_ns() - t0, in->pace);
     if (in->on_log) eng_drain(w, in); /* before the reply, still inside: changes leave in order */
     uint64_t n = atomic_load_explicit(&in->completed, memory_order_relaxed);
     uint64_t ema = atomic_load_explicit(&in->ema_ns, memory_order_relaxed);
@@ -162,6 +188,11 @@ static void *eng_worker_main(void *arg) {
         }
         eng_run(w, r);
     }
+}
+
+void eng_set_pacer(eng *e, eng_pace_fn pace, void *ctx) {
+    e->pace_ctx = ctx;
+    e->pace = pace;
 }
 
 /* Look up `id`; caller holds e->lock. */
@@ -284,6 +315,7 @@ int eng_deploy_replicated(eng *e, uint32_t instance_id, const char *type_name, c
     }
     in->id = instance_id;
     in->type = t;
+    in->pace = e->pace ? e->pace(e->pace_ctx, t->name) : 1.0;
     for (size_t i = 0; i < e->n_workers; i++)
         if (worker_mask == 0 || (worker_mask >> i) & 1u) in->workers[in->n_workers++] = i;
     if (in->n_workers == 0) {

@@ -18,6 +18,11 @@
  * (eng_submit_op) run a caller's function on an instance in place of a request: how a backup's
  * agent applies a primary's records without ever entering the instance from a second thread.
  *
+ * Pacing (the emulated SmartNIC, docs/emulation.md): with a pacer set, an instance of a service
+ * the pacer gives a factor f > 1 holds its worker, still inside the instance, until f x the time
+ * handle() took has passed (sleeping the rest): a slower core, run to completion. Statistics
+ * count the paced time.
+ *
  * The engine knows nothing of transports: replies leave through the caller's callback.
  */
 #ifndef E3AGENT_ENGINE_H
@@ -70,6 +75,9 @@ typedef struct eng_inst_stats {
     uint64_t inflight;                /* submitted, reply not yet delivered */
 } eng_inst_stats;
 
+/* The pacing factor for instances of `svc_type` (>= 1; anything below 1 counts as 1). */
+typedef double (*eng_pace_fn)(void *ctx, const char *svc_type);
+
 /* Write a formatted reason into `err` (ENG_ERRBUF_LEN bytes, may be NULL); returns ENG_ERR. */
 int eng_set_error(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -80,6 +88,10 @@ eng *eng_new(size_t n_workers, size_t queue_depth, char *err);
 /* Drain and stop: new submissions fail, queued requests are executed and replied, workers are
  * joined, remaining instances destroyed. NULL is fine. No eng_* call may race with it. */
 void eng_free(eng *e);
+
+/* Pace the instances deployed from now on by `pace(ctx, type)` (NULL: unpaced, the default).
+ * Call before deploying. */
+void eng_set_pacer(eng *e, eng_pace_fn pace, void *ctx);
 
 /* Number of worker threads. */
 size_t eng_workers(const eng *e);

@@ -72,13 +72,15 @@ static void hb_build(hb_agent *a, hb_record *r) {
     r->seq = a->seq++;
     r->timestamp_ns = hb_clock_ns(CLOCK_REALTIME);
     r->queue_len = eng_queue_len(a->cfg.engine);
+    if (a->cfg.ingress_len) r->queue_len += a->cfg.ingress_len(a->cfg.hooks_ctx);
     if (a->cfg.net) a->cfg.net(a->cfg.net_ctx, &r->net);
     r->cpu_util = hb_cpu_util(a);
     if (a->cfg.power) {
         pwr_sample s;
         char err[PWR_ERRBUF_LEN];
         r->power_source = pwr_source_of(a->cfg.power);
-        if (pwr_read(a->cfg.power, r->cpu_util, &s, err) == PWR_OK) {
+        double load = a->cfg.power_load ? a->cfg.power_load(a->cfg.hooks_ctx, a->cfg.engine, r->cpu_util) : r->cpu_util;
+        if (pwr_read(a->cfg.power, load, &s, err) == PWR_OK) {
             r->power_w = s.watts;
             r->power_ok = 1;
         }

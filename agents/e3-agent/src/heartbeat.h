@@ -41,7 +41,7 @@ typedef struct hb_record {
     char node_id[HB_NODE_ID_LEN];   /* the node's name */
     uint64_t seq;                   /* 0, 1, 2, ... per agent */
     uint64_t timestamp_ns;          /* CLOCK_REALTIME, ns since the epoch */
-    uint64_t queue_len;             /* requests queued in the engine, not yet started */
+    uint64_t queue_len;             /* requests queued (engine + ingress ring), not yet started */
     hb_net net;                     /* traffic counters (zero without a net callback) */
     double cpu_util;                /* node CPU utilisation over the last period, 0..1 */
     double power_w;                 /* node power, W (0 if !power_ok) */
@@ -71,6 +71,12 @@ typedef struct hb_config {
     hb_net_fn net;             /* may be NULL */
     void *net_ctx;             /* passed to net */
     const char *proc_stat;     /* NULL: "/proc/stat"; "" or unreadable: engine busy fraction */
+    size_t (*ingress_len)(void *ctx);    /* may be NULL: packets waiting before the engine (an
+                                          * emulated NIC's traffic-manager ring), added to
+                                          * queue_len */
+    double (*power_load)(void *ctx, eng *e, double cpu_util); /* may be NULL (the CPU utilisation): the
+                                          * load 0..1 handed to the power model */
+    void *hooks_ctx;                     /* passed to ingress_len and power_load */
     hb_transport transport;    /* required */
 } hb_config;
 

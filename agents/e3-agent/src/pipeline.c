@@ -17,6 +17,7 @@
 struct pl_ctx {
     eng *e;               /* where instances run */
     rt_table *routes;     /* instance id -> address:port */
+    chan_net *net;        /* where the egress node comes from (NULL: kernel sockets) */
     chan_udp_node *egress; /* forwarded requests leave from here; their replies come back here */
 };
 
@@ -83,7 +84,7 @@ int pl_parse_ids(const char *key, const char *csv, char (*ids)[E3RPC_ID_LEN], si
     return PL_OK;
 }
 
-pl_ctx *pl_new(eng *e, rt_table *routes, const char *bind_ip, uint32_t timeout_ms, char *err) {
+pl_ctx *pl_new(eng *e, rt_table *routes, chan_net *net, const char *bind_ip, uint32_t timeout_ms, char *err) {
     pl_ctx *p = calloc(1, sizeof(*p));
     if (!p) {
         pl_set_error(err, "pipeline: out of memory");
@@ -92,7 +93,8 @@ pl_ctx *pl_new(eng *e, rt_table *routes, const char *bind_ip, uint32_t timeout_m
     p->e = e;
     p->routes = routes;
     /* Replies to forwards come back here; nothing else should send requests to it. */
-    p->egress = chan_udp_node_new(bind_ip, 0, NULL, NULL, err);
+    p->net = net;
+    p->egress = chan_net_node_new(net, bind_ip, 0, NULL, NULL, err);
     if (!p->egress) {
         free(p);
         return NULL;
@@ -103,7 +105,7 @@ pl_ctx *pl_new(eng *e, rt_table *routes, const char *bind_ip, uint32_t timeout_m
 
 void pl_free(pl_ctx *p) {
     if (!p) return;
-    chan_udp_node_free(p->egress);
+    chan_net_node_free(p->net, p->egress);
     free(p);
 }
 

@@ -68,9 +68,9 @@ int pl_parse_ids(const char *key, const char *csv, char (*ids)[E3RPC_ID_LEN], si
 chan_udp_node *pl_egress(pl_ctx *p);
 
 /* Shared state: the engine the instances run on, the route table, and an egress UDP node bound
- * on `bind_ip` (any port) that forwarded requests leave from, failing after `timeout_ms`
+ * through `net` (NULL: kernel sockets) on `bind_ip` (any port) that forwarded requests leave from, failing after `timeout_ms`
  * (0: PL_DEFAULT_TIMEOUT_MS). The engine and table must outlive it. */
-pl_ctx *pl_new(eng *e, rt_table *routes, const char *bind_ip, uint32_t timeout_ms, char *err);
+pl_ctx *pl_new(eng *e, rt_table *routes, chan_net *net, const char *bind_ip, uint32_t timeout_ms, char *err);
 
 /* Free the egress node (failing forwards still pending). Free every instance's UDP node first.
  * NULL is fine. */

@@ -22,9 +22,9 @@ static inline cmd_rig cmd_rig_new(uint32_t timeout_ms) {
     char err[ENG_ERRBUF_LEN];
     cmd_rig r = {.e = eng_new(2, 0, err), .rt = rt_new()};
     CHECK(r.e && r.rt);
-    r.pl = pl_new(r.e, r.rt, "127.0.0.1", timeout_ms, err);
+    r.pl = pl_new(r.e, r.rt, NULL, "127.0.0.1", timeout_ms, err);
     CHECK(r.pl);
-    r.s = cmd_new(r.e, r.pl, r.rt, "127.0.0.1");
+    r.s = cmd_new(r.e, r.pl, r.rt, NULL, "127.0.0.1");
     CHECK(r.s);
     r.client = chan_udp_node_new("127.0.0.1", 0, NULL, NULL, err);
     CHECK(r.client);

@@ -75,7 +75,7 @@ int main(void) {
     eng *e = eng_new(2, 0, err);
     rt_table *rt = rt_new();
     CHECK(e && rt);
-    pl_ctx *p = pl_new(e, rt, "127.0.0.1", 300, err);
+    pl_ctx *p = pl_new(e, rt, NULL, "127.0.0.1", 300, err);
     CHECK(p);
     CHECK_EQ_INT(eng_deploy(e, 1, "kvs", "", 0, err), ENG_OK);
     CHECK_EQ_INT(eng_deploy(e, 2, "ema", "alpha=0.5", 0, err), ENG_OK);
