@@ -96,6 +96,7 @@ void agent_block_signals(void) {
 int agent_runtime_run(const cli_opts *opts, const agent_runtime *rt) {
     const cli_opts o = *opts;
     const char *prog = rt->program ? rt->program : "e3-agent";
+    alog_set_program(prog);
     char err[512], token[1024], agent_id[E3RPC_ID_LEN];
     if (cli_token(&o, getenv(CLI_TOKEN_ENV), token, sizeof(token), err) != CLI_OK) {
         fprintf(stderr, "%s: %s\n", prog, err);

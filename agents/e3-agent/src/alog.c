@@ -7,8 +7,13 @@
 #include <string.h>
 
 static atomic_int alog_max = ALOG_INFO;
+static const char *alog_program = "e3-agent";
 static const char *const alog_names[] = {"error", "warn", "info", "debug"};
 static const char *const alog_prefix[] = {"error: ", "warning: ", "", "debug: "}; /* info: bare */
+
+void alog_set_program(const char *name) {
+    alog_program = name;
+}
 
 void alog_set_level(alog_level level) {
     atomic_store(&alog_max, (int)level);
@@ -30,5 +35,5 @@ void alog(alog_level level, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(line, sizeof(line), fmt, ap);
     va_end(ap);
-    fprintf(stderr, "e3-agent: %s%s\n", alog_prefix[level], line);
+    fprintf(stderr, "%s: %s%s\n", alog_program, alog_prefix[level], line);
 }

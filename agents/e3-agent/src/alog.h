@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * alog: the agent's log: one line per event on stderr, "e3-agent: <text>" (info) or
- * "e3-agent: error|warning|debug: <text>". A single
+ * alog: the agent's log: one line per event on stderr, "<program>: <text>" (info) or
+ * "<program>: error|warning|debug: <text>", the program being "e3-agent" unless set. A single
  * fprintf per line keeps lines whole when several threads log.
  */
 #ifndef E3AGENT_ALOG_H
@@ -13,6 +13,10 @@ typedef enum alog_level {
     ALOG_INFO = 2,  /* lifecycle: connected, registered, commands, stopped */
     ALOG_DEBUG = 3, /* per-batch detail */
 } alog_level;
+
+/* The name lines start with (a string that outlives the process's logging). Call before any
+ * thread logs. */
+void alog_set_program(const char *name);
 
 /* Lines above `level` are dropped (default ALOG_INFO). */
 void alog_set_level(alog_level level);

@@ -1,0 +1,273 @@
+"""Create and destroy the network of an emulated SmartNIC rack (see rack_plan and docs/rack.md).
+
+create() first writes the plan to a state file, then records every step in it as it goes, writing
+it atomically each time. destroy() works from the plan alone (given directly or read back from the
+state file) and removes everything the plan could have created, whatever exists of it: so it cleans
+up a rack whose create() crashed half-way, and running it twice is harmless. It also stops the
+processes left in the rack's namespaces and removes the NICs' DPDK runtime directories and the memif
+socket directory.
+
+Only one rack may exist per machine at a time: it owns 10.3.0.0/16 in the root namespace.
+"""
+
+import json
+import os
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from e3.emulation import netns
+from e3.emulation.netns import NetnsError
+from e3.emulation.rack_plan import (
+    DPDK_RUNTIME_ROOT,
+    MEMIF_ROOT,
+    MGMT_BRIDGE,
+    MGMT_GATEWAY,
+    MGMT_PREFIXLEN,
+    RACK_PREFIX,
+    RackPlan,
+    ServerPlan,
+)
+
+__all__ = ["MGMT_GATEWAY", "NetnsError", "RackError", "create", "destroy", "ensure_mgmt_bridge", "load_state"]
+
+OnStep = Callable[[str], None] | None
+
+STATE_VERSION = 1
+TOR_SYSCTLS = {
+    "net.ipv4.ip_forward": 1,
+    "net.ipv4.fib_multipath_hash_policy": 1,  # L4: the 5-tuple picks the host route's nexthop
+    "net.ipv4.conf.all.rp_filter": 0,
+    "net.ipv4.conf.default.rp_filter": 0,
+    "net.ipv4.conf.all.send_redirects": 0,
+    "net.ipv4.conf.default.send_redirects": 0,
+}
+NO_IPV6 = {"net.ipv6.conf.all.disable_ipv6": 1, "net.ipv6.conf.default.disable_ipv6": 1}
+
+
+class RackError(RuntimeError):
+    """The rack cannot be created here (unsupported, or another rack or route is in the way)."""
+
+
+@dataclass(frozen=True)
+class _Step:
+    key: str
+    action: Callable[[], Any]
+
+
+# --- management bridge -------------------------------------------------------------------------
+
+
+def ensure_mgmt_bridge() -> bool:
+    """Make sure the management bridge exists, is up and holds MGMT_GATEWAY; True if it was created.
+
+    Usable before the controller starts, so that it can bind MGMT_GATEWAY.
+    """
+    mgmt_net = f"{MGMT_GATEWAY.rsplit('.', 2)[0]}.0.0/{MGMT_PREFIXLEN}"
+    for route in netns.routes(mgmt_net):
+        if route.get("dev") != MGMT_BRIDGE:
+            raise RackError(f"{mgmt_net} is already routed via {route.get('dev')}: the rack's management network needs it")
+    created = not netns.link_exists(MGMT_BRIDGE)
+    if created:
+        netns.ip("link", "add", MGMT_BRIDGE, "type", "bridge")
+    addresses = netns.ip_json("-4", "addr", "show", "dev", MGMT_BRIDGE)
+    if not any(a.get("local") == MGMT_GATEWAY for entry in addresses for a in entry.get("addr_info", [])):
+        netns.ip("addr", "add", f"{MGMT_GATEWAY}/{MGMT_PREFIXLEN}", "dev", MGMT_BRIDGE)
+    netns.ip("link", "set", "dev", MGMT_BRIDGE, "up")
+    return created
+
+
+def _remove_mgmt_bridge_if_unused() -> None:
+    """Delete the management bridge if no interface is attached to it any more."""
+    if netns.link_exists(MGMT_BRIDGE) and not netns.ip_json("link", "show", "master", MGMT_BRIDGE):
+        netns.ip("link", "del", "dev", MGMT_BRIDGE)
+
+
+# --- state file ----------------------------------------------------------------------------------
+
+
+def _write_state(path: Path, state: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(state, indent=2))
+    os.replace(tmp, path)
+
+
+def load_state(path: Path) -> dict[str, Any] | None:
+    """The state file's content ({"cluster", "plan", "created", ...}), or None if there is none."""
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise RackError(f"cannot read rack state file {path}: {exc}") from exc
+
+
+# --- create --------------------------------------------------------------------------------------
+
+
+def _sysctls(extra: dict[str, int]) -> dict[str, int]:
+    """`extra` plus disabling IPv6, if this kernel has IPv6 at all."""
+    return {**(NO_IPV6 if Path("/proc/sys/net/ipv6").is_dir() else {}), **extra}
+
+
+def _add_tor(plan: RackPlan) -> None:
+    netns.add_netns(plan.tor_ns)
+    netns.sysctl(_sysctls(TOR_SYSCTLS), ns=plan.tor_ns)
+
+
+def _add_server_ns(server: ServerPlan) -> None:
+    netns.add_netns(server.ns)
+    netns.sysctl(_sysctls({}), ns=server.ns)
+
+
+def _add_uplink(plan: RackPlan) -> None:
+    up = plan.uplink
+    netns.ip("link", "add", up.root_ifname, "type", "veth", "peer", "name", up.tor_ifname, "netns", plan.tor_ns)
+    netns.ip("addr", "add", f"{up.root_ip}/{up.prefixlen}", "dev", up.root_ifname)
+    netns.ip("link", "set", "dev", up.root_ifname, "up")
+    netns.ip("addr", "add", f"{up.tor_ip}/{up.prefixlen}", "dev", up.tor_ifname, ns=plan.tor_ns)
+    netns.ip("link", "set", "dev", up.tor_ifname, "up", ns=plan.tor_ns)
+    netns.ip("route", "add", up.rack_prefix, "via", up.tor_ip, "dev", up.root_ifname)
+    netns.ip("route", "add", "default", "via", up.root_ip, ns=plan.tor_ns)
+
+
+def _add_mgmt_link(plan: RackPlan, server: ServerPlan) -> None:
+    root_if, ns = server.mgmt_root_ifname, server.ns
+    netns.ip("link", "add", root_if, "type", "veth", "peer", "name", server.mgmt_ifname, "netns", ns)
+    netns.ip("link", "set", "dev", root_if, "master", plan.mgmt_bridge, "up")
+    netns.ip("addr", "add", f"{server.mgmt_ip}/{plan.mgmt_prefixlen}", "dev", server.mgmt_ifname, ns=ns)
+    netns.ip("link", "set", "dev", server.mgmt_ifname, "up", ns=ns)
+    netns.ip("route", "add", "default", "via", plan.mgmt_gateway, ns=ns)
+
+
+def _add_ports(plan: RackPlan, server: ServerPlan) -> None:
+    """The server's wire veths (no addresses: the emulated NICs own them) and the ToR's routes to it."""
+    tor = plan.tor_ns
+    for port in server.ports:
+        netns.ip(
+            "link", "add", port.tor_ifname, "netns", tor, "address", port.tor_mac, "type", "veth",
+            "peer", "name", port.server_ifname, "netns", server.ns, "address", port.server_mac,
+        )  # fmt: skip
+        netns.ip("link", "set", "dev", port.tor_ifname, "up", ns=tor)
+        netns.ip("link", "set", "dev", port.server_ifname, "up", ns=server.ns)
+    for nic in server.nics:
+        first = server.ports[nic.ports[0]]
+        netns.ip("route", "add", f"{nic.ip}/32", "dev", first.tor_ifname, ns=tor)
+    nexthops = [arg for port in server.ports for arg in ("nexthop", "dev", port.tor_ifname)]
+    netns.ip("route", "add", f"{server.host_ip}/32", *nexthops, ns=tor)
+
+
+def _steps(plan: RackPlan) -> list[_Step]:
+    """Everything create() does, in order; each step is recorded in the state file once done."""
+    steps = [
+        _Step("mgmt-bridge", ensure_mgmt_bridge),
+        _Step(f"dir:{plan.memif_dir}", lambda: Path(plan.memif_dir).mkdir(parents=True, exist_ok=True)),
+        _Step(f"netns:{plan.tor_ns}", lambda: _add_tor(plan)),
+    ]
+    steps += [_Step(f"netns:{s.ns}", lambda s=s: _add_server_ns(s)) for s in plan.servers]
+    steps.append(_Step(f"uplink:{plan.uplink.root_ifname}", lambda: _add_uplink(plan)))
+    steps += [_Step(f"mgmt:{s.mgmt_root_ifname}", lambda s=s: _add_mgmt_link(plan, s)) for s in plan.servers]
+    steps += [_Step(f"ports:{s.ns}", lambda s=s: _add_ports(plan, s)) for s in plan.servers]
+    return steps
+
+
+def _check_free(plan: RackPlan, state_path: Path) -> None:
+    """Raise RackError unless this machine can take the rack."""
+    reason = netns.netns_supported()
+    if reason:
+        raise RackError(f"cannot emulate a rack in network namespaces: {reason}. Use `--mode local` instead.")
+    state = load_state(state_path)
+    if state is not None:
+        raise RackError(
+            f"rack {state.get('cluster')!r} is already up (state file {state_path}): "
+            "only one rack per machine; take it down first"
+        )
+    routed = netns.routes(RACK_PREFIX)
+    if routed:
+        raise RackError(f"{RACK_PREFIX} is already routed in the root namespace (via {routed[0].get('dev')}): another rack is up?")
+    taken = sorted(set(plan.namespaces()) & set(netns.list_netns()))
+    if taken:
+        raise RackError(f"network namespaces already exist: {', '.join(taken)}")
+    root_ifnames = [plan.uplink.root_ifname] + [s.mgmt_root_ifname for s in plan.servers]
+    taken = [name for name in root_ifnames if netns.link_exists(name)]
+    if taken:
+        raise RackError(f"interfaces already exist in the root namespace: {', '.join(taken)}")
+
+
+def create(plan: RackPlan, state_path: Path, on_step: OnStep = None) -> None:
+    """Build the rack's namespaces, veths, routes and memif directory, recording progress in `state_path`.
+
+    Refuses (RackError) without root/netns support, or if a rack is already up. If a step fails, what was
+    built is destroyed again and the error re-raised.
+    """
+    _check_free(plan, state_path)
+    state: dict[str, Any] = {"version": STATE_VERSION, "cluster": plan.cluster, "plan": plan.to_dict(), "created": []}
+    _write_state(state_path, state)
+    try:
+        for step in _steps(plan):
+            if on_step:
+                on_step(step.key)
+            step.action()
+            state["created"].append(step.key)
+            _write_state(state_path, state)
+    except BaseException as exc:
+        try:
+            destroy(state_path)
+        except Exception as cleanup:  # keep the original error; say the cleanup failed too
+            exc.add_note(f"cleaning up the half-built rack failed as well: {cleanup}")
+        raise
+
+
+# --- destroy -------------------------------------------------------------------------------------
+
+
+def _remove_tree(path: Path) -> None:
+    if path.exists():
+        shutil.rmtree(path)
+
+
+def destroy(plan_or_state: RackPlan | Path, on_step: OnStep = None, state_path: Path | None = None) -> None:
+    """Remove everything of a rack: processes in its namespaces, namespaces, veths, routes, DPDK
+    runtime and memif directories, the management bridge if nothing else uses it, and the state file.
+
+    Give either the plan or the state file's path (the state file is then removed last; with a plan,
+    pass `state_path` to have it removed). Idempotent: a missing state file or missing parts are fine.
+    """
+    if isinstance(plan_or_state, RackPlan):
+        plan = plan_or_state
+    else:
+        state_path = plan_or_state
+        state = load_state(state_path)
+        if state is None:
+            return
+        plan = RackPlan.from_dict(state["plan"])
+
+    def step(what: str) -> None:
+        if on_step:
+            on_step(what)
+
+    existing = [ns for ns in plan.namespaces() if ns in set(netns.list_netns())]
+    step("stop processes in the rack's namespaces")
+    netns.stop_processes([pid for ns in existing for pid in netns.netns_pids(ns)])
+    step("root-namespace veths")
+    netns.delete_link(plan.uplink.root_ifname)  # takes its 10.3.0.0/16 route along
+    for server in plan.servers:
+        netns.delete_link(server.mgmt_root_ifname)
+    for ns in reversed(existing):
+        step(f"netns:{ns}")
+        netns.delete_netns(ns)
+    step("management bridge (if unused)")
+    _remove_mgmt_bridge_if_unused()
+    step("DPDK runtime and memif directories")
+    for nic in plan.nics():
+        _remove_tree(Path(DPDK_RUNTIME_ROOT) / nic.file_prefix)
+    _remove_tree(Path(plan.memif_dir))
+    try:
+        Path(MEMIF_ROOT).rmdir()
+    except OSError:
+        pass  # missing, or another cluster's directory is in it
+    if state_path is not None:
+        state_path.unlink(missing_ok=True)
