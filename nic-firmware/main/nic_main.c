@@ -13,7 +13,6 @@
  * manager stops, the lcores are joined, the ports stopped and closed, the EAL cleaned up (its
  * runtime files removed).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -33,6 +32,7 @@
 #include "calibration.h"
 #include "cli.h"
 #include "nic_cli.h"
+#include "nic_files.h"
 #include "nic_stats.h"
 #include "runtime.h"
 #include "tm.h"
@@ -117,21 +117,6 @@ static void nic_ports_stop(nic_resources *r) {
         rte_eth_dev_close(r->ports[i]);
     }
     r->n_ports = 0;
-}
-
-/* Remove the EAL's runtime directory (config, fbarray and socket files) once it is cleaned up:
- * one NIC's files never outlive it. */
-static void nic_remove_runtime_dir(const char *dir) {
-    DIR *d = dir[0] ? opendir(dir) : NULL;
-    if (!d) return;
-    char path[PATH_MAX];
-    for (struct dirent *e; (e = readdir(d));) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-        unlink(path);
-    }
-    closedir(d);
-    rmdir(dir);
 }
 
 int main(int argc, char **argv) {

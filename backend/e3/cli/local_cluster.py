@@ -15,12 +15,12 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import e3
 from e3 import catalog
 from e3.cli.client import Api, CliError
 from e3.cli.processes import die_with_parent
 from e3.core.config import get_settings
 from e3.core.envfile import find_env_file
+from e3.emulation.binaries import agent_binary
 
 REGISTERED = "e3-agent: registered"
 START_TIMEOUT_S = 30.0
@@ -33,15 +33,6 @@ class AgentProcess:
     server: str
     pid: int
     log: str
-
-
-def agent_binary() -> Path:
-    """The e3-agent executable: E3_AGENT_BIN, else the one `make agents` builds in this checkout."""
-    configured = os.environ.get("E3_AGENT_BIN")
-    path = Path(configured) if configured else Path(e3.__file__).resolve().parents[2] / "build/agents/e3-agent/e3-agent"
-    if not (path.is_file() and os.access(path, os.X_OK)):
-        raise CliError(f"e3-agent not found at {path}: run `make agents` (or set E3_AGENT_BIN)")
-    return path
 
 
 def state_dir() -> Path:
