@@ -264,7 +264,7 @@ int link_run(agent_link *l, link_registered_fn on_first, void *ctx) {
             bo_reset(&bo);
             attempt = 1; /* attempts count from the last registration */
             uint32_t period = l->heartbeat_ms ? l->heartbeat_ms : reg.heartbeat_period_ms;
-            printf("e3-agent: registered %s as %s (heartbeat %u ms, power source %s)\n", l->node_name,
+            printf("%s: registered %s as %s (heartbeat %u ms, power source %s)\n", alog_program(), l->node_name,
                    reg.node_id, period, l->power_source);
             fflush(stdout);
             if (first && on_first(ctx, reg.node_id, period) != 0) {

@@ -7,12 +7,16 @@
 #include <string.h>
 
 static atomic_int alog_max = ALOG_INFO;
-static const char *alog_program = "e3-agent";
+static const char *alog_program_name = "e3-agent";
 static const char *const alog_names[] = {"error", "warn", "info", "debug"};
 static const char *const alog_prefix[] = {"error: ", "warning: ", "", "debug: "}; /* info: bare */
 
 void alog_set_program(const char *name) {
-    alog_program = name;
+    alog_program_name = name;
+}
+
+const char *alog_program(void) {
+    return alog_program_name;
 }
 
 void alog_set_level(alog_level level) {
@@ -35,5 +39,5 @@ void alog(alog_level level, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(line, sizeof(line), fmt, ap);
     va_end(ap);
-    fprintf(stderr, "%s: %s%s\n", alog_program, alog_prefix[level], line);
+    fprintf(stderr, "%s: %s%s\n", alog_program_name, alog_prefix[level], line);
 }

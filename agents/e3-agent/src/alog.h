@@ -18,6 +18,9 @@ typedef enum alog_level {
  * thread logs. */
 void alog_set_program(const char *name);
 
+/* The name lines start with. */
+const char *alog_program(void);
+
 /* Lines above `level` are dropped (default ALOG_INFO). */
 void alog_set_level(alog_level level);
 
