@@ -2,6 +2,8 @@
 /* pkt: see e3dp/pkt.h. */
 #include "e3dp/pkt.h"
 
+#include "e3svc/hash.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -156,20 +158,12 @@ size_t dp_write_arp_reply(uint8_t *buf, const uint8_t mac[6], uint32_t ip, const
 }
 
 uint32_t dp_flow_hash(uint32_t src_ip, uint32_t dst_ip, uint16_t src_port, uint16_t dst_port) {
-    /* FNV-1a over the 12 bytes, then a final avalanche (murmur3 fmix32). */
     uint8_t k[12];
     memcpy(k, &src_ip, 4);
     memcpy(k + 4, &dst_ip, 4);
     memcpy(k + 8, &src_port, 2);
     memcpy(k + 10, &dst_port, 2);
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < sizeof(k); i++) h = (h ^ k[i]) * 16777619u;
-    h ^= h >> 16;
-    h *= 0x85ebca6bu;
-    h ^= h >> 13;
-    h *= 0xc2b2ae35u;
-    h ^= h >> 16;
-    return h;
+    return (uint32_t)svc_hash64(k, sizeof(k), 0);
 }
 
 int dp_parse_mac(const char *s, uint8_t out[6]) {
