@@ -10,13 +10,14 @@ BENCH_ARGS ?=
 INGEST_ARGS ?=
 AGENT_ARGS ?=
 
-.PHONY: bench bench-placement bench-ingest bench-agent up test test-backend test-frontend test-e2e test-compose test-agents agents backend frontend lock clean distclean help
+.PHONY: fuzz bench bench-placement bench-ingest bench-agent up test test-backend test-frontend test-e2e test-compose test-agents agents backend frontend lock clean distclean help
 
 help:
 	@echo "make up      run the control plane (embedded Postgres/Redis unless DATABASE_URL/REDIS_URL are set)"
 	@echo "make test    run every test suite"
 	@echo "make bench   run the benchmarks (figures and ratios): placement (BENCH_ARGS=\"--servers 100,1000\"),"
 	@echo "             heartbeat ingest (INGEST_ARGS=\"--servers 100\"), agent overhead (AGENT_ARGS=\"--seconds 10\")"
+	@echo "make fuzz    fuzz the data plane's frame parser (libFuzzer; FUZZ_SECONDS=60; needs clang)"
 	@echo "make lock    re-pin the backend's dependencies into backend/requirements.lock"
 
 up: backend frontend agents
@@ -85,6 +86,16 @@ agents:
 
 test-agents: agents
 	ctest --test-dir $(AGENTS_BUILD) --output-on-failure
+
+# Fuzzing (not in CI): libFuzzer + ASan on the data plane's frame parser, FUZZ_SECONDS long.
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD := build/fuzz
+fuzz:
+	@command -v clang >/dev/null || { echo "make fuzz needs clang (libFuzzer): apt-get install clang"; exit 1; }
+	mkdir -p $(FUZZ_BUILD)/corpus
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -I agents/libe3dp/include -I agents/libe3svc/include \
+	  agents/libe3dp/fuzz/fuzz_pkt.c agents/libe3dp/src/pkt.c -o $(FUZZ_BUILD)/fuzz_pkt
+	$(FUZZ_BUILD)/fuzz_pkt -max_total_time=$(FUZZ_SECONDS) -max_len=2048 $(FUZZ_BUILD)/corpus
 
 # --- docker-compose.yml ----------------------------------------------------
 # No Docker engine here, but `docker compose config` needs none: use the plugin when present,
