@@ -31,6 +31,7 @@
 
 #include "calibration.h"
 #include "cli.h"
+#include "heartbeat.h"
 #include "nic_cli.h"
 #include "nic_files.h"
 #include "nic_stats.h"
@@ -68,10 +69,10 @@ static size_t nic_ingress_len(void *ctx) {
  * Expressed as a fraction of the model's span (idle .. idle + the table's highest active W). */
 static double nic_power_load(void *ctx, eng *e, double cpu_util) {
     (void)ctx, (void)cpu_util;
-    eng_inst_stats st[64];
-    size_t n = eng_stats_all(e, st, 64);
+    eng_inst_stats st[HB_MAX_INSTANCES];
+    size_t n = eng_stats_all(e, st, HB_MAX_INSTANCES);
     double w = 0;
-    for (size_t i = 0; i < n && i < 64; i++)
+    for (size_t i = 0; i < n && i < HB_MAX_INSTANCES; i++)
         if (nic_active_watts(st[i].svc_type) > w) w = nic_active_watts(st[i].svc_type);
     return w / nic_max_active_watts();
 }

@@ -217,8 +217,10 @@ static void tm_from_inside(nic_tm *tm, struct rte_mbuf *m, int from_host) {
         tm_drop(tm, m, p.kind == DP_KIND_DROP ? p.reason : DP_DROP_NOT_FOR_US);
     else if (p.dst_ip == tm->ip)
         tm_to_workers(tm, m);
+    else if (tm->host_ip && p.dst_ip == tm->host_ip && from_host)
+        tm_drop(tm, m, DP_DROP_NOT_FOR_US); /* the host's own address: its agent loops it back itself */
     else if (tm->host_ip && p.dst_ip == tm->host_ip)
-        from_host ? tm_drop(tm, m, DP_DROP_NOT_FOR_US) : tm_to_host(tm, m);
+        tm_to_host(tm, m);
     else
         tm_to_wire(tm, m, &p);
 }

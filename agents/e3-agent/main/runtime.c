@@ -84,11 +84,16 @@ static int agent_start_heartbeats(void *ctx, const char *node_id, uint32_t perio
     return 0;
 }
 
+/* The signals that stop an agent: SIGINT and SIGTERM. */
+static void agent_stop_signals(sigset_t *set) {
+    sigemptyset(set);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+}
+
 void agent_block_signals(void) {
     sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
+    agent_stop_signals(&set);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
 }
@@ -106,9 +111,7 @@ int agent_runtime_run(const cli_opts *opts, const agent_runtime *rt) {
     else agent_uuid(agent_id, sizeof(agent_id));
 
     agent_app app = {.opts = &o, .rt = rt};
-    sigemptyset(&app.signals);
-    sigaddset(&app.signals, SIGINT);
-    sigaddset(&app.signals, SIGTERM);
+    agent_stop_signals(&app.signals);
 
     int rc = 1;
     rt_table *routes = NULL;

@@ -23,6 +23,8 @@ struct dp_stack {
     void *tx_ctx;                      /* passed to tx */
     pthread_rwlock_t lock;             /* guards nodes[] against node_free while feeding */
     chan_udp_node *nodes[DP_PORTS];    /* node bound on each port, or NULL */
+    uint16_t bound[DP_PORTS];          /* the ports with a node, bound[0..n_bound): what sweeps visit */
+    size_t n_bound;                    /* entries used in bound[] */
     uint32_t next_ephemeral;           /* where the next port-0 search starts */
     atomic_uint_fast64_t tx_dropped;   /* frames not sent */
 };
@@ -76,8 +78,10 @@ static chan_udp_node *dp_node_new(chan_net *net, const char *bind_ip, uint16_t p
         chan_set_error(err, "dp: no free port");
     else if (st->nodes[port])
         chan_set_error(err, "dp: bind %s:%u: port in use", bind_ip ? bind_ip : "0.0.0.0", port);
-    else if ((n = chan_udp_node_new_io(&st->io, st, port, deliver, sink, err)))
+    else if ((n = chan_udp_node_new_io(&st->io, st, port, deliver, sink, err))) {
         st->nodes[port] = n;
+        st->bound[st->n_bound++] = port;
+    }
     pthread_rwlock_unlock(&st->lock);
     return n;
 }
@@ -86,7 +90,14 @@ static void dp_node_free(chan_net *net, chan_udp_node *n) {
     dp_stack *st = (dp_stack *)net;
     pthread_rwlock_wrlock(&st->lock);
     uint16_t port = chan_udp_node_port(n);
-    if (st->nodes[port] == n) st->nodes[port] = NULL;
+    if (st->nodes[port] == n) {
+        st->nodes[port] = NULL;
+        for (size_t i = 0; i < st->n_bound; i++)
+            if (st->bound[i] == port) {
+                st->bound[i] = st->bound[--st->n_bound]; /* order does not matter */
+                break;
+            }
+    }
     pthread_rwlock_unlock(&st->lock);
     chan_udp_node_free(n);
 }
@@ -141,8 +152,7 @@ dp_drop dp_stack_input(dp_stack *st, const dp_parsed *p) {
 
 void dp_stack_sweep(dp_stack *st) {
     pthread_rwlock_rdlock(&st->lock);
-    for (size_t p = 1; p < DP_PORTS; p++)
-        if (st->nodes[p]) chan_udp_node_sweep(st->nodes[p]);
+    for (size_t i = 0; i < st->n_bound; i++) chan_udp_node_sweep(st->nodes[st->bound[i]]);
     pthread_rwlock_unlock(&st->lock);
 }
 
