@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <limits.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
@@ -31,9 +30,10 @@
 
 #include "calibration.h"
 #include "cli.h"
+#include "e3dp/eal.h"
+#include "e3dp/poll.h"
 #include "heartbeat.h"
 #include "nic_cli.h"
-#include "nic_files.h"
 #include "nic_stats.h"
 #include "runtime.h"
 #include "tm.h"
@@ -41,8 +41,6 @@
 #define NIC_VERSION "e3-nic 0.1.0 (emulated LiquidIO II)"
 #define NIC_MBUFS 8191          /* frame buffers in the pool */
 #define NIC_MBUF_CACHE 256      /* per-lcore cache */
-#define NIC_RX_DESC 1024        /* rx ring descriptors per port */
-#define NIC_TX_DESC 1024        /* tx ring descriptors per port */
 #define NIC_TM_LCORE 1          /* the traffic manager's lcore */
 
 /* Everything the lcores share. */
@@ -79,16 +77,8 @@ static double nic_power_load(void *ctx, eng *e, double cpu_util) {
 
 /* Configure one port with one rx and one tx queue and start it. */
 static int nic_port_start(nic_resources *r, uint16_t port, char *err) {
-    struct rte_eth_conf conf = {0};
-    int rc = rte_eth_dev_configure(port, 1, 1, &conf);
-    uint16_t rxd = NIC_RX_DESC, txd = NIC_TX_DESC;
-    if (rc == 0) rc = rte_eth_dev_adjust_nb_rx_tx_desc(port, &rxd, &txd);
-    if (rc == 0) rc = rte_eth_rx_queue_setup(port, 0, rxd, rte_eth_dev_socket_id(port), NULL, r->mp);
-    if (rc == 0) rc = rte_eth_tx_queue_setup(port, 0, txd, rte_eth_dev_socket_id(port), NULL);
-    if (rc == 0) rc = rte_eth_dev_start(port);
-    if (rc != 0) return nic_set_error(err, "port %u: %s", port, rte_strerror(-rc));
+    if (dp_port_start(port, r->mp, err) != DP_OK) return NIC_ERR;
     r->ports[r->n_ports++] = port;
-    rte_eth_promiscuous_enable(port); /* af_packet: see every frame on the veth */
     return NIC_OK;
 }
 
@@ -122,7 +112,7 @@ static void nic_ports_stop(nic_resources *r) {
 
 int main(int argc, char **argv) {
     static nic_resources r; /* large (options text): static, still one struct passed around */
-    char err[NIC_ERRBUF_LEN], *eal_argv[NIC_MAX_ARGS], runtime_dir[PATH_MAX] = "";
+    char err[NIC_ERRBUF_LEN], *eal_argv[NIC_MAX_ARGS];
     int eal_argc = 0, rc = 1, eal_up = 0, tm_launched = 0;
     agent_block_signals(); /* before the EAL starts its threads */
     alog_set_program("e3-nic");
@@ -154,7 +144,6 @@ int main(int argc, char **argv) {
         goto err;
     }
     eal_up = 1;
-    snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
     r.mp = rte_pktmbuf_pool_create("e3nic_mbufs", NIC_MBUFS, NIC_MBUF_CACHE, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
                                    (int)rte_socket_id());
     if (!r.mp) {
@@ -196,8 +185,7 @@ err:
     nic_ports_stop(&r);
     nic_tm_free(r.tm);
     rte_mempool_free(r.mp);
-    if (eal_up) rte_eal_cleanup();
-    nic_remove_runtime_dir(runtime_dir);
+    if (eal_up) dp_eal_cleanup(); /* its runtime files removed too */
     if (err[0]) {
         fprintf(stderr, "e3-nic: %s\n", err);
         return 1;

@@ -6,8 +6,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "calibration.h"
+#include "e3dp/eal.h"
 #include "e3dp/pkt.h"
 
 /* Copy a formatted string into o->storage; NULL when it is full. */
@@ -23,19 +24,20 @@ static char *nic_store(nic_opts *o, const char *fmt, ...) {
     return at;
 }
 
-static int nic_push(char **argv, int max, int *argc, char *arg, char *err) {
-    if (!arg || *argc >= max - 1) return nic_set_error(err, "too many arguments");
-    argv[(*argc)++] = arg;
-    argv[*argc] = NULL;
-    return NIC_OK;
+/* Is option `name` among argv[1..argc)? (as "--name" or "--name=...") */
+/* The value of option `name` in argv ("--name V" or "--name=V"), "" when it has none, NULL when absent. */
+static const char *nic_value(int argc, char **argv, const char *name) {
+    size_t n = strlen(name);
+    for (int i = 1; i < argc; i++) {
+        if (strncmp(argv[i], name, n) != 0) continue;
+        if (argv[i][n] == '=') return argv[i] + n + 1;
+        if (argv[i][n] == '\0') return i + 1 < argc ? argv[i + 1] : "";
+    }
+    return NULL;
 }
 
-/* Is option `name` among argv[1..argc)? (as "--name" or "--name=...") */
 static int nic_has(int argc, char **argv, const char *name) {
-    size_t n = strlen(name);
-    for (int i = 1; i < argc; i++)
-        if (strncmp(argv[i], name, n) == 0 && (argv[i][n] == '\0' || argv[i][n] == '=')) return 1;
-    return 0;
+    return nic_value(argc, argv, name) != NULL;
 }
 
 int nic_cli_parse(int argc, char **argv, nic_opts *o, char *err) {
@@ -111,6 +113,12 @@ int nic_cli_parse(int argc, char **argv, nic_opts *o, char *err) {
         a[(*n)++] = "--power-idle-w";
         if (!(a[(*n)++] = nic_store(o, "%.1f", NIC_DEFAULT_IDLE_W))) return nic_set_error(err, "too many arguments");
     }
+    if (!nic_has(*n, a, "--power-peak-w")) { /* idle + Table 1's highest SmartNIC active watts */
+        double idle = strtod(nic_value(*n, a, "--power-idle-w"), NULL); /* the agent's parser checks it */
+        a[(*n)++] = "--power-peak-w";
+        if (!(a[(*n)++] = nic_store(o, "%.1f", idle + nic_max_active_watts())))
+            return nic_set_error(err, "too many arguments");
+    }
     if (!nic_has(*n, a, "--workers")) {
         a[(*n)++] = "--workers";
         if (!(a[(*n)++] = nic_store(o, "%u", o->cores))) return nic_set_error(err, "too many arguments");
@@ -120,29 +128,18 @@ int nic_cli_parse(int argc, char **argv, nic_opts *o, char *err) {
 }
 
 int nic_eal_argv(nic_opts *o, long ncpu, char **argv, int max, int *argc, char *err) {
+    dp_eal_args *a = &o->eal;
+    dp_eal_config c = {.program = "e3-nic", .ncpu = ncpu, .file_prefix = o->file_prefix, .prefix_stem = "e3nic"};
     *argc = 0;
-    char *cpus = ncpu > 1 ? nic_store(o, "(0-1)@(0-%ld)", ncpu - 1) : nic_store(o, "(0-1)@0");
-    char *prefix = o->file_prefix ? nic_store(o, "%s", o->file_prefix) : nic_store(o, "e3nic-%ld", (long)getpid());
-    char *fixed[] = {"e3-nic", "--lcores", cpus, "--no-huge", "--no-pci", "-m", "256", "--no-telemetry",
-                     "--log-level", "*:warning", "--file-prefix", prefix};
-    for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
-        if (nic_push(argv, max, argc, fixed[i], err) != NIC_OK) return NIC_ERR;
-    for (size_t w = 0; w < o->n_wire; w++) {
-        if (nic_push(argv, max, argc, "--vdev", err) != NIC_OK ||
-            nic_push(argv, max, argc, nic_store(o, "net_af_packet%zu,iface=%s", w, o->wires[w]), err) != NIC_OK)
-            return NIC_ERR;
-    }
-    if (o->memif &&
-        (nic_push(argv, max, argc, "--vdev", err) != NIC_OK ||
-         nic_push(argv, max, argc, nic_store(o, "net_memif0,role=server,socket=%s,socket-abstract=no", o->memif), err) !=
-             NIC_OK))
+    if (dp_eal_args_init(a, &c, err) != DP_OK) return NIC_ERR;
+    for (size_t w = 0; w < o->n_wire; w++)
+        if (dp_eal_args_vdev(a, err, "net_af_packet%zu,iface=%s", w, o->wires[w]) != DP_OK) return NIC_ERR;
+    if (o->memif && dp_eal_args_vdev(a, err, "net_memif0,role=server,socket=%s,socket-abstract=no", o->memif) != DP_OK)
         return NIC_ERR;
-    if (o->eal_extra) {
-        char *words = nic_store(o, "%s", o->eal_extra), *save = NULL;
-        if (!words) return nic_set_error(err, "--eal: too long");
-        for (char *w = strtok_r(words, " ", &save); w; w = strtok_r(NULL, " ", &save))
-            if (nic_push(argv, max, argc, w, err) != NIC_OK) return NIC_ERR;
-    }
+    if (dp_eal_args_words(a, o->eal_extra, err) != DP_OK) return NIC_ERR;
+    if (a->argc >= max) return nic_set_error(err, "too many arguments");
+    memcpy(argv, a->argv, sizeof(char *) * (size_t)(a->argc + 1));
+    *argc = a->argc;
     return NIC_OK;
 }
 

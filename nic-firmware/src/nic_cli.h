@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "e3dp/eal.h"
 #include "nic.h"
 
 #define NIC_MAX_ARGS 96             /* argv entries handed to the agent parser or the EAL */
@@ -40,8 +41,9 @@ typedef struct nic_opts {
     int help;                           /* --help */
     int agent_argc;                     /* argv for cli_parse */
     char *agent_argv[NIC_MAX_ARGS];
-    char storage[NIC_ARG_STORAGE];      /* text of generated arguments */
+    char storage[NIC_ARG_STORAGE];      /* text of generated agent arguments */
     size_t used;                        /* bytes of storage used */
+    dp_eal_args eal;                    /* the EAL arguments (nic_eal_argv) */
 } nic_opts;
 
 /* Parse argv into `o`. NIC_ERR with `err` (NIC_ERRBUF_LEN bytes) on an unknown value, a
@@ -52,7 +54,8 @@ int nic_cli_parse(int argc, char **argv, nic_opts *o, char *err);
 /* Print the help text (e3-nic's own options; the agent's follow from cli_usage). */
 void nic_cli_usage(FILE *f);
 
-/* The EAL argv for `o` into argv[0..*argc), text in o->storage. `ncpu` is the machine's CPU count.
+/* The EAL argv for `o` into argv[0..*argc) (e3dp/eal.h's fixed part, a net_af_packet vdev per
+ * --wire, the net_memif server, --eal's words), text in o->eal. `ncpu` is the machine's CPU count.
  * NIC_ERR if it does not fit. */
 int nic_eal_argv(nic_opts *o, long ncpu, char **argv, int max, int *argc, char *err);
 

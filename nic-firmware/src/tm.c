@@ -7,26 +7,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include "e3dp/poll.h"
 #include "e3dp/stack.h"
-
-/* Frames waiting to leave on one port in this pass. */
-typedef struct tm_txq {
-    struct rte_mbuf *pkts[NIC_BURST]; /* queued frames */
-    uint16_t n;                       /* entries used */
-} tm_txq;
 
 /* Counters: one writer (the loop) except tx_dropped (the stack); readers any thread. */
 typedef struct tm_stats {
     _Atomic uint64_t wire_rx, wire_tx, host_rx, host_tx, to_workers, arp_replies;
     _Atomic uint64_t wire_rx_port[NIC_MAX_WIRE];
-    _Atomic uint64_t drops[DP_DROP_COUNT];
+    dp_drops drops;
 } tm_stats;
 
 struct nic_tm {
@@ -37,8 +30,8 @@ struct nic_tm {
     struct rte_ring *ingress;              /* SP/SC: datagrams for the NIC's own instances */
     struct rte_ring *egress;               /* MP/SC: frames the NIC's stack sends */
     dp_stack *stack;                       /* the NIC's UDP stack */
-    tm_txq wire_q[NIC_MAX_WIRE];           /* per wire port */
-    tm_txq host_q;                         /* to the host link */
+    dp_txq wire_q[NIC_MAX_WIRE];           /* per wire port */
+    dp_txq host_q;                         /* to the host link */
     int host_up;                           /* last host link state seen */
     uint64_t next_link_check;              /* timer cycles */
     uint64_t next_sweep;                   /* timer cycles */
@@ -49,15 +42,7 @@ struct nic_tm {
 #define TM_INC(tm, field) atomic_fetch_add_explicit(&(tm)->st.field, 1, memory_order_relaxed)
 
 static void tm_drop(nic_tm *tm, struct rte_mbuf *m, dp_drop reason) {
-    atomic_fetch_add_explicit(&tm->st.drops[reason], 1, memory_order_relaxed);
-    rte_pktmbuf_free(m);
-}
-
-/* Stack transmit (any thread): into the egress ring. */
-static int tm_stack_tx(void *ctx, struct rte_mbuf *m, uint32_t dst_ip) {
-    (void)dst_ip;
-    nic_tm *tm = ctx;
-    return rte_ring_mp_enqueue(tm->egress, m) == 0 ? DP_OK : DP_ERR;
+    dp_drop_free(&tm->st.drops, m, reason);
 }
 
 nic_tm *nic_tm_new(const nic_tm_config *cfg, struct rte_mempool *mp, char *err) {
@@ -92,17 +77,14 @@ nic_tm *nic_tm_new(const nic_tm_config *cfg, struct rte_mempool *mp, char *err) 
             goto err;
         }
         memcpy(tm->wire_macs[w], mac.addr_bytes, 6);
+        dp_txq_init(&tm->wire_q[w], cfg->wire_ports[w], &tm->st.wire_tx, &tm->st.drops);
     }
-    char name[RTE_RING_NAMESIZE];
-    snprintf(name, sizeof(name), "tm_in_%p", (void *)tm);
-    tm->ingress = rte_ring_create(name, NIC_INGRESS_SLOTS, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-    snprintf(name, sizeof(name), "tm_eg_%p", (void *)tm);
-    tm->egress = rte_ring_create(name, NIC_EGRESS_SLOTS, SOCKET_ID_ANY, RING_F_SC_DEQ);
-    if (!tm->ingress || !tm->egress) {
-        nic_set_error(err, "tm: cannot create rings: %s", rte_strerror(rte_errno));
-        goto err;
-    }
-    tm->stack = dp_stack_new(cfg->ip, mp, tm_stack_tx, tm, err);
+    dp_txq_init(&tm->host_q, cfg->host_port, &tm->st.host_tx, &tm->st.drops);
+    tm->ingress = dp_ring_new("tm_in", tm, NIC_INGRESS_SLOTS, RING_F_SP_ENQ | RING_F_SC_DEQ, err);
+    if (!tm->ingress) goto err;
+    tm->egress = dp_ring_new("tm_eg", tm, NIC_EGRESS_SLOTS, RING_F_SC_DEQ, err);
+    if (!tm->egress) goto err;
+    tm->stack = dp_stack_new(cfg->ip, mp, dp_ring_tx, tm->egress, err);
     if (!tm->stack) goto err;
     return tm;
 err:
@@ -110,18 +92,12 @@ err:
     return NULL;
 }
 
-static void tm_ring_drain_free(struct rte_ring *r) {
-    void *m;
-    while (r && rte_ring_dequeue(r, &m) == 0) rte_pktmbuf_free(m);
-    rte_ring_free(r);
-}
-
 void nic_tm_free(nic_tm *tm) {
     if (!tm) return;
-    tm_ring_drain_free(tm->ingress);
-    tm_ring_drain_free(tm->egress);
-    for (size_t w = 0; w < NIC_MAX_WIRE; w++) rte_pktmbuf_free_bulk(tm->wire_q[w].pkts, tm->wire_q[w].n);
-    rte_pktmbuf_free_bulk(tm->host_q.pkts, tm->host_q.n);
+    dp_ring_drain_free(tm->ingress);
+    dp_ring_drain_free(tm->egress);
+    for (size_t w = 0; w < NIC_MAX_WIRE; w++) dp_txq_discard(&tm->wire_q[w]);
+    dp_txq_discard(&tm->host_q);
     dp_stack_free(tm->stack);
     free(tm);
 }
@@ -130,26 +106,12 @@ chan_net *nic_tm_net(nic_tm *tm) {
     return dp_stack_net(tm->stack);
 }
 
-/* Send what is queued for one port; frames the port refuses are dropped (tx_full). */
-static void tm_flush(nic_tm *tm, tm_txq *q, uint16_t port, _Atomic uint64_t *sent) {
-    if (!q->n) return;
-    uint16_t done = rte_eth_tx_burst(port, 0, q->pkts, q->n);
-    atomic_fetch_add_explicit(sent, done, memory_order_relaxed);
-    for (uint16_t i = done; i < q->n; i++) tm_drop(tm, q->pkts[i], DP_DROP_TX_FULL);
-    q->n = 0;
-}
-
-static void tm_queue(nic_tm *tm, tm_txq *q, uint16_t port, _Atomic uint64_t *sent, struct rte_mbuf *m) {
-    if (q->n == NIC_BURST) tm_flush(tm, q, port, sent);
-    q->pkts[q->n++] = m;
-}
-
 static void tm_to_host(nic_tm *tm, struct rte_mbuf *m) {
     if (!tm->cfg.has_host || !tm->host_up) {
         tm_drop(tm, m, DP_DROP_HOST_DOWN);
         return;
     }
-    tm_queue(tm, &tm->host_q, tm->cfg.host_port, &tm->st.host_tx, m);
+    dp_txq_push(&tm->host_q, m);
 }
 
 static void tm_to_workers(nic_tm *tm, struct rte_mbuf *m) {
@@ -164,7 +126,7 @@ static void tm_to_wire(nic_tm *tm, struct rte_mbuf *m, const dp_parsed *p) {
         return;
     }
     dp_set_macs(rte_pktmbuf_mtod(m, uint8_t *), tm->wire_macs[w], tm->cfg.gateway_macs[w]);
-    tm_queue(tm, &tm->wire_q[w], tm->cfg.wire_ports[w], &tm->st.wire_tx, m);
+    dp_txq_push(&tm->wire_q[w], m);
 }
 
 /* Answer a who-has for one of our addresses in place, back out of wire port `w`. */
@@ -180,7 +142,7 @@ static void tm_arp(nic_tm *tm, struct rte_mbuf *m, size_t w, const dp_parsed *p)
     uint8_t *buf = (uint8_t *)rte_pktmbuf_append(m, DP_ARP_FRAME_LEN);
     dp_write_arp_reply(buf, tm->wire_macs[w], target, asker_mac, asker_ip);
     TM_INC(tm, arp_replies);
-    tm_queue(tm, &tm->wire_q[w], tm->cfg.wire_ports[w], &tm->st.wire_tx, m);
+    dp_txq_push(&tm->wire_q[w], m);
 }
 
 static void tm_from_wire(nic_tm *tm, size_t w, struct rte_mbuf *m) {
@@ -191,7 +153,7 @@ static void tm_from_wire(nic_tm *tm, size_t w, struct rte_mbuf *m) {
         tm_drop(tm, m, DP_DROP_OVERSIZED);
         return;
     }
-    dp_parse(rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m), DP_MAX_PAYLOAD, &p);
+    dp_parse_mbuf(m, &p);
     if (p.kind != DP_KIND_DROP && !tm->cfg.gateway_known[w]) { /* the ToR is the only peer */
         memcpy(tm->cfg.gateway_macs[w], p.src_mac, 6);
         tm->cfg.gateway_known[w] = 1;
@@ -212,7 +174,7 @@ static void tm_from_wire(nic_tm *tm, size_t w, struct rte_mbuf *m) {
 static void tm_from_inside(nic_tm *tm, struct rte_mbuf *m, int from_host) {
     dp_parsed p;
     if (from_host) TM_INC(tm, host_rx);
-    dp_parse(rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m), DP_MAX_PAYLOAD, &p);
+    dp_parse_mbuf(m, &p);
     if (p.kind != DP_KIND_UDP)
         tm_drop(tm, m, p.kind == DP_KIND_DROP ? p.reason : DP_DROP_NOT_FOR_US);
     else if (p.dst_ip == tm->ip)
@@ -227,69 +189,51 @@ static void tm_from_inside(nic_tm *tm, struct rte_mbuf *m, int from_host) {
 
 /* Feed the NIC's stack from the ingress ring (it submits to the worker cores). */
 static size_t tm_serve_ingress(nic_tm *tm) {
-    struct rte_mbuf *pkts[NIC_BURST];
-    unsigned n = rte_ring_sc_dequeue_burst(tm->ingress, (void **)pkts, NIC_BURST, NULL);
+    struct rte_mbuf *pkts[DP_BURST];
+    unsigned n = rte_ring_sc_dequeue_burst(tm->ingress, (void **)pkts, DP_BURST, NULL);
     for (unsigned i = 0; i < n; i++) {
         dp_parsed p;
-        dp_parse(rte_pktmbuf_mtod(pkts[i], const uint8_t *), rte_pktmbuf_data_len(pkts[i]), DP_MAX_PAYLOAD, &p);
-        dp_drop d = dp_stack_input(tm->stack, &p);
-        if (d != DP_DROP_NONE) tm_drop(tm, pkts[i], d);
-        else {
-            TM_INC(tm, to_workers);
-            rte_pktmbuf_free(pkts[i]);
-        }
+        dp_parse_mbuf(pkts[i], &p);
+        if (dp_stack_deliver(tm->stack, pkts[i], &p, &tm->st.drops)) TM_INC(tm, to_workers);
     }
     return n;
 }
 
 static void tm_housekeeping(nic_tm *tm) {
-    uint64_t now = rte_get_timer_cycles(), hz = rte_get_timer_hz();
-    if (tm->cfg.has_host && now >= tm->next_link_check) {
-        struct rte_eth_link link;
-        tm->host_up = rte_eth_link_get_nowait(tm->cfg.host_port, &link) == 0 && link.link_status == RTE_ETH_LINK_UP;
-        tm->next_link_check = now + hz / 100;
-    }
-    if (now >= tm->next_sweep) {
-        dp_stack_sweep(tm->stack);
-        tm->next_sweep = now + hz * NIC_SWEEP_MS / 1000;
-    }
+    if (tm->cfg.has_host && dp_every(&tm->next_link_check, DP_LINK_CHECK_MS)) tm->host_up = dp_link_up(tm->cfg.host_port);
+    if (dp_every(&tm->next_sweep, DP_SWEEP_MS)) dp_stack_sweep(tm->stack);
 }
 
 size_t nic_tm_poll(nic_tm *tm) {
-    struct rte_mbuf *pkts[NIC_BURST];
+    struct rte_mbuf *pkts[DP_BURST];
     size_t work = 0;
     tm_housekeeping(tm);
     for (size_t w = 0; w < tm->cfg.n_wire; w++) {
-        uint16_t n = rte_eth_rx_burst(tm->cfg.wire_ports[w], 0, pkts, NIC_BURST);
+        uint16_t n = rte_eth_rx_burst(tm->cfg.wire_ports[w], 0, pkts, DP_BURST);
         for (uint16_t i = 0; i < n; i++) tm_from_wire(tm, w, pkts[i]);
         work += n;
     }
     if (tm->cfg.has_host) {
-        uint16_t n = rte_eth_rx_burst(tm->cfg.host_port, 0, pkts, NIC_BURST);
+        uint16_t n = rte_eth_rx_burst(tm->cfg.host_port, 0, pkts, DP_BURST);
         for (uint16_t i = 0; i < n; i++) tm_from_inside(tm, pkts[i], 1);
         work += n;
     }
-    unsigned n = rte_ring_sc_dequeue_burst(tm->egress, (void **)pkts, NIC_BURST, NULL);
+    unsigned n = rte_ring_sc_dequeue_burst(tm->egress, (void **)pkts, DP_BURST, NULL);
     for (unsigned i = 0; i < n; i++) tm_from_inside(tm, pkts[i], 0);
     work += n;
     work += tm_serve_ingress(tm);
-    for (size_t w = 0; w < tm->cfg.n_wire; w++) tm_flush(tm, &tm->wire_q[w], tm->cfg.wire_ports[w], &tm->st.wire_tx);
-    if (tm->cfg.has_host) tm_flush(tm, &tm->host_q, tm->cfg.host_port, &tm->st.host_tx);
+    for (size_t w = 0; w < tm->cfg.n_wire; w++) dp_txq_flush(&tm->wire_q[w]);
+    if (tm->cfg.has_host) dp_txq_flush(&tm->host_q);
     return work;
+}
+
+static size_t tm_poll_any(void *tm) {
+    return nic_tm_poll(tm);
 }
 
 int nic_tm_run(void *arg) {
     nic_tm *tm = arg;
-    unsigned idle = 0;
-    while (!atomic_load_explicit(&tm->quit, memory_order_relaxed)) {
-        if (nic_tm_poll(tm)) {
-            idle = 0;
-            continue;
-        }
-        if (tm->cfg.busy_poll || ++idle < NIC_IDLE_SPINS) continue;
-        struct timespec ts = {0, NIC_IDLE_SLEEP_US * 1000L};
-        nanosleep(&ts, NULL);
-    }
+    dp_poll_loop(tm_poll_any, tm, &tm->quit, tm->cfg.busy_poll);
     return 0;
 }
 
@@ -310,6 +254,5 @@ void nic_tm_counters_get(nic_tm *tm, nic_tm_counters *out) {
     out->to_workers = atomic_load(&tm->st.to_workers);
     out->arp_replies = atomic_load(&tm->st.arp_replies);
     for (size_t w = 0; w < NIC_MAX_WIRE; w++) out->wire_rx_port[w] = atomic_load(&tm->st.wire_rx_port[w]);
-    for (size_t d = 0; d < DP_DROP_COUNT; d++) out->drops[d] = atomic_load(&tm->st.drops[d]);
-    out->drops[DP_DROP_TX_FULL] += dp_stack_tx_dropped(tm->stack);
+    dp_drops_get(&tm->st.drops, tm->stack, out->drops);
 }

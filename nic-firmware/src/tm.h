@@ -14,9 +14,11 @@
  *     ring, to the host -> host port, else -> wire port by flow hash.
  * The ingress ring's depth is what heartbeats report as the NIC's queue length.
  *
- * Idle: in adaptive mode (the default) the loop sleeps NIC_IDLE_SLEEP_US after NIC_IDLE_SPINS
+ * Idle: in adaptive mode (the default) the loop sleeps DP_IDLE_SLEEP_US after DP_IDLE_SPINS
  * empty polls, so emulated NICs do not burn a host core each; busy mode polls without pause (as
- * firmware does; use it for benchmarks).
+ * firmware does; use it for benchmarks). The loop's pieces (tx queues, drop counters, link
+ * state, timers, the idle loop) are libe3dp's e3dp/poll.h, shared with the host's side of the
+ * host link (e3dp/hostlink.h).
  */
 #ifndef E3NIC_TM_H
 #define E3NIC_TM_H
@@ -31,12 +33,8 @@
 #include "e3dp/pkt.h"
 #include "nic.h"
 
-#define NIC_BURST 32            /* packets per rx/tx burst */
 #define NIC_INGRESS_SLOTS 4096  /* ingress ring entries (power of two) */
 #define NIC_EGRESS_SLOTS 8192   /* egress ring entries (power of two) */
-#define NIC_IDLE_SPINS 512      /* empty polls before an adaptive loop sleeps */
-#define NIC_IDLE_SLEEP_US 50    /* its sleep, microseconds */
-#define NIC_SWEEP_MS 5          /* request-timeout sweep period, milliseconds */
 
 typedef struct nic_tm nic_tm; /* opaque */
 

@@ -46,6 +46,8 @@ int main(void) {
     CHECK(agent.kind == E3RPC_NODE_SMARTNIC);
     CHECK_EQ_INT(agent.workers, 6);
     CHECK(agent.idle_w == NIC_DEFAULT_IDLE_W);
+    /* the model's span: idle .. idle + Table 1's highest SmartNIC active watts (not a server's peak) */
+    CHECK(agent.peak_w > agent.idle_w && agent.peak_w - agent.idle_w < nic_max_active_watts() + 0.1);
     CHECK(strcmp(agent.node, "s1/nic0") == 0);
 
     char *eal[NIC_MAX_ARGS];
@@ -63,6 +65,10 @@ int main(void) {
     CHECK_EQ_INT(nic_cli_parse(9, argv2, &o, err), NIC_OK);
     CHECK(has_pair(o.agent_argv, o.agent_argc, "--workers", "3"));
     CHECK(!has_pair(o.agent_argv, o.agent_argc, "--workers", "12"));
+    char *argv_idle[] = {"e3-nic", "--wire", "p0", "--power-idle-w=20", "--cluster", "c", "--node", "s1/nic0", NULL};
+    CHECK_EQ_INT(nic_cli_parse(8, argv_idle, &o, err), NIC_OK);
+    CHECK_EQ_INT(cli_parse(o.agent_argc, o.agent_argv, &agent, aerr), CLI_OK);
+    CHECK(agent.idle_w == 20.0 && agent.peak_w > 20.0 + nic_max_active_watts() - 0.1);
 
     CHECK(refused("--cluster", "c", "--wire"));               /* no port */
     CHECK(refused("--wire", "p0,iface=x", "--wire"));

@@ -11,7 +11,6 @@
  *     reason, and the ingress ring is empty after a poll.
  */
 #include <arpa/inet.h>
-#include <limits.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,10 +22,11 @@
 #include <rte_ring.h>
 
 #include "check.h"
+#include "e3dp/eal.h"
 #include "e3dp/pkt.h"
 #include "e3frame.h"
 #include "engine.h"
-#include "nic_files.h"
+#include "ring_port.h"
 #include "tm.h"
 
 #define NIC_IP "10.3.1.10"
@@ -37,33 +37,8 @@
 static const uint8_t TOR_MAC[6] = {0x02, 0xe3, 0x01, 0x01, 0x00, 0x00};
 static struct rte_mempool *g_mp;
 
-typedef struct ring_port {
-    struct rte_ring *rx, *tx; /* the test writes rx, reads tx */
-    uint16_t id;              /* DPDK port id */
-} ring_port;
-
-static void ring_port_make(ring_port *p, const char *name) {
-    char rn[32];
-    snprintf(rn, sizeof(rn), "%s_rx", name);
-    p->rx = rte_ring_create(rn, 256, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-    snprintf(rn, sizeof(rn), "%s_tx", name);
-    p->tx = rte_ring_create(rn, 256, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-    CHECK(p->rx && p->tx);
-    int id = rte_eth_from_rings(name, &p->rx, 1, &p->tx, 1, SOCKET_ID_ANY);
-    CHECK(id >= 0);
-    p->id = (uint16_t)id;
-    struct rte_eth_conf conf = {0};
-    CHECK_EQ_INT(rte_eth_dev_configure(p->id, 1, 1, &conf), 0);
-    CHECK_EQ_INT(rte_eth_rx_queue_setup(p->id, 0, 64, SOCKET_ID_ANY, NULL, g_mp), 0);
-    CHECK_EQ_INT(rte_eth_tx_queue_setup(p->id, 0, 64, SOCKET_ID_ANY, NULL), 0);
-    CHECK_EQ_INT(rte_eth_dev_start(p->id), 0);
-}
-
 static void inject(ring_port *p, const uint8_t *frame, size_t len) {
-    struct rte_mbuf *m = rte_pktmbuf_alloc(g_mp);
-    CHECK(m);
-    memcpy(rte_pktmbuf_append(m, (uint16_t)len), frame, len);
-    CHECK_EQ_INT(rte_ring_enqueue(p->rx, m), 0);
+    ring_port_inject(p, g_mp, frame, len);
 }
 
 /* Poll until a frame leaves on `p` (copied into `out`); its length, or 0 after 3 s. */
@@ -85,13 +60,7 @@ static size_t expect_out(nic_tm *tm, ring_port *p, uint8_t *out) {
 }
 
 static size_t udp_frame(uint8_t *f, const char *src, const char *dst, uint16_t sport, uint16_t dport, const char *req) {
-    static const uint8_t client_mac[6] = {0x02, 0, 0, 0, 0, 9};
-    e3frame_hdr h = {.type = E3FRAME_TYPE_REQUEST, .instance_id = 1, .request_id = 77};
-    size_t plen = E3FRAME_HDR_LEN + strlen(req);
-    dp_write_udp(f, TOR_MAC, client_mac, inet_addr(src), inet_addr(dst), sport, dport, plen);
-    e3frame_hdr_pack(&h, f + DP_HDRS_LEN);
-    memcpy(f + DP_HDRS_LEN + E3FRAME_HDR_LEN, req, strlen(req));
-    return DP_HDRS_LEN + plen;
+    return ring_port_request(f, TOR_MAC, src, dst, sport, dport, req);
 }
 
 static void arp_request(uint8_t *f, const char *target) {
@@ -109,8 +78,8 @@ int main(void) {
     g_mp = rte_pktmbuf_pool_create("test_mbufs", 2047, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
     CHECK(g_mp);
     ring_port wire, host;
-    ring_port_make(&wire, "wire0");
-    ring_port_make(&host, "host0");
+    ring_port_make(&wire, "wire0", g_mp);
+    ring_port_make(&host, "host0", g_mp);
     char err[NIC_ERRBUF_LEN];
     nic_tm_config cfg = {.ip = NIC_IP, .host_ip = HOST_IP, .wire_ports = {wire.id}, .n_wire = 1, .has_host = 1,
                          .host_port = host.id};
@@ -221,9 +190,6 @@ int main(void) {
     nic_tm_free(tm);
     rte_eth_dev_stop(wire.id);
     rte_eth_dev_stop(host.id);
-    char dir[PATH_MAX];
-    snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
-    rte_eal_cleanup();
-    nic_remove_runtime_dir(dir);
+    dp_eal_cleanup();
     return 0;
 }

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * e3-agent: the host agent program. Options (cli.h), then the shared runtime (runtime.h) on the
- * kernel's UDP sockets.
+ * kernel's UDP sockets, or with --memif on the host links to the server's SmartNICs (DPDK:
+ * host_dataplane.h).
  */
 #include <stdio.h>
 
 #include "cli.h"
+#include "host_dataplane.h"
 #include "runtime.h"
 
 #define AGENT_VERSION "e3-agent 0.1.0"
@@ -22,6 +24,16 @@ int main(int argc, char **argv) {
         return 0;
     }
     alog_set_level(o.log_level);
-    agent_block_signals(); /* before any thread exists */
-    return agent_runtime_run(&o, &(agent_runtime){.program = "e3-agent", .software_version = AGENT_VERSION});
+    agent_block_signals(); /* before any thread exists (the EAL's too) */
+    agent_runtime rt = {.program = "e3-agent", .software_version = AGENT_VERSION};
+    if (!o.n_memif) return agent_runtime_run(&o, &rt);
+    host_dataplane *d = host_dataplane_start(&o, err);
+    if (!d) {
+        fprintf(stderr, "e3-agent: %s\n", err);
+        return 1;
+    }
+    rt.net = host_dataplane_net(d);
+    int rc = agent_runtime_run(&o, &rt);
+    host_dataplane_stop(d);
+    return rc;
 }

@@ -42,6 +42,13 @@ void cli_usage(FILE *f) {
           "  --cpu-source SRC         node CPU utilisation: machine (/proc/stat, default) or engine\n"
           "                           (its workers' busy time: for several agents on one machine)\n"
           "  --log-level LEVEL        error|warn|info|debug (default info), on stderr\n"
+          "Host link (emulated rack: the host reaches the ToR only through its SmartNICs):\n"
+          "  --memif SOCKET           a SmartNIC's host link: DPDK net_memif client on the socket\n"
+          "                           e3-nic --memif serves (the emulated PCIe path); once per NIC,\n"
+          "                           up to 4, teamed by flow hash. Without it: kernel sockets\n"
+          "  --file-prefix NAME       DPDK runtime files under /var/run/dpdk/NAME (default e3-agent-PID)\n"
+          "  --poll busy|adaptive     host link polling (default adaptive: sleeps when idle)\n"
+          "  --eal \"WORDS\"           more EAL arguments\n"
           "  -h, --help               this text\n"
           "\n"
           "Prints \"e3-agent: registered <node> as <node id> (heartbeat <ms> ms, power source\n"
@@ -79,6 +86,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err) {
     o->idle_w = CLI_DEFAULT_IDLE_W;
     o->peak_w = CLI_DEFAULT_PEAK_W;
     o->log_level = ALOG_INFO;
+    const char *dp_opt = NULL; /* a host link option given, for the error without --memif */
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
@@ -132,6 +140,20 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err) {
             if (cli_watts(name, v, &o->idle_w, err) != CLI_OK) return CLI_ERR;
         } else if (strcmp(name, "--power-peak-w") == 0) {
             if (cli_watts(name, v, &o->peak_w, err) != CLI_OK) return CLI_ERR;
+        } else if (strcmp(name, "--memif") == 0) {
+            if (o->n_memif == CLI_MAX_MEMIF) return cli_error(err, "--memif: at most %d host links", CLI_MAX_MEMIF);
+            if (!*v || strchr(v, ',')) return cli_error(err, "--memif: \"%s\" is not a socket path (no commas)", v);
+            o->memifs[o->n_memif++] = v;
+        } else if (strcmp(name, "--file-prefix") == 0) {
+            if (!*v || strchr(v, '/')) return cli_error(err, "--file-prefix: \"%s\" is not a name", v);
+            o->file_prefix = v, dp_opt = "--file-prefix";
+        } else if (strcmp(name, "--poll") == 0) {
+            if (strcmp(v, "busy") == 0) o->busy_poll = 1;
+            else if (strcmp(v, "adaptive") == 0) o->busy_poll = 0;
+            else return cli_error(err, "--poll: \"%s\" is not busy or adaptive", v);
+            dp_opt = "--poll";
+        } else if (strcmp(name, "--eal") == 0) {
+            o->eal_extra = v, dp_opt = "--eal";
         } else if (strcmp(name, "--log-level") == 0) {
             if (alog_parse_level(v, &o->log_level) != 0)
                 return cli_error(err, "--log-level: \"%s\" is not error, warn, info or debug", v);
@@ -140,6 +162,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err) {
         }
     }
     if (o->help) return CLI_OK;
+    if (dp_opt && !o->n_memif) return cli_error(err, "%s needs --memif (it configures the host link)", dp_opt);
     if (o->peak_w < o->idle_w) return cli_error(err, "--power-peak-w must be at least --power-idle-w");
     if (!o->cluster || !*o->cluster) return cli_error(err, "--cluster is required");
     if (!o->node && !o->server) return cli_error(err, "--node or --server is required");

@@ -23,6 +23,7 @@
 #define CLI_DEFAULT_IDLE_W 83.0   /* model: the "beefy" server type's idle watts (catalogue) */
 #define CLI_DEFAULT_PEAK_W 201.0  /* model: its peak watts */
 #define CLI_TOKEN_ENV "E3_AGENT_TOKEN"
+#define CLI_MAX_MEMIF 4           /* host links: one per SmartNIC of the server (type2: 4) */
 
 typedef struct cli_opts {
     const char *controller;           /* "host:port" of the controller */
@@ -43,6 +44,12 @@ typedef struct cli_opts {
     uint32_t heartbeat_ms;            /* 0: the period Register answers */
     uint32_t forward_timeout_ms;      /* 0: PL_DEFAULT_TIMEOUT_MS */
     alog_level log_level;             /* default ALOG_INFO */
+    const char *memifs[CLI_MAX_MEMIF]; /* --memif: host link sockets (net_memif clients), in order;
+                                       * none: the kernel's sockets, no DPDK */
+    size_t n_memif;                   /* entries used */
+    const char *file_prefix;          /* --file-prefix: DPDK runtime prefix (NULL: e3-agent-<pid>) */
+    int busy_poll;                    /* --poll busy (default adaptive: 0) */
+    const char *eal_extra;            /* --eal: more EAL words, space-separated */
     int help;                         /* --help given */
     char node_buf[CLI_NAME_LEN];      /* storage for a derived node name */
     char server_buf[CLI_NAME_LEN];    /* storage for a derived server name */
@@ -51,7 +58,8 @@ typedef struct cli_opts {
 /* Parse argv[1..argc) into `o` (defaults first). Accepts "--opt value" and "--opt=value".
  * Derives the node from the server ("<server>/host" or "<server>/nic0") and the server from the
  * node (the part before '/'). CLI_ERR with `err` on an unknown option, a missing or bad value,
- * or a missing cluster / node (unless --help). */
+ * a missing cluster / node (unless --help), more than CLI_MAX_MEMIF --memif or a socket path
+ * with a comma, or --file-prefix / --poll / --eal without --memif. */
 int cli_parse(int argc, char **argv, cli_opts *o, char *err);
 
 /* Print the help text. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* cli + backoff: the agent's options (defaults, both spellings, derived names, refusals), where
- * its token comes from, and the reconnect delays. */
+/* cli + backoff: the agent's options (defaults, both spellings, derived names, the host link's
+ * options, refusals), where its token comes from, and the reconnect delays. */
 #include <stdint.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -85,6 +85,49 @@ static void test_refusals(void) {
     refused(ARGC(l), l, "--cpu-source");
 }
 
+static void test_memif(void) {
+    char err[CLI_ERRBUF_LEN];
+    cli_opts o;
+    char *a[] = {"e3-agent", "--cluster", "c", "--server", "s"};
+    CHECK_EQ_INT(cli_parse(ARGC(a), a, &o, err), CLI_OK);
+    CHECK_EQ_INT(o.n_memif, 0); /* kernel sockets */
+    CHECK(o.file_prefix == NULL && o.eal_extra == NULL);
+    CHECK_EQ_INT(o.busy_poll, 0);
+    char *b[] = {"e3-agent", "--cluster", "c", "--server", "s", "--memif", "/run/e3/s-nic0.sock",
+                 "--memif=/run/e3/s-nic1.sock", "--file-prefix", "e3-c-s-host", "--poll", "busy",
+                 "--eal", "--log-level eal:debug"};
+    CHECK_EQ_INT(cli_parse(ARGC(b), b, &o, err), CLI_OK);
+    CHECK_EQ_INT(o.n_memif, 2);
+    CHECK(strcmp(o.memifs[0], "/run/e3/s-nic0.sock") == 0);
+    CHECK(strcmp(o.memifs[1], "/run/e3/s-nic1.sock") == 0);
+    CHECK(strcmp(o.file_prefix, "e3-c-s-host") == 0);
+    CHECK_EQ_INT(o.busy_poll, 1);
+    CHECK(strcmp(o.eal_extra, "--log-level eal:debug") == 0);
+    char *c[] = {"e3-agent", "--cluster", "c", "--server", "s", "--memif", "/a", "--poll", "adaptive"};
+    CHECK_EQ_INT(cli_parse(ARGC(c), c, &o, err), CLI_OK);
+    CHECK_EQ_INT(o.busy_poll, 0);
+}
+
+static void test_memif_refusals(void) {
+    char *a[] = {"e3-agent", "--cluster", "c", "--server", "s", "--memif", "/a,role=server"};
+    refused(ARGC(a), a, "--memif: \"/a,role=server\" is not a socket path");
+    char *b[] = {"e3-agent", "--cluster", "c", "--server", "s", "--memif", "/a", "--memif", "/b",
+                 "--memif", "/c", "--memif", "/d", "--memif", "/e"};
+    refused(ARGC(b), b, "--memif: at most 4");
+    char *c[] = {"e3-agent", "--cluster", "c", "--server", "s", "--file-prefix", "p"};
+    refused(ARGC(c), c, "--file-prefix needs --memif");
+    char *d[] = {"e3-agent", "--cluster", "c", "--server", "s", "--poll", "busy"};
+    refused(ARGC(d), d, "--poll needs --memif");
+    char *e[] = {"e3-agent", "--cluster", "c", "--server", "s", "--eal", "-v"};
+    refused(ARGC(e), e, "--eal needs --memif");
+    char *f[] = {"e3-agent", "--cluster", "c", "--server", "s", "--memif", "/a", "--poll", "lazy"};
+    refused(ARGC(f), f, "--poll: \"lazy\"");
+    char *g[] = {"e3-agent", "--cluster", "c", "--server", "s", "--memif", "/a", "--file-prefix", "x/y"};
+    refused(ARGC(g), g, "--file-prefix");
+    char *h[] = {"e3-agent", "--cluster", "c", "--server", "s", "--memif", ""};
+    refused(ARGC(h), h, "--memif");
+}
+
 static void test_token(void) {
     char err[CLI_ERRBUF_LEN], tok[128];
     cli_opts o;
@@ -128,6 +171,8 @@ static void test_backoff(void) {
 int main(void) {
     test_defaults_and_derived();
     test_refusals();
+    test_memif();
+    test_memif_refusals();
     test_token();
     test_backoff();
     return 0;

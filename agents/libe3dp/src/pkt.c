@@ -110,6 +110,7 @@ const char *dp_drop_name(dp_drop reason) {
         [DP_DROP_NO_BUFFER] = "no_buffer",
         [DP_DROP_TX_FULL] = "tx_full",
         [DP_DROP_NO_GATEWAY] = "no_gateway",
+        [DP_DROP_NO_LINK] = "no_link",
     };
     return (unsigned)reason < DP_DROP_COUNT && names[reason] ? names[reason] : "unknown";
 }

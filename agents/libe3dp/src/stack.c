@@ -4,13 +4,10 @@
 
 #include <arpa/inet.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "e3svc/errbuf.h"
 
 #define DP_PORTS 65536
 
@@ -28,8 +25,6 @@ struct dp_stack {
     uint32_t next_ephemeral;           /* where the next port-0 search starts */
     atomic_uint_fast64_t tx_dropped;   /* frames not sent */
 };
-
-E3_DEFINE_SET_ERROR(dp_set_error, DP_ERRBUF_LEN, DP_ERR)
 
 static const uint8_t dp_zero_mac[6];
 

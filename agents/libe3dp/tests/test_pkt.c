@@ -92,6 +92,8 @@ int main(void) {
     CHECK_EQ_INT(dp_parse(f, n, 100, &p), DP_KIND_DROP);
     CHECK_EQ_INT(p.reason, DP_DROP_OVERSIZED);
     CHECK(strcmp(dp_drop_name(DP_DROP_OVERSIZED), "oversized") == 0);
+    CHECK(strcmp(dp_drop_name(DP_DROP_NO_LINK), "no_link") == 0);
+    for (int d = DP_DROP_NONE; d < DP_DROP_COUNT; d++) CHECK(strcmp(dp_drop_name((dp_drop)d), "unknown") != 0);
     CHECK(strcmp(dp_drop_name(DP_DROP_COUNT), "unknown") == 0);
 
     /* every truncation of a good frame, and random frames: classified, never a crash */

@@ -3,8 +3,8 @@
 The cluster is created through the API (a fat tree of N servers of one type); one e3-agent per host
 node is started detached from the terminal, registers with the controller and stays up until
 `e3 cluster down`. What was started is kept in `<data dir>/local-clusters/<name>.json` (pids, logs)
-next to an agent token file (0600). SmartNIC nodes need the emulated NIC firmware, so server types
-with SmartNICs are refused here for now.
+next to an agent token file (0600). Server types with SmartNICs need the emulated rack instead
+(`--mode rack`, rack_cluster.py).
 """
 
 import json
@@ -17,7 +17,7 @@ from pathlib import Path
 
 from e3 import catalog
 from e3.cli.client import Api, CliError
-from e3.cli.processes import die_with_parent
+from e3.cli.processes import die_with_parent, wait_registered
 from e3.core.config import get_settings
 from e3.core.envfile import find_env_file
 from e3.emulation.binaries import agent_binary
@@ -65,25 +65,11 @@ def _save(name: str, agents: list[AgentProcess]) -> None:
     path.write_text(json.dumps({"cluster": name, "agents": [asdict(a) for a in agents]}, indent=2))
 
 
-def _write_secret(path: Path, secret: str) -> None:
+def write_secret(path: Path, secret: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.touch(mode=0o600, exist_ok=True)
     path.chmod(0o600)
     path.write_text(secret + "\n")
-
-
-def wait_registered(proc: subprocess.Popen, log: Path, deadline: float, what: str = "the agent") -> str:
-    """The agent's `registered` line from its log, once printed; RuntimeError (with the log's tail) if it
-    exits first or `deadline` (monotonic) passes."""
-    while True:
-        text = log.read_text(errors="replace") if log.is_file() else ""
-        line = next((line for line in text.splitlines() if line.startswith(REGISTERED)), None)
-        if line:
-            return line
-        if proc.poll() is not None or time.monotonic() > deadline:
-            why = f"exited with code {proc.returncode}" if proc.poll() is not None else "did not register in time"
-            raise RuntimeError(f"{what} {why}; its log ({log}):\n{text[-2000:]}")
-        time.sleep(0.1)
 
 
 def up(api: Api, name: str, servers: int, server_type: str, workers: int, controller: str,
@@ -98,8 +84,8 @@ def up(api: Api, name: str, servers: int, server_type: str, workers: int, contro
         raise CliError(f"unknown server type {server_type!r}; use one of: {', '.join(types)}", exit_code=2)
     kind = types[server_type]
     if kind.smartnics:
-        raise CliError(f"{server_type} has SmartNICs: local mode runs host agents only until the emulated NIC "
-                       "(e3-nic) exists; use a server type without SmartNICs (beefy, wimpy)", exit_code=2)
+        raise CliError(f"{server_type} has SmartNICs: local mode runs host agents only; use `--mode rack` (an "
+                       "emulated SmartNIC rack, root) or a server type without SmartNICs (beefy, wimpy)", exit_code=2)
     binary = agent_binary()
     if not api.exists(f"/api/v1/clusters/{name}"):  # an existing cluster of that name is reused as it is
         api.post("/api/v1/clusters", json={"generator": "fattree", "servers": servers, "server_type": server_type,
@@ -108,7 +94,7 @@ def up(api: Api, name: str, servers: int, server_type: str, workers: int, contro
     token = api.post("/api/v1/tokens", json={"name": f"local-agents-{name}", "scopes": ["agent"]}).json()["token"]
     folder = state_dir() / name
     token_file = folder / "agent-token"
-    _write_secret(token_file, token)
+    write_secret(token_file, token)
     agents: list[AgentProcess] = []
     procs: list[subprocess.Popen] = []
     try:

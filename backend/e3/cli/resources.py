@@ -93,30 +93,45 @@ def register(app: typer.Typer) -> None:
 
     @cluster_app.command("up")
     def cluster_up(
-        mode: str = typer.Option("local", help="local: real e3-agent processes on this machine's loopback"),
-        servers: int = typer.Option(2, min=1, max=64, help="Servers (one agent per host node)"),
-        server_type: str = typer.Option("beefy", "--type", help="Server type without SmartNICs: beefy | wimpy"),
+        mode: str = typer.Option("local", help="local: real e3-agent processes on this machine's loopback; "
+                                               "rack: an emulated SmartNIC rack in network namespaces (root)"),
+        servers: int = typer.Option(2, min=1, max=64, help="Servers"),
+        server_type: str = typer.Option(None, "--type", help="Server type (local: beefy | wimpy, default beefy; "
+                                                             "rack: type1-smartnic | type2-smartnic, default type1)"),
         name: str = typer.Option("local", help="Cluster name (reused if it exists)"),
-        workers: int = typer.Option(2, min=1, max=64, help="Engine worker threads per agent"),
+        workers: int = typer.Option(2, min=1, max=64, help="Engine worker threads per agent (local mode)"),
         controller: str = typer.Option(None, help="Controller host:port (default: what `e3 up` wrote)"),
         output: Output = OutputOpt,
     ) -> None:
         """Start a cluster of real agents that register with the controller; `e3 cluster down` stops them."""
-        from e3.cli import local_cluster
+        from e3.cli import local_cluster, rack_cluster
         from e3.cli.client import controller_address
 
-        if mode != "local":
-            raise CliError(f"unknown mode {mode!r}; only `local` exists", exit_code=2)
-        started = local_cluster.up(Api(), name, servers, server_type, workers, controller or controller_address())
-        emit(started, output, ["node", "pid", "registered", "log"], title=f"local cluster {name}: agents up")
+        if mode == "local":
+            started = local_cluster.up(Api(), name, servers, server_type or "beefy", workers,
+                                       controller or controller_address())
+            emit(started, output, ["node", "pid", "registered", "log"], title=f"local cluster {name}: agents up")
+        elif mode == "rack":
+            started = rack_cluster.up(Api(), name, servers, server_type or "type1-smartnic",
+                                      controller or controller_address(),
+                                      on_step=lambda step: typer.echo(f"rack: {step}", err=True))
+            emit(started, output, ["node", "kind", "pid", "registered", "log"],
+                 title=f"rack {name}: emulated SmartNIC servers up")
+        else:
+            raise CliError(f"unknown mode {mode!r}; use local or rack", exit_code=2)
 
     @cluster_app.command("down")
-    def cluster_down(name: str = typer.Argument("local", help="The local cluster to stop"),
+    def cluster_down(name: str = typer.Argument("local", help="The local cluster or rack to stop"),
                      output: Output = OutputOpt) -> None:
-        """Stop the agents of a local cluster (the cluster and its deployments stay; delete them separately)."""
-        from e3.cli import local_cluster
+        """Stop a local cluster's agents, or a rack's programs and network (the API's cluster and its
+        deployments stay; delete them separately)."""
+        from e3.cli import local_cluster, rack_cluster
 
-        emit(local_cluster.down(name), output, ["node", "pid", "stopped"], title=f"local cluster {name}: agents down")
+        if rack_cluster.is_rack(name):
+            emit(rack_cluster.down(name), output, ["node", "kind", "pid", "stopped"], title=f"rack {name}: down")
+        else:
+            emit(local_cluster.down(name), output, ["node", "pid", "stopped"],
+                 title=f"local cluster {name}: agents down")
 
     @app.command()
     def apply(file: Path = typer.Option(..., "-f", "--file", help="Application DAG spec (YAML or JSON)"),

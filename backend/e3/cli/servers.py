@@ -43,7 +43,7 @@ def register(app: typer.Typer) -> None:
                                 "--without-mingle", "-n", "e3-worker@%h"])
 
     @app.command()
-    def controller(host: str = typer.Option(None, help="Bind address (default E3_CONTROLLER_HOST or 127.0.0.1)"),
+    def controller(host: str = typer.Option(None, help="Bind address(es), comma-separated (default E3_CONTROLLER_HOST or 127.0.0.1)"),
                    port: int = typer.Option(None, help="Port (default E3_CONTROLLER_PORT or 50051)")) -> None:
         """Serve the gRPC controller agents register with and stream heartbeats to."""
         import asyncio

@@ -1,4 +1,6 @@
-"""`e3 up`: embedded Postgres/Redis when no URLs are set, migrations, seed, API, worker and controller; Ctrl-C stops all."""
+"""`e3 up`: embedded Postgres/Redis when no URLs are set, migrations, seed, API, worker and controller,
+then a cluster (an emulated SmartNIC rack as root, else local agents on loopback) running the IOT-TS
+demo under steady load; Ctrl-C stops all."""
 
 import os
 import signal
@@ -52,9 +54,20 @@ class Stack:
         self.postgres: EmbeddedPostgres | None = None
         self.redis: EmbeddedRedis | None = None
         self.local_cluster: str | None = None  # agents started for it are stopped first
+        self.rack: str | None = None  # likewise, the emulated rack (its programs, then its network)
+        self.loads: list[LoadRound] = []  # the demo's load generators
         self.children: list[subprocess.Popen] = []
 
     def stop(self) -> None:
+        for load in self.loads:
+            load.stop()
+        if self.rack:
+            from e3.cli import rack_cluster
+
+            try:
+                rack_cluster.down(self.rack)
+            except CliError as exc:
+                console.print(f"taking the rack down: {exc.message}")
         if self.local_cluster:
             from e3.cli import local_cluster
 
@@ -79,6 +92,57 @@ class Stack:
 
 
 LOCAL_CLUSTER = "local"
+RACK_CLUSTER = "rack"
+
+
+class LoadRound:
+    """One of the demo's load generators, started again each time a round ends (see demo.py)."""
+
+    def __init__(self, name: str, argv: list[str], log: Path):
+        self.name, self.argv, self.log = name, argv, log
+        self.proc: subprocess.Popen | None = None
+
+    def keep_running(self) -> None:
+        """Start it if it is not running; a round that failed stops the load, with a note."""
+        from e3.cli import demo
+
+        if self.proc is not None and self.proc.poll() is None:
+            return
+        if self.proc is not None and self.proc.returncode != 0:
+            console.print(f"[yellow]demo load `{self.name}` stopped[/yellow]: e3-loadgen exited with code "
+                          f"{self.proc.returncode}; see {self.log}")
+            self.argv = []
+        if self.argv:
+            self.proc = demo.start_load(self.argv, self.log)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait()
+        self.argv = []
+
+
+def _cluster_mode(settings) -> tuple[str | None, str | None]:
+    """The cluster `e3 up` starts ("rack", "local" or None) and, when it falls back, why."""
+    from e3.emulation import netns
+    from e3.emulation.binaries import agent_binary, nic_binary
+
+    if settings.cluster_mode == "none":
+        return None, None
+    local = "local" if settings.local_servers else None
+    if settings.cluster_mode == "local":
+        return local, None
+    reason = netns.netns_supported()
+    if reason is None:
+        try:
+            nic_binary(), agent_binary()
+        except CliError as exc:
+            reason = exc.message
+    if reason is None:
+        return "rack", None
+    if settings.cluster_mode == "rack":
+        raise CliError(f"E3_CLUSTER_MODE=rack, but {reason}")
+    return local, f"no emulated rack ({reason}): falling back to --mode local"
 
 
 def _start_local_cluster(url: str, token: str, controller: str, servers: int) -> str | None:
@@ -95,6 +159,48 @@ def _start_local_cluster(url: str, token: str, controller: str, servers: int) ->
     console.print(f"local cluster `{LOCAL_CLUSTER}`: {len(started)} e3-agent processes registered "
                   f"(`e3 get nodes --cluster {LOCAL_CLUSTER}`)")
     return LOCAL_CLUSTER
+
+
+def _start_rack(url: str, token: str, controller: str, servers: int, server_type: str) -> str | None:
+    """Cluster `rack`: `servers` emulated SmartNIC servers (e3-nic + e3-agent each) in network
+    namespaces. A rack left over by an `e3 up` that was killed is taken down first; one still run by
+    another `e3 up` is left alone (no rack here, then)."""
+    from e3.cli import rack_cluster
+    from e3.cli.client import Api
+
+    if rack_cluster.is_running(RACK_CLUSTER):
+        console.print(f"[yellow]no rack[/yellow]: rack `{RACK_CLUSTER}` is already run by another `e3 up` "
+                      f"(see {rack_cluster.folder(RACK_CLUSTER)})")
+        return None
+    if rack_cluster.is_rack(RACK_CLUSTER):
+        rack_cluster.down(RACK_CLUSTER)
+    console.print(f"starting an emulated rack of {servers} {server_type} servers (EMULATED SmartNICs: DPDK, "
+                  "no LiquidIO hardware) ...")
+    try:
+        started = rack_cluster.up(Api(url, token), RACK_CLUSTER, servers, server_type, controller, attached=True)
+    except CliError as exc:
+        console.print(f"[yellow]no rack[/yellow]: {exc.message}")
+        return None
+    console.print(f"rack `{RACK_CLUSTER}`: {len(started)} programs registered (`e3 get nodes --cluster {RACK_CLUSTER}`)")
+    return RACK_CLUSTER
+
+
+def _start_demo(stack: Stack, url: str, token: str, cluster: str, rate: float, logs: Path) -> None:
+    """IOT-TS placed by HCM on `cluster`, and its steady load; a note instead if it cannot run."""
+    from e3.cli import demo
+    from e3.cli.client import Api
+
+    try:
+        instances = demo.deploy(Api(url, token), cluster)
+        argvs = [(load.name, demo.load_argv(load, instances, rate / len(demo.LOADS))) for load in demo.LOADS]
+    except CliError as exc:
+        console.print(f"[yellow]no demo[/yellow]: {exc.message}")
+        return
+    stack.loads = [LoadRound(name, argv, logs / f"load-{name}.log") for name, argv in argvs]
+    for load in stack.loads:
+        load.keep_running()
+    console.print(f"demo: {demo.APPLICATION} ({len(instances)} instances) placed by HCM on `{cluster}`, "
+                  f"e3-loadgen sending {rate:g} requests/s")
 
 
 def run_up() -> None:
@@ -140,12 +246,32 @@ def run_up() -> None:
         api = _spawn(["api"], env, logs / "api.log")
         stack.children.append(api)
         stack.children.append(_spawn(["worker"], env, logs / "worker.log"))
-        stack.children.append(_spawn(["controller"], env, logs / "controller.log"))
+        mode, note = _cluster_mode(settings)
+        controller_hosts = settings.controller_host
+        if mode == "rack":  # the rack's namespaces reach the controller over the management bridge
+            from e3.emulation.rack_network import MGMT_GATEWAY, NetnsError, RackError, ensure_mgmt_bridge
+
+            try:
+                ensure_mgmt_bridge()
+                controller_hosts = f"{settings.controller_host},{MGMT_GATEWAY}"
+            except (RackError, NetnsError) as exc:
+                mode, note = "local", f"no emulated rack ({exc}): falling back to --mode local"
+        if note:
+            console.print(f"[yellow]{note}[/yellow]")
+        stack.children.append(_spawn(["controller", "--host", controller_hosts], env, logs / "controller.log"))
         _wait_healthy(url, api, logs / "api.log")
         controller = f"{settings.controller_host}:{settings.controller_port}"
         write_env_file(settings.env_file, url, token, controller)
-        if settings.local_servers:
-            stack.local_cluster = _start_local_cluster(url, token, controller, settings.local_servers)
+        cluster = None
+        if mode == "rack":
+            cluster = stack.rack = _start_rack(url, token, controller, settings.rack_servers, settings.rack_type)
+            if cluster is None and settings.local_servers:
+                console.print("[yellow]falling back to --mode local[/yellow]")
+                mode = "local"
+        if mode == "local":
+            cluster = stack.local_cluster = _start_local_cluster(url, token, controller, settings.local_servers)
+        if cluster and settings.demo_rate > 0:
+            _start_demo(stack, url, token, cluster, settings.demo_rate, logs)
         console.print(f"\n[bold green]E3 is up[/bold green] at {url}  (API docs: {url}/docs)")
         console.print(f"agents connect to the controller at {settings.controller_host}:{settings.controller_port}")
         console.print(f"E3_URL and an admin E3_TOKEN are in {settings.env_file}; logs in {logs}")
@@ -154,6 +280,8 @@ def run_up() -> None:
             for child in stack.children:
                 if child.poll() is not None:
                     raise CliError(f"{' '.join(child.args[3:])} exited with code {child.returncode}; see {logs}")
+            for load in stack.loads:
+                load.keep_running()
             time.sleep(0.5)
         console.print("\nstopping ...")
     finally:

@@ -2,6 +2,7 @@
 
 from functools import cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -31,8 +32,14 @@ class Settings(BaseSettings):
     heartbeat_period_ms: int = Field(default=50, alias="E3_HEARTBEAT_PERIOD_MS", ge=1, le=60_000)
     suspect_after_missed: int = Field(default=3, alias="E3_SUSPECT_AFTER_MISSED", ge=1)
     down_after_ms: int = Field(default=1000, alias="E3_DOWN_AFTER_MS", ge=1)
-    # `e3 up` also starts a local cluster `local` of this many beefy servers, one e3-agent each (0: none).
+    # `e3 up` also starts a cluster and the demo on it: `rack` (an emulated rack of rack_servers
+    # rack_type servers, needs root), `local` (local_servers beefy servers, one e3-agent each on
+    # loopback), `auto` (rack where possible, else local, saying why) or `none`.
+    cluster_mode: Literal["auto", "rack", "local", "none"] = Field(default="auto", alias="E3_CLUSTER_MODE")
+    rack_servers: int = Field(default=3, alias="E3_RACK_SERVERS", ge=1, le=50)
+    rack_type: Literal["type1-smartnic", "type2-smartnic"] = Field(default="type1-smartnic", alias="E3_RACK_TYPE")
     local_servers: int = Field(default=2, alias="E3_LOCAL_SERVERS", ge=0, le=64)
+    demo_rate: float = Field(default=200.0, alias="E3_DEMO_RATE", ge=0)  # requests/s of the demo's load (0: none)
 
     @field_validator("database_url")
     @classmethod

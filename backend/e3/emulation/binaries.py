@@ -26,3 +26,8 @@ def agent_binary() -> Path:
 def nic_binary() -> Path:
     """The emulated SmartNIC, e3-nic (E3_NIC_BIN overrides)."""
     return built_binary("E3_NIC_BIN", "nic-firmware/e3-nic")
+
+
+def loadgen_binary() -> Path:
+    """The load generator, e3-loadgen (E3_LOADGEN_BIN overrides)."""
+    return built_binary("E3_LOADGEN_BIN", "e3-loadgen/e3-loadgen")

@@ -31,7 +31,8 @@ from e3.emulation.rack_plan import (
     ServerPlan,
 )
 
-__all__ = ["MGMT_GATEWAY", "NetnsError", "RackError", "create", "destroy", "ensure_mgmt_bridge", "load_state"]
+__all__ = ["MGMT_GATEWAY", "NetnsError", "RackError", "create", "destroy", "ensure_mgmt_bridge", "load_state",
+           "remove_mgmt_bridge_if_unused"]
 
 OnStep = Callable[[str], None] | None
 
@@ -43,6 +44,9 @@ TOR_SYSCTLS = {
     "net.ipv4.conf.default.rp_filter": 0,
     "net.ipv4.conf.all.send_redirects": 0,
     "net.ipv4.conf.default.send_redirects": 0,
+    # A port whose peer lost carrier (its NIC died) leaves the host routes' ECMP sets.
+    "net.ipv4.conf.all.ignore_routes_with_linkdown": 1,
+    "net.ipv4.conf.default.ignore_routes_with_linkdown": 1,
 }
 NO_IPV6 = {"net.ipv6.conf.all.disable_ipv6": 1, "net.ipv6.conf.default.disable_ipv6": 1}
 
@@ -79,7 +83,7 @@ def ensure_mgmt_bridge() -> bool:
     return created
 
 
-def _remove_mgmt_bridge_if_unused() -> None:
+def remove_mgmt_bridge_if_unused() -> None:
     """Delete the management bridge if no interface is attached to it any more."""
     if netns.link_exists(MGMT_BRIDGE) and not netns.ip_json("link", "show", "master", MGMT_BRIDGE):
         netns.ip("link", "del", "dev", MGMT_BRIDGE)
@@ -260,10 +264,10 @@ def destroy(plan_or_state: RackPlan | Path, on_step: OnStep = None, state_path: 
         step(f"netns:{ns}")
         netns.delete_netns(ns)
     step("management bridge (if unused)")
-    _remove_mgmt_bridge_if_unused()
+    remove_mgmt_bridge_if_unused()
     step("DPDK runtime and memif directories")
-    for nic in plan.nics():
-        _remove_tree(Path(DPDK_RUNTIME_ROOT) / nic.file_prefix)
+    for prefix in [nic.file_prefix for nic in plan.nics()] + [s.host_file_prefix for s in plan.servers]:
+        _remove_tree(Path(DPDK_RUNTIME_ROOT) / prefix)
     _remove_tree(Path(plan.memif_dir))
     try:
         Path(MEMIF_ROOT).rmdir()

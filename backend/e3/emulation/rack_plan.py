@@ -82,6 +82,7 @@ class ServerPlan:
     mgmt_ip: str
     mgmt_ifname: str  # management veth end in the server namespace
     mgmt_root_ifname: str  # its peer in the root namespace, attached to the management bridge
+    host_file_prefix: str  # DPDK --file-prefix of the host's e3-agent (its memif links)
     nics: list[NicPlan]
     ports: list[PortPlan]
 
@@ -216,6 +217,7 @@ def _server_plan(cluster: str, i: int, nic_count: int, ports_per_nic: int, memif
         mgmt_ip=f"10.255.1.{i}",
         mgmt_ifname=MGMT_IFNAME,
         mgmt_root_ifname=mgmt_root_ifname(cluster, i),
+        host_file_prefix=f"{ns}-host",
         nics=nics,
         ports=ports,
     )

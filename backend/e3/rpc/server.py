@@ -29,7 +29,10 @@ class Controller:
     def __init__(self, settings: Settings, host: str | None = None, port: int | None = None):
         if not settings.redis_url:
             raise RuntimeError("REDIS_URL is not set (run `e3 up`, or set it to a Redis URL)")
-        self.address = f"{host or settings.controller_host}:{port if port is not None else settings.controller_port}"
+        # `host` may list several addresses, comma-separated (e.g. loopback and a rack's management bridge).
+        self.hosts = [h.strip() for h in (host or settings.controller_host).split(",") if h.strip()]
+        self.requested_port = port if port is not None else settings.controller_port
+        self.address = f"{','.join(self.hosts)}:{self.requested_port}"
         self.hub = AgentHub(policy_from(settings), settings.redis_url)
         self.health = health.aio.HealthServicer()
         # Small HTTP/2 receive windows: when heartbeat intake falls behind, gRPC flow control pushes
@@ -41,9 +44,11 @@ class Controller:
         self.port = 0
 
     async def start(self) -> int:
-        self.port = self.server.add_insecure_port(self.address)
-        if not self.port:
-            raise RuntimeError(f"cannot listen on {self.address}")
+        for host in self.hosts:  # port 0: the first bind picks it, the others reuse it
+            bound = self.server.add_insecure_port(f"{host}:{self.port or self.requested_port}")
+            if not bound:
+                raise RuntimeError(f"cannot listen on {host}:{self.port or self.requested_port}")
+            self.port = bound
         await self.hub.start()
         await self.server.start()
         for name in ("", SERVICE_NAME):

@@ -22,7 +22,8 @@ def _user_env(port) -> dict:
     """A user's shell: none of the test suite's own service URLs."""
     env = {k: v for k, v in os.environ.items()
            if k not in ("DATABASE_URL", "REDIS_URL", "E3_URL", "E3_TOKEN", "E3_DATA_DIR")}
-    return dict(env, E3_API_PORT=str(port), E3_CONTROLLER_PORT=str(CONTROLLER_PORT))
+    # local mode, even as root: the emulated rack path is tested by tests/integration/test_rack_cluster.py
+    return dict(env, E3_API_PORT=str(port), E3_CONTROLLER_PORT=str(CONTROLLER_PORT), E3_CLUSTER_MODE="local")
 
 
 def _controller_serving() -> bool:
@@ -95,6 +96,9 @@ def test_up_serves_everything_and_ctrl_c_stops_everything(tmp_path):
             time.sleep(0.25)
         # ... and a local cluster of real agents registered with it
         assert "local cluster `local`: 2 e3-agent processes registered" in (tmp_path / "up1.log").read_text()
+        # ... running the demo: IOT-TS placed by HCM, under load from two e3-loadgen processes
+        assert "demo: iot-ts-demo (42 instances) placed by HCM on `local`" in (tmp_path / "up1.log").read_text()
+        assert len([p for p in _processes_using(tmp_path / ".e3") if "e3-loadgen" in " ".join(p.cmdline())]) == 2
         headers = {"Authorization": f"Bearer {env['E3_TOKEN']}"}
 
         def local_nodes():  # a busy machine may delay a heartbeat past 3 periods: the node is briefly suspect

@@ -52,6 +52,7 @@ typedef enum dp_drop {
     DP_DROP_NO_BUFFER,     /* no packet buffer left */
     DP_DROP_TX_FULL,       /* the port did not take the frame */
     DP_DROP_NO_GATEWAY,    /* to send on the wire, but the next hop's MAC is not known yet */
+    DP_DROP_NO_LINK,       /* the host's, to send to a SmartNIC, but no host link (memif) is up */
     DP_DROP_COUNT          /* number of reasons */
 } dp_drop;
 

@@ -20,11 +20,9 @@
 #include <rte_mempool.h>
 
 #include "chan.h"
+#include "e3dp/dp.h"
 #include "e3dp/pkt.h"
 
-#define DP_OK 0
-#define DP_ERR -1
-#define DP_ERRBUF_LEN 256         /* size of the error buffers callers pass */
 #define DP_EPHEMERAL_FIRST 49152  /* ports handed out for port 0 start here */
 
 typedef struct dp_stack dp_stack; /* opaque */
@@ -32,9 +30,6 @@ typedef struct dp_stack dp_stack; /* opaque */
 /* Take frame `m` (headers written, MACs zero) towards IPv4 `dst_ip` (network order): the callee
  * owns `m` on DP_OK; on DP_ERR the stack frees it and counts a tx_full drop. Any thread. */
 typedef int (*dp_tx_fn)(void *ctx, struct rte_mbuf *m, uint32_t dst_ip);
-
-/* Write a formatted reason into `err` (DP_ERRBUF_LEN bytes, may be NULL); returns DP_ERR. */
-int dp_set_error(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* A stack answering for IPv4 `ip` (dotted quad), taking buffers from `mp`, sending through
  * `tx(tx_ctx, ...)`. NULL with `err` on a bad address or no memory. */

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * eal: how E3's DPDK programs (e3-nic, and e3-agent on its host link) start and leave DPDK's
+ * EAL. Every one runs two lcores, 0 (the agent runtime) and 1 (the poll loop), floating over the
+ * machine's CPUs, with no hugepages, no PCI, no telemetry and a --file-prefix of its own (so
+ * several run side by side on one machine), then the program's vdevs and the user's --eal words.
+ *
+ * dp_eal_args_* are pure (library e3dppkt, tested without DPDK); dp_remove_runtime_dir is plain
+ * POSIX; dp_eal_cleanup needs DPDK (library e3dp).
+ */
+#ifndef E3DP_EAL_H
+#define E3DP_EAL_H
+
+#include <stddef.h>
+
+#include "e3dp/dp.h"
+
+#define DP_EAL_MAX_ARGS 48     /* argv entries, the terminating NULL excluded */
+#define DP_EAL_STORAGE 2048    /* bytes of argument text */
+#define DP_EAL_MEMORY_MB 256   /* -m: enough for a pool of 8K frames and a few rings */
+
+/* What the fixed part of the arguments depends on. */
+typedef struct dp_eal_config {
+    const char *program;      /* argv[0], e.g. "e3-nic" */
+    long ncpu;                /* the machine's CPUs: lcores 0-1 float over 0..ncpu-1 */
+    unsigned memory_mb;       /* -m, MB (0: DP_EAL_MEMORY_MB) */
+    const char *file_prefix;  /* --file-prefix, or NULL: "<prefix_stem>-<pid>" */
+    const char *prefix_stem;  /* e.g. "e3nic" */
+} dp_eal_config;
+
+/* An EAL argv under construction: argv[0..argc) point into storage, argv[argc] is NULL. */
+typedef struct dp_eal_args {
+    int argc;                             /* entries used */
+    char *argv[DP_EAL_MAX_ARGS + 1];      /* for rte_eal_init */
+    char storage[DP_EAL_STORAGE];         /* their text */
+    size_t used;                          /* bytes of storage used */
+} dp_eal_args;
+
+/* Start `a` with the fixed arguments: program, --lcores (0-1)@(0-N), --no-huge, --no-pci,
+ * -m MB, --no-telemetry, --log-level *:warning, --file-prefix P. DP_ERR with `err` if it does
+ * not fit. */
+int dp_eal_args_init(dp_eal_args *a, const dp_eal_config *c, char *err);
+
+/* Append "--vdev <formatted>". DP_ERR with `err` if it does not fit. */
+int dp_eal_args_vdev(dp_eal_args *a, char *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Append `words` (space-separated, e.g. a --eal option's value) one argument each; NULL or ""
+ * adds nothing. DP_ERR with `err` if they do not fit. */
+int dp_eal_args_words(dp_eal_args *a, const char *words, char *err);
+
+/* Remove the EAL's runtime directory `dir` and the files in it, so a process's config, fbarray
+ * and socket files never outlive it. "" or NULL or a missing directory: nothing to do. */
+void dp_remove_runtime_dir(const char *dir);
+
+/* rte_eal_cleanup, then remove its runtime directory (dp_remove_runtime_dir). Call once, after
+ * every port was closed and every DPDK object freed. Library e3dp. */
+void dp_eal_cleanup(void);
+
+#endif
