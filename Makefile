@@ -9,14 +9,19 @@ PYTEST_ARGS ?=
 BENCH_ARGS ?=
 INGEST_ARGS ?=
 AGENT_ARGS ?=
+DATAPLANE_ARGS ?=
+RACK_ARGS ?=
 
-.PHONY: fuzz bench bench-placement bench-ingest bench-agent up test test-backend test-frontend test-e2e test-compose test-agents agents backend frontend lock clean distclean help
+.PHONY: fuzz bench bench-placement bench-ingest bench-agent bench-dataplane up test test-backend test-frontend test-e2e test-compose test-agents agents backend frontend lock clean distclean help
 
 help:
 	@echo "make up      run the control plane (embedded Postgres/Redis unless DATABASE_URL/REDIS_URL are set)"
 	@echo "make test    run every test suite"
 	@echo "make bench   run the benchmarks (figures and ratios): placement (BENCH_ARGS=\"--servers 100,1000\"),"
 	@echo "             heartbeat ingest (INGEST_ARGS=\"--servers 100\"), agent overhead (AGENT_ARGS=\"--seconds 10\")"
+	@echo "make bench-dataplane  (root) packets/s through e3-nic beside raw af_packet, memif messages/s"
+	@echo "             (DATAPLANE_ARGS=\"--seconds 5\"), then on the emulated rack: ECMP and failover over a"
+	@echo "             type2 server's NICs, NFV-FIN HCM vs hosts (RACK_ARGS=\"--seconds 20\"); not in make bench"
 	@echo "make fuzz    fuzz the data plane's frame parser (libFuzzer; FUZZ_SECONDS=60; needs clang)"
 	@echo "make lock    re-pin the backend's dependencies into backend/requirements.lock"
 
@@ -35,6 +40,11 @@ bench-ingest: backend
 
 bench-agent: backend agents
 	$(E3) bench agent $(AGENT_ARGS)
+
+# Root only (network namespaces e3b-*), so not part of `make bench`.
+bench-dataplane: backend agents
+	$(E3) bench dataplane $(DATAPLANE_ARGS)
+	$(E3) bench rack $(RACK_ARGS)
 
 # --- backend -------------------------------------------------------------
 $(VENV)/bin/activate:

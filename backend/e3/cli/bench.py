@@ -101,3 +101,51 @@ def register(app: typer.Typer) -> None:
             print(json.dumps(result, indent=1))
         else:
             print(render(result))
+
+    @bench_app.command("dataplane")
+    def bench_dataplane(
+        seconds: float = typer.Option(3.0, min=0.5, max=600, help="Sending time per section and round"),
+        rounds: int = typer.Option(3, min=1, max=50, help="Rounds of every section, interleaved; the report "
+                                                          "takes medians (the machine is shared and noisy)"),
+        size: int = typer.Option(64, help="Ethernet frame bytes without FCS, 60..1514 (64: the per-packet worst "
+                                          "case, as packets/s figures are quoted)"),
+        flows: int = typer.Option(1, min=1, max=1024, help="UDP source ports the blaster rotates through"),
+        adaptive_sink: bool = typer.Option(True, help="The host sink naps when idle, leaving the cores to the sender "
+                                                      "and e3-nic (--no-adaptive-sink: it busy-polls)"),
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON object for the run"),
+    ) -> None:
+        """Packets/s through e3-nic beside raw af_packet on one veth, and memif messages/s (root: network
+        namespaces e3b-*)."""
+        from e3.bench.dataplane import DataplaneConfig, run_dataplane_bench
+        from e3.bench.dataplane_report import render, targets
+
+        if not 60 <= size <= 1514:
+            raise CliError(f"--size: {size} is not a frame size in 60..1514 bytes", exit_code=2)
+        cfg = DataplaneConfig(seconds=seconds, rounds=rounds, size=size, flows=flows, adaptive_sink=adaptive_sink)
+        result = _run(run_dataplane_bench, cfg)
+        if as_json:
+            print(json.dumps(dict(result, targets=targets(result["sections"])), indent=1))
+        else:
+            print(render(result))
+
+    @bench_app.command("rack")
+    def bench_rack(
+        connections: int = typer.Option(2000, min=100, max=20000, help="Host connections for the ECMP count"),
+        seconds: float = typer.Option(10.0, min=1, max=600, help="Load time per NFV-FIN placement"),
+        load_connections: int = typer.Option(16, min=1, max=1024, help="e3-loadgen's requests outstanding"),
+        sections: str = typer.Option("ecmp,nfv-fin", help="Which sections: ecmp, nfv-fin"),
+        as_json: bool = typer.Option(False, "--json", help="Print the sections as JSON"),
+    ) -> None:
+        """On the emulated rack (root; runs its own `e3 up`): ECMP spread and failover over a type2 server's
+        NICs, and NFV-FIN with HCM beside the same DAG on hosts only."""
+        from e3.bench.rack import ecmp_section, nfv_fin_section
+        from e3.bench.rack_report import render
+
+        wanted = [s.strip() for s in sections.split(",") if s.strip()]
+        unknown = set(wanted) - {"ecmp", "nfv-fin"}
+        if unknown or not wanted:
+            raise CliError(f"--sections: {', '.join(sorted(unknown)) or 'none given'}; use ecmp, nfv-fin", exit_code=2)
+        runs = {"ecmp": lambda cfg, report: ecmp_section(connections, report),
+                "nfv-fin": lambda cfg, report: nfv_fin_section(seconds, load_connections, report)}
+        result = [_run(runs[name], None) for name in wanted]
+        print(json.dumps(result, indent=1) if as_json else render(result))
