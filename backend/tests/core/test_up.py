@@ -83,6 +83,7 @@ def _interrupt(proc, tmp_path, run=1):
 def test_up_serves_everything_and_ctrl_c_stops_everything(tmp_path):
     port = free_tcp_port()
     url = f"http://127.0.0.1:{port}"
+    loadgens: list[psutil.Process] = []
     proc = _start(tmp_path, port)
     try:
         _wait_up(proc, tmp_path)
@@ -98,7 +99,8 @@ def test_up_serves_everything_and_ctrl_c_stops_everything(tmp_path):
         assert "local cluster `local`: 2 e3-agent processes registered" in (tmp_path / "up1.log").read_text()
         # ... running the demo: IOT-TS placed by HCM, under load from two e3-loadgen processes
         assert "demo: iot-ts-demo (42 instances) placed by HCM on `local`" in (tmp_path / "up1.log").read_text()
-        assert len([p for p in _processes_using(tmp_path / ".e3") if "e3-loadgen" in " ".join(p.cmdline())]) == 2
+        loadgens = [c for c in psutil.Process(proc.pid).children() if c.name() == "e3-loadgen"]
+        assert len(loadgens) == 2
         headers = {"Authorization": f"Bearer {env['E3_TOKEN']}"}
 
         def local_nodes():  # a busy machine may delay a heartbeat past 3 periods: the node is briefly suspect
@@ -130,6 +132,7 @@ def test_up_serves_everything_and_ctrl_c_stops_everything(tmp_path):
         if proc.poll() is None:
             _interrupt(proc, tmp_path)
     assert _gone(tmp_path / ".e3") == []
+    assert not [p for p in loadgens if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
     assert not (tmp_path / ".e3" / "up.pid").exists()
 
     # Re-running is safe: same data, same token.
