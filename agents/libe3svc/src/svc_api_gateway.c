@@ -136,22 +136,9 @@ static int gw_handle(svc_instance *inst, const uint8_t *req, size_t req_len, svc
     return SVC_OK;
 }
 
-static int gw_export(svc_instance *inst, svc_buf *out, char *err) {
-    return svc_hashstate_export(&gw_state, inst, out, err);
-}
+SVC_HASHSTATE_SNAPSHOT_OPS(gw, gw_state)
 
-static int gw_import(svc_instance *inst, const uint8_t *state, size_t len, char *err) {
-    return svc_hashstate_import(&gw_state, inst, state, len, err);
-}
-
-/* Replication: the table's log (svc_hashstate.h). */
-static int gw_drain_log(svc_instance *inst, svc_buf *out, char *err) {
-    return svc_hashstate_drain(&gw_state, inst, out, err);
-}
-
-static int gw_apply_log(svc_instance *inst, const uint8_t *log, size_t len, char *err) {
-    return svc_hashstate_apply(&gw_state, inst, log, len, err);
-}
+SVC_HASHSTATE_LOG_OPS(gw, gw_state)
 
 const svc_type svc_api_gateway = {
     .name = "api_gateway",

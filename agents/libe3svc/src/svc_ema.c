@@ -70,22 +70,9 @@ static int ema_handle(svc_instance *inst, const uint8_t *req, size_t req_len, sv
     return SVC_OK;
 }
 
-static int ema_export(svc_instance *inst, svc_buf *out, char *err) {
-    return svc_hashstate_export(&ema_state, inst, out, err);
-}
+SVC_HASHSTATE_SNAPSHOT_OPS(ema, ema_state)
 
-static int ema_import(svc_instance *inst, const uint8_t *state, size_t len, char *err) {
-    return svc_hashstate_import(&ema_state, inst, state, len, err);
-}
-
-/* Replication: the table's log (svc_hashstate.h). */
-static int ema_drain_log(svc_instance *inst, svc_buf *out, char *err) {
-    return svc_hashstate_drain(&ema_state, inst, out, err);
-}
-
-static int ema_apply_log(svc_instance *inst, const uint8_t *log, size_t len, char *err) {
-    return svc_hashstate_apply(&ema_state, inst, log, len, err);
-}
+SVC_HASHSTATE_LOG_OPS(ema, ema_state)
 
 const svc_type svc_ema = {
     .name = "ema",

@@ -51,4 +51,23 @@ int svc_hashstate_drain(const svc_hashstate *hs, svc_instance *inst, svc_buf *ou
  * on a malformed log or a refused entry), then apply them (svc.h's contract). */
 int svc_hashstate_apply(const svc_hashstate *hs, svc_instance *inst, const uint8_t *log, size_t len, char *err);
 
+/* svc_type's entries take no context, so each service binds its svc_hashstate `hs` in static
+ * functions; these macros write them. SNAPSHOT: <p>_export and <p>_import (the rc_hash snapshot);
+ * LOG: <p>_drain_log and <p>_apply_log (the table's replication log). */
+#define SVC_HASHSTATE_SNAPSHOT_OPS(p, hs)                                                          \
+    static int p##_export(svc_instance *inst, svc_buf *out, char *err) {                           \
+        return svc_hashstate_export(&(hs), inst, out, err);                                        \
+    }                                                                                              \
+    static int p##_import(svc_instance *inst, const uint8_t *state, size_t len, char *err) {       \
+        return svc_hashstate_import(&(hs), inst, state, len, err);                                 \
+    }
+
+#define SVC_HASHSTATE_LOG_OPS(p, hs)                                                               \
+    static int p##_drain_log(svc_instance *inst, svc_buf *out, char *err) {                        \
+        return svc_hashstate_drain(&(hs), inst, out, err);                                         \
+    }                                                                                              \
+    static int p##_apply_log(svc_instance *inst, const uint8_t *log, size_t len, char *err) {      \
+        return svc_hashstate_apply(&(hs), inst, log, len, err);                                    \
+    }
+
 #endif

@@ -66,22 +66,9 @@ static int kvs_handle(svc_instance *inst, const uint8_t *req, size_t req_len, sv
     return svc_set_error(err, "kvs: unknown command \"%.*s\"", (int)(cl > 16 ? 16 : cl), (const char *)cmd);
 }
 
-static int kvs_export(svc_instance *inst, svc_buf *out, char *err) {
-    return svc_hashstate_export(&kvs_state, inst, out, err);
-}
+SVC_HASHSTATE_SNAPSHOT_OPS(kvs, kvs_state)
 
-static int kvs_import(svc_instance *inst, const uint8_t *state, size_t len, char *err) {
-    return svc_hashstate_import(&kvs_state, inst, state, len, err);
-}
-
-/* Replication: the table's log (svc_hashstate.h). */
-static int kvs_drain_log(svc_instance *inst, svc_buf *out, char *err) {
-    return svc_hashstate_drain(&kvs_state, inst, out, err);
-}
-
-static int kvs_apply_log(svc_instance *inst, const uint8_t *log, size_t len, char *err) {
-    return svc_hashstate_apply(&kvs_state, inst, log, len, err);
-}
+SVC_HASHSTATE_LOG_OPS(kvs, kvs_state)
 
 const svc_type svc_kvs = {
     .name = "kvs",

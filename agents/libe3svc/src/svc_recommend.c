@@ -305,24 +305,9 @@ static int rec_create(const char *config, const svc_env *env, svc_instance **out
     return SVC_OK;
 }
 
-/* Export: the rc_hash snapshot. */
-static int rec_export(svc_instance *inst, svc_buf *out, char *err) {
-    return svc_hashstate_export(&rec_state, inst, out, err);
-}
+SVC_HASHSTATE_SNAPSHOT_OPS(rec, rec_state)
 
-/* Import: restore a snapshot into a new table, check every row, then swap it in. */
-static int rec_import(svc_instance *inst, const uint8_t *state, size_t len, char *err) {
-    return svc_hashstate_import(&rec_state, inst, state, len, err);
-}
-
-/* Replication: the table's log (svc_hashstate.h). */
-static int rec_drain_log(svc_instance *inst, svc_buf *out, char *err) {
-    return svc_hashstate_drain(&rec_state, inst, out, err);
-}
-
-static int rec_apply_log(svc_instance *inst, const uint8_t *log, size_t len, char *err) {
-    return svc_hashstate_apply(&rec_state, inst, log, len, err);
-}
+SVC_HASHSTATE_LOG_OPS(rec, rec_state)
 
 const svc_type svc_recommend = {
     .name = "recommend",

@@ -79,22 +79,9 @@ static int spike_handle(svc_instance *inst, const uint8_t *req, size_t req_len, 
     return SVC_OK;
 }
 
-static int spike_export(svc_instance *inst, svc_buf *out, char *err) {
-    return svc_hashstate_export(&spike_state, inst, out, err);
-}
+SVC_HASHSTATE_SNAPSHOT_OPS(spike, spike_state)
 
-static int spike_import(svc_instance *inst, const uint8_t *state, size_t len, char *err) {
-    return svc_hashstate_import(&spike_state, inst, state, len, err);
-}
-
-/* Replication: the table's log (svc_hashstate.h). */
-static int spike_drain_log(svc_instance *inst, svc_buf *out, char *err) {
-    return svc_hashstate_drain(&spike_state, inst, out, err);
-}
-
-static int spike_apply_log(svc_instance *inst, const uint8_t *log, size_t len, char *err) {
-    return svc_hashstate_apply(&spike_state, inst, log, len, err);
-}
+SVC_HASHSTATE_LOG_OPS(spike, spike_state)
 
 const svc_type svc_spike = {
     .name = "spike",

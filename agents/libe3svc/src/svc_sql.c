@@ -540,14 +540,7 @@ static int sql_import(svc_instance *inst, const uint8_t *state, size_t len, char
     return svc_hashstate_import(&sql_state, inst, state + 4 + sl, len - 4 - sl, err);
 }
 
-/* Replication: the table's log (svc_hashstate.h). */
-static int sql_drain_log(svc_instance *inst, svc_buf *out, char *err) {
-    return svc_hashstate_drain(&sql_state, inst, out, err);
-}
-
-static int sql_apply_log(svc_instance *inst, const uint8_t *log, size_t len, char *err) {
-    return svc_hashstate_apply(&sql_state, inst, log, len, err);
-}
+SVC_HASHSTATE_LOG_OPS(sql, sql_state)
 
 const svc_type svc_sql = {
     .name = "sql",

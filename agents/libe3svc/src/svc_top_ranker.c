@@ -194,24 +194,9 @@ static int tr_create(const char *config, const svc_env *env, svc_instance **out,
     return SVC_OK;
 }
 
-/* Export: the rc_hash snapshot. */
-static int tr_export(svc_instance *inst, svc_buf *out, char *err) {
-    return svc_hashstate_export(&tr_state, inst, out, err);
-}
+SVC_HASHSTATE_SNAPSHOT_OPS(tr, tr_state)
 
-/* Import: restore a snapshot into a new table, check every entry, then swap it in. */
-static int tr_import(svc_instance *inst, const uint8_t *state, size_t len, char *err) {
-    return svc_hashstate_import(&tr_state, inst, state, len, err);
-}
-
-/* Replication: the table's log (svc_hashstate.h). */
-static int tr_drain_log(svc_instance *inst, svc_buf *out, char *err) {
-    return svc_hashstate_drain(&tr_state, inst, out, err);
-}
-
-static int tr_apply_log(svc_instance *inst, const uint8_t *log, size_t len, char *err) {
-    return svc_hashstate_apply(&tr_state, inst, log, len, err);
-}
+SVC_HASHSTATE_LOG_OPS(tr, tr_state)
 
 const svc_type svc_top_ranker = {
     .name = "top_ranker",
