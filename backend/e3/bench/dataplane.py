@@ -16,8 +16,8 @@ The frames are addressed to a MAC that is not e3b-r's, so the receiving kernel d
 alike. Targets are reported beside the figures, never asserted.
 
 Everything started here (namespaces, processes, DPDK runtime directories, the socket directory) is removed
-before returning or raising, Ctrl-C included. A third section (NFV-FIN on the emulated rack) plugs in as one
-more function in SECTIONS and, if it has one, one more entry in dataplane_report.targets.
+before returning or raising, Ctrl-C included. The rack's figures (ECMP, failover, NFV-FIN) are rack.py's
+(`e3 bench rack`), which `make bench-dataplane` runs next.
 """
 
 import json

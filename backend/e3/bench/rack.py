@@ -80,25 +80,11 @@ def rack_up(servers: int, server_type: str, report: Report) -> Iterator[Api]:
 
 def deploy(api: Api, doc: dict, cluster: str = RACK) -> tuple[str, list[dict]]:
     """Create the application and deploy it with HCM; the deployment's id and its instances once all run."""
-    from e3.cli.resources import wait_for_job
+    from e3.cli.resources import place, wait_running
 
     api.post("/api/v1/applications", json=doc)
-    created = api.post("/api/v1/deployments", json={"application": doc["metadata"]["name"], "cluster": cluster,
-                                                    "algorithm": "hcm"}).json()
-    job = wait_for_job(api, created["job_id"], show_progress=False)
-    if job["state"] != "succeeded":
-        raise RuntimeError(f"placing {doc['metadata']['name']} failed: {job['message']}")
-    deadline = time.monotonic() + RUNNING_TIMEOUT_S
-    while True:
-        items = api.all_pages(f"/api/v1/deployments/{created['deployment_id']}/placement")
-        failed = [i for i in items if i["state"] == "failed"]
-        if failed:
-            raise RuntimeError(f"{len(failed)} instances failed, e.g. on {failed[0]['node']}: {failed[0]['error']}")
-        if all(i["state"] == "running" for i in items):
-            return created["deployment_id"], items
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"{doc['metadata']['name']}'s instances were not all running in time")
-        time.sleep(0.5)
+    deployment = place(api, doc["metadata"]["name"], cluster)
+    return deployment, wait_running(api, deployment, RUNNING_TIMEOUT_S)
 
 
 # --- ECMP and failover ---------------------------------------------------------------------------

@@ -11,14 +11,13 @@ a time (restarted by `e3 up`, so their exact latency records stay small):
 """
 
 import subprocess
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from e3 import catalog
-from e3.cli.client import Api, CliError
+from e3.cli.client import Api
 from e3.cli.processes import die_with_parent
-from e3.cli.resources import wait_for_job
+from e3.cli.resources import place, wait_running
 from e3.emulation.binaries import loadgen_binary
 
 APPLICATION = "iot-ts-demo"  # the catalogue's iot-ts, configured and scaled for the demo
@@ -69,29 +68,12 @@ def _deployment(api: Api, cluster: str) -> str:
         api.request("DELETE", f"/api/v1/deployments/{deployment['id']}")
     if not api.exists(f"/api/v1/applications/{APPLICATION}"):
         api.post("/api/v1/applications", json=demo_application())
-    created = api.post("/api/v1/deployments", json={"application": APPLICATION, "cluster": cluster,
-                                                    "algorithm": "hcm"}).json()
-    job = wait_for_job(api, created["job_id"], show_progress=False)
-    if job["state"] != "succeeded":
-        raise CliError(f"placing {APPLICATION} on {cluster} failed: {job['message']}")
-    return created["deployment_id"]
+    return place(api, APPLICATION, cluster)
 
 
 def deploy(api: Api, cluster: str) -> list[dict]:
     """IOT-TS on `cluster` (see _deployment), once every instance runs; returns the placement's instances."""
-    deployment = _deployment(api, cluster)
-    deadline = time.monotonic() + RUNNING_TIMEOUT_S
-    while True:
-        items = api.all_pages(f"/api/v1/deployments/{deployment}/placement")
-        failed = [i for i in items if i["state"] == "failed"]
-        if failed:
-            raise CliError(f"{len(failed)} instances of {APPLICATION} failed to start, e.g. {failed[0]['node']}: "
-                           f"{failed[0]['error']}")
-        if all(i["state"] == "running" for i in items):
-            return items
-        if time.monotonic() > deadline:
-            raise CliError(f"{APPLICATION}'s instances were not all running after {RUNNING_TIMEOUT_S:.0f}s")
-        time.sleep(0.5)
+    return wait_running(api, _deployment(api, cluster), RUNNING_TIMEOUT_S)
 
 
 def load_argv(load: Load, instances: list[dict], rate: float) -> list[str]:

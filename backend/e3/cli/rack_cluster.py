@@ -6,8 +6,8 @@ the controller as the nodes of one API cluster, over the management bridge. A ra
 machine (one at a time, root only), so everything of it lives in `/run/e3-racks/<name>/` whatever the
 working directory: the network state (`rack.json`), the process specs, the supervisor's status, the
 logs, the NICs' counters and the agents' token file (0600); /run is emptied at boot, as are the
-namespaces. `down` stops the
-supervisor (which stops its programs) and destroys the network, whatever state it was left in.
+namespaces. `down` stops the supervisor (which stops its programs) and destroys the network,
+whatever state it was left in.
 """
 
 import os
@@ -22,7 +22,7 @@ from e3 import catalog
 from e3.cli.client import Api, CliError
 from e3.cli.local_cluster import write_secret
 from e3.cli.processes import die_with_parent
-from e3.emulation import netns, rack_network
+from e3.emulation import rack_network
 from e3.emulation.rack_network import NetnsError, RackError
 from e3.emulation.rack_plan import MGMT_GATEWAY, plan_rack
 from e3.emulation.rack_processes import ApiServer, rack_processes
@@ -126,9 +126,6 @@ def up(api: Api, name: str, servers: int, server_type: str, controller: str, att
        on_step=None) -> list[dict]:
     """Build the rack `name` and start its programs; returns one row per registered program. Attached
     (for `e3 up`), the supervisor gets SIGTERM when this process dies."""
-    reason = netns.netns_supported()
-    if reason:
-        raise CliError(f"cannot emulate a rack here: {reason}. Use `--mode local` (host agents on loopback) instead")
     try:
         plan = plan_rack(name, servers, server_type)
     except ValueError as exc:
@@ -136,18 +133,18 @@ def up(api: Api, name: str, servers: int, server_type: str, controller: str, att
     where = folder(name)
     if is_rack(name):
         raise CliError(f"rack {name!r} is already up; `e3 cluster down {name}` first")
-    if not api.exists(f"/api/v1/clusters/{name}"):  # an existing cluster of that name is reused if it fits
-        api.post("/api/v1/clusters", json={"generator": "fattree", "servers": servers, "server_type": server_type,
-                                           "name": name})
-    api_servers = _api_servers(api, name, server_type, servers)
-    token = api.post("/api/v1/tokens", json={"name": f"rack-{name}", "scopes": ["agent"]}).json()["token"]
-    token_file = where / "agent-token"
-    write_secret(token_file, token)
-    try:
+    try:  # refuses, pointing to --mode local, without root or netns support
         rack_network.create(plan, where / RACK_FILE, on_step)
     except (RackError, NetnsError) as exc:
         raise CliError(str(exc)) from exc
     try:
+        if not api.exists(f"/api/v1/clusters/{name}"):  # an existing cluster of that name is reused if it fits
+            api.post("/api/v1/clusters", json={"generator": "fattree", "servers": servers,
+                                               "server_type": server_type, "name": name})
+        api_servers = _api_servers(api, name, server_type, servers)
+        token = api.post("/api/v1/tokens", json={"name": f"rack-{name}", "scopes": ["agent"]}).json()["token"]
+        token_file = where / "agent-token"
+        write_secret(token_file, token)
         specs = rack_processes(plan, api_servers, _rack_controller(controller), token_file, where)
         write_specs(where, specs)
         (where / STATUS_FILE).unlink(missing_ok=True)

@@ -52,6 +52,32 @@ def wait_for_job(api: Api, job_id: str, show_progress: bool, interval: float = 0
             time.sleep(interval)
 
 
+def place(api: Api, application: str, cluster: str, algorithm: str = "hcm") -> str:
+    """Deploy `application` on `cluster` and wait for its placement; the deployment's id, CliError if it failed."""
+    created = api.post("/api/v1/deployments", json={"application": application, "cluster": cluster,
+                                                    "algorithm": algorithm}).json()
+    job = wait_for_job(api, created["job_id"], show_progress=False)
+    if job["state"] != "succeeded":
+        raise CliError(f"placing {application} on {cluster} failed: {job['message']}")
+    return created["deployment_id"]
+
+
+def wait_running(api: Api, deployment_id: str, timeout_s: float) -> list[dict]:
+    """The deployment's instances once every one runs on its agent; CliError naming one that failed, or
+    when `timeout_s` passes."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        items = api.all_pages(f"/api/v1/deployments/{deployment_id}/placement")
+        failed = [i for i in items if i["state"] == "failed"]
+        if failed:
+            raise CliError(f"{len(failed)} instances failed to start, e.g. on {failed[0]['node']}: {failed[0]['error']}")
+        if all(i["state"] == "running" for i in items):
+            return items
+        if time.monotonic() > deadline:
+            raise CliError(f"deployment {deployment_id}: instances not all running after {timeout_s:.0f}s")
+        time.sleep(0.5)
+
+
 def register(app: typer.Typer) -> None:
     cluster_app = typer.Typer(help="Create and delete clusters.", no_args_is_help=True)
     app.add_typer(cluster_app, name="cluster")

@@ -92,10 +92,11 @@ def remove_mgmt_bridge_if_unused() -> None:
 # --- state file ----------------------------------------------------------------------------------
 
 
-def _write_state(path: Path, state: dict[str, Any]) -> None:
+def write_json(path: Path, data: Any) -> None:
+    """Write `data` as JSON to `path` atomically (readers never see half a file); parents created."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(state, indent=2))
+    tmp.write_text(json.dumps(data, indent=2))
     os.replace(tmp, path)
 
 
@@ -209,14 +210,14 @@ def create(plan: RackPlan, state_path: Path, on_step: OnStep = None) -> None:
     """
     _check_free(plan, state_path)
     state: dict[str, Any] = {"version": STATE_VERSION, "cluster": plan.cluster, "plan": plan.to_dict(), "created": []}
-    _write_state(state_path, state)
+    write_json(state_path, state)
     try:
         for step in _steps(plan):
             if on_step:
                 on_step(step.key)
             step.action()
             state["created"].append(step.key)
-            _write_state(state_path, state)
+            write_json(state_path, state)
     except BaseException as exc:
         try:
             destroy(state_path)

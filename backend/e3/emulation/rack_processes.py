@@ -14,6 +14,9 @@ from e3.emulation.netns import exec_argv
 from e3.emulation.rack_plan import NicPlan, RackPlan, ServerPlan
 
 REGISTERED = "e3-nic: registered"
+# DPDK 22.11's af_packet PMD joins PACKET_FANOUT group (pid ^ ifindex) & 0xffff; two NICs in one server
+# namespace (type2) whose pids and ifindexes happen to give the same id clash (EINVAL). A new pid fixes it.
+FANOUT_CLASH = "could not set PACKET_FANOUT"
 HOST_REGISTERED = "e3-agent: registered"
 NIC_IDLE_SHARE_W = 15.0  # a type1-smartnic server's idle (98 W) minus a beefy's (83 W): one LiquidIO
 HOST_WORKERS = 2  # engine worker threads per host agent (the machine has few cores to share)
@@ -39,6 +42,7 @@ class ProcessSpec:
     registered: str  # the line prefix that says it registered
     ns: str  # its server namespace
     wire_ifnames: list[str]  # a NIC's wire ports in `ns` (set down when it dies); [] for a host
+    retry_if: str | None = None  # a start that fails with this in its log is tried again (a new pid)
 
 
 def nic_stats_path(state_dir: Path, nic: NicPlan) -> Path:
@@ -100,7 +104,7 @@ def rack_processes(plan: RackPlan, api_servers: list[ApiServer], controller: str
             nics.append(ProcessSpec(
                 "nic", node, nic_argv(plan, server, nic, api.name, controller, token_file, state_dir, node),
                 str(state_dir / f"{nic.file_prefix}.log"), REGISTERED, server.ns,
-                [server.ports[i].server_ifname for i in nic.ports]))
+                [server.ports[i].server_ifname for i in nic.ports], FANOUT_CLASH))
         hosts.append(ProcessSpec(
             "host", api.host, host_argv(plan, server, api.name, api.host, controller, token_file),
             str(state_dir / f"{server.host_file_prefix}.log"), HOST_REGISTERED, server.ns, []))

@@ -28,20 +28,15 @@ from typing import Any
 from e3.cli.processes import die_with_parent, wait_registered
 from e3.emulation import netns
 from e3.emulation.netns import NetnsError
+from e3.emulation.rack_network import write_json
 from e3.emulation.rack_processes import ProcessSpec
 
 SPEC_FILE = "processes.json"
 STATUS_FILE = "supervisor.json"
 START_TIMEOUT_S = 60.0
+START_ATTEMPTS = 5  # for a program whose start may fail by chance (ProcessSpec.retry_if)
 STOP_TIMEOUT_S = 10.0
 POLL_S = 0.05
-
-
-def write_json(path: Path, data: Any) -> None:
-    """Write `data` as JSON to `path` atomically (readers never see half a file)."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(data, indent=2))
-    os.replace(tmp, path)
 
 
 def load_specs(folder: Path) -> list[ProcessSpec]:
@@ -97,8 +92,16 @@ class Supervisor:
         deadline = time.monotonic() + START_TIMEOUT_S
         for i in group:
             spec = self.specs[i]
-            line = wait_registered(self.procs[spec.node], Path(spec.log), deadline, f"{spec.kind} {spec.node}",
-                                   spec.registered)
+            for attempt in range(1, START_ATTEMPTS + 1):
+                try:
+                    line = wait_registered(self.procs[spec.node], Path(spec.log), deadline,
+                                           f"{spec.kind} {spec.node}", spec.registered)
+                    break
+                except RuntimeError as exc:
+                    if not (spec.retry_if and spec.retry_if in str(exc)) or attempt == START_ATTEMPTS:
+                        raise
+                    print(f"rack: {spec.node} failed to start ({spec.retry_if}); starting it again", flush=True)
+                    self._start(i)  # a new pid
             self.status["processes"][i]["registered"] = line[len(spec.registered):].strip()
             self._save()
             if self.stopping:

@@ -13,6 +13,7 @@ from helpers import wait_until
 
 from e3.emulation.rack_plan import plan_rack
 from e3.emulation.rack_processes import (
+    FANOUT_CLASH,
     HOST_REGISTERED,
     REGISTERED,
     ApiServer,
@@ -129,6 +130,22 @@ def test_hosts_wait_for_their_nics(tmp_path):
         time.sleep(0.5)
         assert load_status(tmp_path)["processes"][1]["pid"] is None  # the host is not started yet
         wait_until(lambda: load_status(tmp_path)["state"] == "ready", timeout=20, what="ready")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(20)
+
+
+def test_a_start_that_fails_by_chance_is_tried_again(tmp_path):
+    """A NIC whose first start hits the af_packet fanout clash (DPDK 22.11) registers on a later attempt."""
+    marker = tmp_path / "tried"
+    script = (f"if [ ! -e {marker} ]; then touch {marker}; echo '{FANOUT_CLASH} on p0'; exit 1; fi; "
+              f"echo '{REGISTERED} n0'; sleep 600")
+    spec = _stand_in("nic", "n0", tmp_path, REGISTERED, script=script)
+    write_specs(tmp_path, [ProcessSpec(**{**spec.__dict__, "retry_if": FANOUT_CLASH})])
+    proc = _supervise(tmp_path)
+    try:
+        wait_until(lambda: (s := load_status(tmp_path)) and s["state"] == "ready", timeout=20, what="ready after a retry")
+        assert "starting it again" in (tmp_path / "supervisor.log").read_text()
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(20)
