@@ -129,8 +129,8 @@ def run_agent_bench(cfg: AgentBenchConfig, report=print) -> dict:
             cpu1, t1 = cpu_s(process), time.time()
             time.sleep(0.5)  # the last heartbeats of the window reach Postgres
             beats = _heartbeats_between(node_id, t0, t1)
-            cpu_pct = 100.0 * (cpu1 - cpu0) / (t1 - t0)
-            steps.append(dict(instances=deployed, seconds=round(t1 - t0, 2), cpu_pct=round(cpu_pct, 3),
+            cpu_pct = round(100.0 * (cpu1 - cpu0) / (t1 - t0), 3)  # the ratio below is of the printed figure
+            steps.append(dict(instances=deployed, seconds=round(t1 - t0, 2), cpu_pct=cpu_pct,
                               heartbeats_per_s=round(beats / (t1 - t0), 2),
                               cpu_vs_target=round(cpu_pct / TARGET_CPU_PCT, 3)))
         return dict(period_ms=cfg.period_ms, target_cpu_pct=TARGET_CPU_PCT, agent=registered, steps=steps,
