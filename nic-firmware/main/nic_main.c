@@ -83,11 +83,11 @@ static int nic_port_start(nic_resources *r, uint16_t port, char *err) {
 }
 
 static int nic_ports_start(nic_resources *r, nic_tm_config *tc, char *err) {
-    char name[64];
     for (size_t w = 0; w < r->opts.n_wire; w++) {
-        snprintf(name, sizeof(name), "net_af_packet%zu", w);
+        const char *name = r->opts.wire_ports[w];
         if (rte_eth_dev_get_port_by_name(name, &tc->wire_ports[w]) != 0)
-            return nic_set_error(err, "wire port %s (%s) did not come up", name, r->opts.wires[w]);
+            return nic_set_error(err, "wire port %s (%s) did not come up%s", name, r->opts.wires[w],
+                                 r->opts.wire_pci[w] ? ": is it bound to vfio-pci or uio (dpdk-devbind.py)?" : "");
         if (nic_port_start(r, tc->wire_ports[w], err) != NIC_OK) return NIC_ERR;
         if (w < r->opts.n_gateways) {
             dp_parse_mac(r->opts.gateways[w], tc->gateway_macs[w]);
@@ -139,8 +139,9 @@ int main(int argc, char **argv) {
     if (nic_eal_argv(&r.opts, sysconf(_SC_NPROCESSORS_ONLN), eal_argv, NIC_MAX_ARGS, &eal_argc, err) != NIC_OK)
         goto err;
     if (rte_eal_init(eal_argc, eal_argv) < 0) {
-        nic_set_error(err, "DPDK EAL: %s (are you root? does --wire name an interface in this namespace?)",
-                      rte_strerror(rte_errno));
+        nic_set_error(err, "DPDK EAL: %s (are you root? does --wire name an interface in this namespace%s?)",
+                      rte_strerror(rte_errno), nic_uses_pci(&r.opts) ? ", or, for a PCI "
+                      "wire, are hugepages mounted and reserved" : "");
         goto err;
     }
     eal_up = 1;

@@ -24,7 +24,6 @@ static char *nic_store(nic_opts *o, const char *fmt, ...) {
     return at;
 }
 
-/* Is option `name` among argv[1..argc)? (as "--name" or "--name=...") */
 /* The value of option `name` in argv ("--name V" or "--name=V"), "" when it has none, NULL when absent. */
 static const char *nic_value(int argc, char **argv, const char *name) {
     size_t n = strlen(name);
@@ -38,6 +37,39 @@ static const char *nic_value(int argc, char **argv, const char *name) {
 
 static int nic_has(int argc, char **argv, const char *name) {
     return nic_value(argc, argv, name) != NULL;
+}
+
+int nic_pci_address(const char *v, char *out, size_t len) {
+    unsigned domain = 0, bus, dev, fn;
+    int used = -1;
+    if (sscanf(v, "%4x:%2x:%2x.%1x%n", &domain, &bus, &dev, &fn, &used) != 4 || v[used] != '\0') {
+        domain = 0, used = -1;
+        if (sscanf(v, "%2x:%2x.%1x%n", &bus, &dev, &fn, &used) != 3 || v[used] != '\0') return 0;
+    }
+    if (strspn(v, "0123456789abcdefABCDEF:.") != strlen(v) || dev > 0x1f || fn > 7) return 0;
+    snprintf(out, len, "%04x:%02x:%02x.%x", domain, bus, dev, fn);
+    return 1;
+}
+
+int nic_uses_pci(const nic_opts *o) {
+    for (size_t w = 0; w < o->n_wire; w++)
+        if (o->wire_pci[w]) return 1;
+    return 0;
+}
+
+/* Record wire `v`: a PCI address (a real port, found by its address) or an interface name
+ * (net_af_packetN on it). */
+static int nic_add_wire(nic_opts *o, const char *v, char *err) {
+    size_t w = o->n_wire;
+    if (w == NIC_MAX_WIRE) return nic_set_error(err, "--wire: at most %d ports", NIC_MAX_WIRE);
+    o->wire_pci[w] = nic_pci_address(v, o->wire_ports[w], sizeof(o->wire_ports[w]));
+    if (!o->wire_pci[w]) {
+        if (!*v || strlen(v) > 15 || strchr(v, ',') || strchr(v, ' '))
+            return nic_set_error(err, "--wire: \"%s\" is neither an interface name nor a PCI address", v);
+        snprintf(o->wire_ports[w], sizeof(o->wire_ports[w]), "net_af_packet%zu", w);
+    }
+    o->wires[o->n_wire++] = v;
+    return NIC_OK;
 }
 
 int nic_cli_parse(int argc, char **argv, nic_opts *o, char *err) {
@@ -68,9 +100,7 @@ int nic_cli_parse(int argc, char **argv, nic_opts *o, char *err) {
             continue;
         }
         if (strcmp(name, "--wire") == 0) {
-            if (o->n_wire == NIC_MAX_WIRE) return nic_set_error(err, "--wire: at most %d ports", NIC_MAX_WIRE);
-            if (!*v || strlen(v) > 15 || strchr(v, ',')) return nic_set_error(err, "--wire: \"%s\" is not an interface name", v);
-            o->wires[o->n_wire++] = v;
+            if (nic_add_wire(o, v, err) != NIC_OK) return NIC_ERR;
         } else if (strcmp(name, "--gateway") == 0) {
             uint8_t mac[6];
             if (o->n_gateways == NIC_MAX_WIRE) return nic_set_error(err, "--gateway: at most %d", NIC_MAX_WIRE);
@@ -130,10 +160,15 @@ int nic_cli_parse(int argc, char **argv, nic_opts *o, char *err) {
 int nic_eal_argv(nic_opts *o, long ncpu, char **argv, int max, int *argc, char *err) {
     dp_eal_args *a = &o->eal;
     dp_eal_config c = {.program = "e3-nic", .ncpu = ncpu, .file_prefix = o->file_prefix, .prefix_stem = "e3nic"};
+    c.real_devices = nic_uses_pci(o);
     *argc = 0;
     if (dp_eal_args_init(a, &c, err) != DP_OK) return NIC_ERR;
-    for (size_t w = 0; w < o->n_wire; w++)
-        if (dp_eal_args_vdev(a, err, "net_af_packet%zu,iface=%s", w, o->wires[w]) != DP_OK) return NIC_ERR;
+    for (size_t w = 0; w < o->n_wire; w++) {
+        int rc = o->wire_pci[w] ? dp_eal_args_words(a, "-a", err) : dp_eal_args_vdev(a, err, "%s,iface=%s",
+                                                                                      o->wire_ports[w], o->wires[w]);
+        if (rc == DP_OK && o->wire_pci[w]) rc = dp_eal_args_words(a, o->wire_ports[w], err);
+        if (rc != DP_OK) return NIC_ERR;
+    }
     if (o->memif && dp_eal_args_vdev(a, err, "net_memif0,role=server,socket=%s,socket-abstract=no", o->memif) != DP_OK)
         return NIC_ERR;
     if (dp_eal_args_words(a, o->eal_extra, err) != DP_OK) return NIC_ERR;
@@ -145,11 +180,12 @@ int nic_eal_argv(nic_opts *o, long ncpu, char **argv, int max, int *argc, char *
 
 void nic_cli_usage(FILE *f) {
     fprintf(f,
-            "usage: e3-nic --wire IFACE [--wire IFACE ...] [options] --cluster NAME --node SERVER/nicK [agent options]\n"
+            "usage: e3-nic --wire PORT [--wire PORT ...] [options] --cluster NAME --node SERVER/nicK [agent options]\n"
             "An emulated Cavium LiquidIO II SmartNIC (DPDK, no hardware): see docs/emulation.md.\n"
             "\n"
             "NIC options:\n"
-            "  --wire IFACE          a wire port: net_af_packet on this interface (up to %d)\n"
+            "  --wire IFACE|PCI      a wire port: net_af_packet on this interface, or a DPDK-bound PCI\n"
+            "                        device ([DDDD:]BB:DD.F; needs hugepages) (up to %d)\n"
             "  --gateway MAC         next-hop MAC of the wire ports, in order (default: learnt)\n"
             "  --memif PATH          the host link: a net_memif server socket (the PCIe path)\n"
             "  --host-address IP     the host's IP: datagrams for it go over --memif\n"

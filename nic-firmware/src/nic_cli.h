@@ -5,7 +5,8 @@
  * (cli.h: --cluster, --node, --controller, --address, --token-file, ...), adding the defaults of
  * an emulated LiquidIO II (--kind smartnic, --workers = --cores, --cpu-source engine,
  * --power-idle-w NIC_DEFAULT_IDLE_W) unless given. It also builds the EAL arguments: no hugepages,
- * no PCI, a --file-prefix per NIC, one net_af_packet vdev per --wire interface, a net_memif
+ * no PCI, a --file-prefix per NIC, one net_af_packet vdev per --wire interface (or, for a --wire
+ * PCI address, "-a ADDRESS" with hugepages and the PCI bus left on), a net_memif
  * server vdev for --memif, lcores 0 (the agent) and 1 (the traffic manager) floating over the
  * machine's CPUs, then --eal's words. Pure: no globals, tested directly.
  */
@@ -23,9 +24,12 @@
 #define NIC_DEFAULT_IDLE_W 15.0     /* W: a type1-smartnic server's idle minus a beefy's (Table 4) */
 #define NIC_DEFAULT_MEMORY_MB 4096  /* a LiquidIO II's memory */
 #define NIC_CORES_DEFAULT 12        /* a LiquidIO II's cnMIPS cores */
+#define NIC_PORT_NAME_LEN 32        /* a DPDK port name: "net_af_packet3" or "0000:3b:00.0" */
 
 typedef struct nic_opts {
-    const char *wires[NIC_MAX_WIRE];    /* --wire: interface names (net_af_packet) */
+    const char *wires[NIC_MAX_WIRE];    /* --wire: interface names (net_af_packet) or PCI addresses */
+    char wire_ports[NIC_MAX_WIRE][NIC_PORT_NAME_LEN]; /* the DPDK port name of each wire */
+    int wire_pci[NIC_MAX_WIRE];         /* 1: that wire is a PCI device */
     size_t n_wire;
     const char *gateways[NIC_MAX_WIRE]; /* --gateway: next-hop MAC per wire port, in order */
     size_t n_gateways;
@@ -54,8 +58,15 @@ int nic_cli_parse(int argc, char **argv, nic_opts *o, char *err);
 /* Print the help text (e3-nic's own options; the agent's follow from cli_usage). */
 void nic_cli_usage(FILE *f);
 
+/* Is `v` a PCI address ([DDDD:]BB:DD.F, hex)? If so, write DPDK's name of it ("0000:3b:00.0",
+ * lower case, with the domain) into out[len] and return 1; else 0. */
+int nic_pci_address(const char *v, char *out, size_t len);
+
+/* Is any of o's wires a PCI device? */
+int nic_uses_pci(const nic_opts *o);
+
 /* The EAL argv for `o` into argv[0..*argc) (e3dp/eal.h's fixed part, a net_af_packet vdev per
- * --wire, the net_memif server, --eal's words), text in o->eal. `ncpu` is the machine's CPU count.
+ * --wire interface or "-a ADDRESS" per PCI wire, the net_memif server, --eal's words), text in o->eal. `ncpu` is the machine's CPU count.
  * NIC_ERR if it does not fit. */
 int nic_eal_argv(nic_opts *o, long ncpu, char **argv, int max, int *argc, char *err);
 

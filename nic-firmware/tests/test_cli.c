@@ -59,6 +59,25 @@ int main(void) {
     CHECK(has_pair(eal, n, "--file-prefix", "e3-c-s1-nic0"));
     CHECK(has_pair(eal, n, "--lcores", "(0-1)@(0-1)"));
     CHECK(has_pair(eal, n, "-m", "256"));
+    CHECK(has_pair(eal, n, "--no-huge", "--no-pci"));
+
+    /* a real port by PCI address beside a veth: "-a" it, keep hugepages and the PCI bus */
+    char *argv_pci[] = {"e3-nic", "--wire", "3B:00.1", "--wire", "veth9", "--cluster", "c", "--node", "s/nic0", NULL};
+    CHECK_EQ_INT(nic_cli_parse(9, argv_pci, &o, err), NIC_OK);
+    CHECK(o.wire_pci[0] && !o.wire_pci[1] && nic_uses_pci(&o));
+    CHECK(strcmp(o.wire_ports[0], "0000:3b:00.1") == 0);   /* DPDK's name of the device */
+    CHECK(strcmp(o.wire_ports[1], "net_af_packet1") == 0);
+    CHECK_EQ_INT(nic_eal_argv(&o, 2, eal, NIC_MAX_ARGS, &n, err), NIC_OK);
+    CHECK(has_pair(eal, n, "-a", "0000:3b:00.1"));
+    CHECK(has_pair(eal, n, "--vdev", "net_af_packet1,iface=veth9"));
+    for (int i = 0; i < n; i++) CHECK(strcmp(eal[i], "--no-pci") != 0 && strcmp(eal[i], "--no-huge") != 0);
+    char pci[NIC_PORT_NAME_LEN];
+    CHECK(nic_pci_address("0001:af:1f.7", pci, sizeof(pci)) && strcmp(pci, "0001:af:1f.7") == 0);
+    CHECK(!nic_pci_address("af:20.0", pci, sizeof(pci)));  /* device 0x20 > 0x1f */
+    CHECK(!nic_pci_address("3b:00.8", pci, sizeof(pci)));  /* function 8 > 7 */
+    CHECK(!nic_pci_address("3b:00.0x", pci, sizeof(pci)));
+    CHECK(!nic_pci_address("eth0", pci, sizeof(pci)));
+    CHECK(!nic_pci_address("e3-s1-n0", pci, sizeof(pci)));
 
     /* an agent option given explicitly wins over the NIC default */
     char *argv2[] = {"e3-nic", "--wire", "p0", "--workers", "3", "--cluster", "c", "--node", "s1/nic0", NULL};
@@ -71,7 +90,7 @@ int main(void) {
     CHECK(agent.idle_w == 20.0 && agent.peak_w > 20.0 + nic_max_active_watts() - 0.1);
 
     CHECK(refused("--cluster", "c", "--wire"));               /* no port */
-    CHECK(refused("--wire", "p0,iface=x", "--wire"));
+    CHECK(refused("--wire", "p0,iface=x", "neither an interface name nor a PCI address"));
     CHECK(refused("--cores", "0", "--cores"));
     CHECK(refused("--poll", "sometimes", "--poll"));
     CHECK(refused("--gateway", "02:e3", "--gateway"));

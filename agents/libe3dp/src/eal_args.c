@@ -46,7 +46,8 @@ int dp_eal_args_init(dp_eal_args *a, const dp_eal_config *c, char *err) {
     int rc = dp_eal_push(a, err, "%s", c->program);
     if (rc == DP_OK) rc = dp_eal_args_words(a, "--lcores", err);
     if (rc == DP_OK) rc = c->ncpu > 1 ? dp_eal_push(a, err, "(0-1)@(0-%ld)", c->ncpu - 1) : dp_eal_push(a, err, "(0-1)@0");
-    if (rc == DP_OK) rc = dp_eal_args_words(a, "--no-huge --no-pci -m", err);
+    if (rc == DP_OK && !c->real_devices) rc = dp_eal_args_words(a, "--no-huge --no-pci", err);
+    if (rc == DP_OK) rc = dp_eal_args_words(a, "-m", err);
     if (rc == DP_OK) rc = dp_eal_push(a, err, "%u", mb);
     if (rc == DP_OK) rc = dp_eal_args_words(a, "--no-telemetry --log-level *:warning --file-prefix", err);
     if (rc != DP_OK) return DP_ERR;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* eal_args: the EAL's fixed arguments (lcores floating over the CPUs, no hugepages, no PCI, the
- * file prefix given or "<stem>-<pid>"), vdevs and extra words in order, refusal when they do not
- * fit, and the runtime directory's removal. */
+/* eal_args: the EAL's fixed arguments (lcores floating over the CPUs, no hugepages and no PCI
+ * unless real devices are used, the file prefix given or "<stem>-<pid>"), vdevs and extra words
+ * in order, refusal when they do not fit, and the runtime directory's removal. */
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -42,6 +42,12 @@ int main(void) {
     CHECK(has_pair(&e, "--lcores", "(0-1)@0"));
     CHECK(has_pair(&e, "-m", "128"));
     CHECK(has_pair(&e, "--file-prefix", "p1"));
+    CHECK(has_pair(&e, "--no-huge", "--no-pci"));
+
+    c.real_devices = 1; /* a PCI NIC: hugepages and the PCI bus stay on */
+    CHECK_EQ_INT(dp_eal_args_init(&e, &c, err), DP_OK);
+    for (int i = 0; i < e.argc; i++) CHECK(strcmp(e.argv[i], "--no-huge") != 0 && strcmp(e.argv[i], "--no-pci") != 0);
+    CHECK(has_pair(&e, "-m", "128"));
     int rc = DP_OK;
     for (int i = 0; i < DP_EAL_MAX_ARGS && rc == DP_OK; i++) rc = dp_eal_args_words(&e, "--x", err);
     CHECK_EQ_INT(rc, DP_ERR);

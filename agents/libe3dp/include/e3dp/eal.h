@@ -26,6 +26,7 @@ typedef struct dp_eal_config {
     unsigned memory_mb;       /* -m, MB (0: DP_EAL_MEMORY_MB) */
     const char *file_prefix;  /* --file-prefix, or NULL: "<prefix_stem>-<pid>" */
     const char *prefix_stem;  /* e.g. "e3nic" */
+    int real_devices;         /* 1: PCI devices are used (no --no-huge, no --no-pci) */
 } dp_eal_config;
 
 /* An EAL argv under construction: argv[0..argc) point into storage, argv[argc] is NULL. */
@@ -36,9 +37,9 @@ typedef struct dp_eal_args {
     size_t used;                          /* bytes of storage used */
 } dp_eal_args;
 
-/* Start `a` with the fixed arguments: program, --lcores (0-1)@(0-N), --no-huge, --no-pci,
- * -m MB, --no-telemetry, --log-level *:warning, --file-prefix P. DP_ERR with `err` if it does
- * not fit. */
+/* Start `a` with the fixed arguments: program, --lcores (0-1)@(0-N), --no-huge, --no-pci
+ * (both left out with c->real_devices: a PCI NIC needs hugepages for DMA), -m MB, --no-telemetry,
+ * --log-level *:warning, --file-prefix P. DP_ERR with `err` if it does not fit. */
 int dp_eal_args_init(dp_eal_args *a, const dp_eal_config *c, char *err);
 
 /* Append "--vdev <formatted>". DP_ERR with `err` if it does not fit. */
