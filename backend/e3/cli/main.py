@@ -4,7 +4,7 @@ import sys
 
 import typer
 
-from e3.cli import bench, resources, servers
+from e3.cli import bench, migrations, resources, servers
 from e3.cli.client import CliError
 from e3.cli.output import errors
 
@@ -13,6 +13,7 @@ app = typer.Typer(help="E3 control plane: energy-efficient microservices on Smar
 servers.register(app)
 resources.register(app)
 bench.register(app)
+migrations.register(app)
 
 
 def main() -> None:

@@ -16,6 +16,8 @@ KINDS = {
     "deployments": ("/api/v1/deployments", ["id", "application", "version", "cluster", "algorithm", "state",
                                             "instances"]),
     "jobs": ("/api/v1/jobs", ["id", "kind", "state", "progress", "message"]),
+    "migrations": ("/api/v1/migrations", ["id", "instance_id", "source_node", "target_node", "reason", "state", "step",
+                                          "created_at"]),
 }
 NODE_COLUMNS = ["name", "kind", "state", "address", "instances", "requests_last_min", "cpu_util", "power_watts",
                 "power_source"]
@@ -228,7 +230,7 @@ def register(app: typer.Typer) -> None:
              title=f"{result['application']} on {result['cluster']}: predicted by the cost model (source: model)")
 
     @app.command()
-    def get(kind: str = typer.Argument(..., help="clusters | applications | deployments | jobs | nodes"),
+    def get(kind: str = typer.Argument(..., help="clusters | applications | deployments | jobs | migrations | nodes"),
             cluster: str = typer.Option(None, help="The cluster whose nodes to list (with `nodes`)"),
             limit: int = typer.Option(50, min=1, max=1000), offset: int = typer.Option(0, min=0),
             all_pages: bool = typer.Option(False, "--all", help="Fetch every page"),

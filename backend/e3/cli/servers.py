@@ -5,7 +5,8 @@ from pathlib import Path
 import typer
 
 from e3.cli.client import CliError
-from e3.cli.output import console
+from e3.cli.migrations import migrate_instance
+from e3.cli.output import Output, console
 from e3.core.config import get_settings
 
 
@@ -82,8 +83,21 @@ def register(app: typer.Typer) -> None:
             print(text, end="")
 
     @app.command()
-    def migrate() -> None:
-        """Apply database migrations (Alembic) up to the latest, and seed the catalogue."""
+    def migrate(instance: str = typer.Argument(None, help="An instance id: migrate it (else: the database)"),
+                to: str = typer.Option(None, "--to", help="The target computing node (name or id)"),
+                dry_run: bool = typer.Option(False, "--dry-run", help="Only predict the change (cost model)"),
+                wait: bool = typer.Option(False, "--wait", help="Follow the steps; exit 1 unless it succeeds"),
+                timeout_s: float = typer.Option(120.0, min=1, help="With --wait: give up following after this"),
+                output: Output = typer.Option(Output.table, "--output")) -> None:
+        """Without INSTANCE: apply database migrations (Alembic) up to the latest and seed the catalogue.
+        With INSTANCE --to NODE: migrate that microservice instance (cold migration, state included)."""
+        if instance is not None:
+            if not to:
+                raise CliError("e3 migrate INSTANCE needs --to NODE", exit_code=2)
+            migrate_instance(instance, to, dry_run, wait, timeout_s, output)
+            return
+        if to or dry_run or wait:
+            raise CliError("--to, --dry-run and --wait need an INSTANCE (e3 migrate INSTANCE --to NODE)", exit_code=2)
         from e3.core.bootstrap import prepare_database
 
         prepare_database(_require_database_url())

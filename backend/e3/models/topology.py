@@ -64,6 +64,8 @@ class ComputeNode(UuidPk, Base):
     # Set when an agent registers the node: who runs it and where its instances listen.
     agent_id: Mapped[str | None] = mapped_column(String(64))
     address: Mapped[str | None] = mapped_column(String(64))
+    # Where its agent is reached from other agents (the IP it registered from): state transfers.
+    control_address: Mapped[str | None] = mapped_column(String(64))
     server: Mapped[Server] = relationship(back_populates="nodes")
 
     @property

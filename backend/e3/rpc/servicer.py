@@ -42,7 +42,8 @@ class AgentServicer(agent_pb2_grpc.AgentServiceServicer):
         try:
             node_id = await self.hub.register(request.agent_id, node.cluster_name, node.name, _KINDS.get(node.kind),
                                               node.server_name or None, node.software_version,
-                                              node.address or _peer_ip(context.peer()))
+                                              node.address or _peer_ip(context.peer()),
+                                              control_address=_peer_ip(context.peer()))
         except AgentError as exc:
             await context.abort(grpc.StatusCode[exc.status], exc.message)
         return agent_pb2.RegisterResponse(node_id=str(node_id), heartbeat_period_ms=self.hub.heartbeat_period_ms)

@@ -85,7 +85,9 @@ class AgentHub:
 
     # --- Register -------------------------------------------------------------------------------
     async def register(self, agent_id: str, cluster_name: str, node_name: str, kind: str | None,
-                       server_name: str | None, software_version: str, address: str) -> uuid.UUID:
+                       server_name: str | None, software_version: str, address: str,
+                       control_address: str | None = None) -> uuid.UUID:
+        """`control_address`: the IP the agent called from, where other agents reach it (state transfers)."""
         agents.check_agent_id(agent_id)
         address = agents.check_address(address)
         node = await asyncio.to_thread(in_session, agents.find_node, cluster_name, node_name, kind, server_name)
@@ -98,7 +100,8 @@ class AgentHub:
         if held and held.agent_id != agent_id:
             self._end_commands(node.node_id)  # the old agent's command stream belongs to a dead agent
         self.nodes[node.node_id] = TrackedNode(node.node_id, node.cluster_id, node.name, agent_id, now)
-        await asyncio.to_thread(in_session, agents.mark_registered, node, agent_id, software_version, address)
+        await asyncio.to_thread(in_session, agents.mark_registered, node, agent_id, software_version, address,
+                                control_address)
         if previous != "up":
             await self._publish_state(self.nodes[node.node_id], previous)
         log.info("node %s (%s) registered by agent %s", node.name, node.node_id, agent_id)

@@ -112,7 +112,7 @@ def check_address(address: str) -> str:
 
 
 def mark_registered(session: Session, node: RegisteredNode, agent_id: str, software_version: str,
-                    address: str) -> None:
+                    address: str, control_address: str | None = None) -> None:
     """The node is up, run by `agent_id` at `address`: state, a `node.registered` event, `node.up` if it
     was not, and the commands for instances already placed on it (sent when the transaction commits)."""
     row = session.get(ComputeNode, node.node_id)  # not FOR UPDATE: see commands._lock_cluster
@@ -120,6 +120,7 @@ def mark_registered(session: Session, node: RegisteredNode, agent_id: str, softw
         return  # deleted meanwhile; its heartbeats will be refused by nobody and stored harmlessly
     previous = row.state
     row.state, row.agent_id, row.address = "up", agent_id, address
+    row.control_address = control_address or address
     subject = f"node/{node.node_id}"
     events.emit(session, "node.registered", subject, node.cluster_id, name=node.name, agent_id=agent_id,
                 software_version=software_version, address=address)

@@ -10,7 +10,8 @@ from sqlalchemy.orm import Session
 from e3 import catalog
 from e3.core.errors import Conflict, NotFound
 from e3.core.security import Actor
-from e3.models import Cluster, ComputeNode, Deployment, Instance, Rack, Server
+from e3.models import Cluster, ComputeNode, Deployment, Instance, Migration, Rack, Server
+from e3.models.migration import ACTIVE_MIGRATION_STATES
 from e3.schemas.cluster_spec import ClusterSpec
 from e3.schemas.common import PageParams
 from e3.services import audit, events, telemetry
@@ -86,12 +87,21 @@ def list_clusters(session: Session, page: PageParams) -> tuple[list[dict], int]:
 
 
 def node_usage(session: Session, cluster_id: uuid.UUID) -> dict[uuid.UUID, tuple[float, int, int, int]]:
-    """Reserved (cores, memory MB, bandwidth Mb/s, instance count) per computing node of a cluster."""
+    """Reserved (cores, memory MB, bandwidth Mb/s, instance count) per computing node of a cluster. A migration
+    under way reserves its instance on the target too (counted there, not as an instance)."""
     stmt = (select(Instance.node_id, func.sum(Instance.cpu_cores), func.sum(Instance.memory_mb),
                    func.sum(Instance.bandwidth_mbps), func.count())
             .join(ComputeNode, ComputeNode.id == Instance.node_id)
             .where(ComputeNode.cluster_id == cluster_id).group_by(Instance.node_id))
-    return {row[0]: (float(row[1]), int(row[2]), int(row[3]), int(row[4])) for row in session.execute(stmt)}
+    usage = {row[0]: (float(row[1]), int(row[2]), int(row[3]), int(row[4])) for row in session.execute(stmt)}
+    moving = (select(Migration.target_node_id, Instance.cpu_cores, Instance.memory_mb, Instance.bandwidth_mbps)
+              .join(Instance, Instance.id == Migration.instance_id)
+              .where(Migration.cluster_id == cluster_id, Migration.state.in_(ACTIVE_MIGRATION_STATES),
+                     Instance.node_id != Migration.target_node_id))
+    for node_id, cores, mem, bw in session.execute(moving):
+        c, m, b, n = usage.get(node_id, (0.0, 0, 0, 0))
+        usage[node_id] = (c + cores, m + mem, b + bw, n)
+    return usage
 
 
 def _topology_rows(cluster_id: uuid.UUID, where=None):

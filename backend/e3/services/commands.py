@@ -26,8 +26,10 @@ from e3.models import (
     ComputeNode,
     Deployment,
     Instance,
+    Migration,
     NodeCommand,
 )
+from e3.models.migration import ACTIVE_MIGRATION_STATES
 from e3.services import events
 
 NOTIFY_CHANNEL = "e3_commands"
@@ -88,8 +90,13 @@ class _Batch:
 
 
 def _used_ports(session: Session, address: str) -> set[int]:
-    return set(session.scalars(select(Instance.port).join(ComputeNode, ComputeNode.id == Instance.node_id)
-                               .where(ComputeNode.address == address, Instance.port.is_not(None))))
+    """Ports taken on `address`: its instances', and those migrations under way hold for their target copy."""
+    taken = set(session.scalars(select(Instance.port).join(ComputeNode, ComputeNode.id == Instance.node_id)
+                                .where(ComputeNode.address == address, Instance.port.is_not(None))))
+    return taken | set(session.scalars(select(Migration.target_port)
+                                       .join(ComputeNode, ComputeNode.id == Migration.target_node_id)
+                                       .where(ComputeNode.address == address, Migration.target_port.is_not(None),
+                                              Migration.state.in_(ACTIVE_MIGRATION_STATES))))
 
 
 def _free_port(used: set[int]) -> int:
@@ -115,16 +122,38 @@ def _dag_facts(session: Session, deployment_ids: set[uuid.UUID]) -> tuple[dict, 
     return configs, children
 
 
-def _deploy_payload(inst: Instance, config: dict, downstream: list[str], backups: list[str]) -> dict:
-    config = dict(config)
-    if downstream:
-        config[DOWNSTREAM_KEY] = ",".join(downstream)
-        if inst.service in GATES:
-            config[FORWARD_IF_KEY] = GATES[inst.service]
-    if backups:
-        config[BACKUPS_KEY] = ",".join(backups)  # a stateful primary's replication log goes to these
-    return dict(instance_id=str(inst.id), service_type=inst.service, shard=inst.shard, role=inst.role,
-                port=inst.port, config=config)
+class _Wiring:
+    """What a DeployInstance says beyond the instance itself, for the instances of some deployments:
+    the DAG node's service config, the next hop's primaries (e3.downstream) and a stateful primary's
+    backups (e3.backups)."""
+
+    def __init__(self, session: Session, deployment_ids: set[uuid.UUID]):
+        self.configs, self.children = _dag_facts(session, deployment_ids)
+        self.primaries: dict[tuple[uuid.UUID, str], list[str]] = {}
+        self.backups: dict[tuple[uuid.UUID, str, int], list[str]] = {}
+        for inst in session.scalars(select(Instance).where(Instance.deployment_id.in_(deployment_ids))
+                                    .order_by(Instance.ordinal)):
+            if inst.role == "primary":
+                self.primaries.setdefault((inst.deployment_id, inst.dag_node), []).append(str(inst.id))
+            else:
+                self.backups.setdefault((inst.deployment_id, inst.dag_node, inst.shard), []).append(str(inst.id))
+
+    def payload(self, inst: Instance, port: int, **agent_keys: str) -> dict:
+        """The DeployInstance fields of `inst` serving on `port`; `agent_keys` are more e3.* keys."""
+        config = dict(self.configs.get((inst.deployment_id, inst.dag_node), {}))
+        downstream = [i for child in self.children.get((inst.deployment_id, inst.dag_node), [])
+                      for i in self.primaries.get((inst.deployment_id, child), [])]
+        if downstream:
+            config[DOWNSTREAM_KEY] = ",".join(downstream)
+            if inst.service in GATES:
+                config[FORWARD_IF_KEY] = GATES[inst.service]
+        if inst.role == "primary" and catalog.service_types()[inst.service].stateful:
+            backups = self.backups.get((inst.deployment_id, inst.dag_node, inst.shard), [])
+            if backups:
+                config[BACKUPS_KEY] = ",".join(backups)  # a stateful primary's replication log goes to these
+        config.update(agent_keys)
+        return dict(instance_id=str(inst.id), service_type=inst.service, shard=inst.shard, role=inst.role,
+                    port=port, config=config)
 
 
 def issue_deploys(session: Session, cluster_id: uuid.UUID) -> set[uuid.UUID]:
@@ -137,29 +166,14 @@ def issue_deploys(session: Session, cluster_id: uuid.UUID) -> set[uuid.UUID]:
     waiting = list(session.scalars(_placed_on_agents(cluster_id).order_by(Instance.deployment_id, Instance.ordinal)))
     if not waiting:
         return set()
-    deployment_ids = {i.deployment_id for i in waiting}
-    configs, children = _dag_facts(session, deployment_ids)
-    primaries: dict[tuple[uuid.UUID, str], list[str]] = {}
-    backups: dict[tuple[uuid.UUID, str, int], list[str]] = {}
-    for inst in session.scalars(select(Instance).where(Instance.deployment_id.in_(deployment_ids))
-                                .order_by(Instance.ordinal)):
-        if inst.role == "primary":
-            primaries.setdefault((inst.deployment_id, inst.dag_node), []).append(str(inst.id))
-        else:
-            backups.setdefault((inst.deployment_id, inst.dag_node, inst.shard), []).append(str(inst.id))
+    wiring = _Wiring(session, {i.deployment_id for i in waiting})
     used: dict[str, set[int]] = {}
     batch = _Batch(session, nodes)
     for inst in waiting:
         address = nodes[inst.node_id].address
         inst.port = _free_port(used.setdefault(address, _used_ports(session, address)))
         inst.state, inst.error = "deploying", None
-        downstream = [i for child in children.get((inst.deployment_id, inst.dag_node), [])
-                      for i in primaries.get((inst.deployment_id, child), [])]
-        stateful_primary = inst.role == "primary" and catalog.service_types()[inst.service].stateful
-        followers = backups.get((inst.deployment_id, inst.dag_node, inst.shard), []) if stateful_primary else []
-        batch.add(inst.node_id, "deploy_instance",
-                  _deploy_payload(inst, configs.get((inst.deployment_id, inst.dag_node), {}), downstream, followers),
-                  inst.id)
+        batch.add(inst.node_id, "deploy_instance", wiring.payload(inst, inst.port), inst.id)
     session.flush()
     _add_routes(session, batch, nodes.values())
     return batch.touched
@@ -191,6 +205,39 @@ def _add_routes(session: Session, batch: _Batch, nodes: Iterable[ComputeNode]) -
     routes = [dict(instance_id=str(i), address=address, port=port) for i, address, port in rows]
     for node in nodes:
         batch.add(node.id, "set_routes", dict(routes=routes))
+
+
+def issue(session: Session, cluster_id: uuid.UUID, node_id: uuid.UUID, kind: str, payload: dict,
+          instance_id: uuid.UUID | None = None) -> int:
+    """One command for one node (delivered when the transaction commits); returns its version."""
+    _lock_cluster(session, cluster_id)
+    batch = _Batch(session, [node_id])
+    batch.add(node_id, kind, payload, instance_id)
+    session.flush()
+    notify(session, batch.touched)
+    return batch.versions[node_id] - 1
+
+
+def issue_routes(session: Session, cluster_id: uuid.UUID) -> dict[uuid.UUID, int]:
+    """Send every agent-run node of the cluster the route table as the instance rows now say; returns the
+    version of the SetRoutes each node got."""
+    _lock_cluster(session, cluster_id)
+    nodes = _agent_nodes(session, cluster_id)
+    batch = _Batch(session, [n.id for n in nodes])
+    _add_routes(session, batch, nodes)
+    session.flush()
+    notify(session, batch.touched)
+    return {node_id: version - 1 for node_id, version in batch.versions.items()}
+
+
+def deploy_payload(session: Session, inst: Instance, port: int, **agent_keys: str) -> dict:
+    """The DeployInstance of `inst` on another node, serving on `port` (a migration's target copy)."""
+    return _Wiring(session, {inst.deployment_id}).payload(inst, port, **agent_keys)
+
+
+def free_port(session: Session, address: str) -> int:
+    """A UDP port no instance (nor a migration's target copy) holds on `address` (cluster lock held)."""
+    return _free_port(_used_ports(session, address))
 
 
 def sweep(session: Session) -> set[uuid.UUID]:

@@ -7,8 +7,9 @@ from sqlalchemy.orm import Session
 
 from e3.core.errors import Conflict, FieldError, NotFound, ValidationFailed
 from e3.core.security import Actor
-from e3.models import (Application, ApplicationVersion, Cluster, ComputeNode, Deployment, Instance, Job, Rack,
-                       Server)
+from e3.models import (Application, ApplicationVersion, Cluster, ComputeNode, Deployment, Instance, Job, Migration,
+                       Rack, Server)
+from e3.models.migration import ACTIVE_MIGRATION_STATES
 from e3.placement import ALGORITHMS, algorithm_options, problem_from_document, run
 from e3.placement.cost_model import predict
 from e3.placement.model import NodeCapacity, PlacementError
@@ -226,6 +227,12 @@ def delete_deployment(session: Session, deployment_id: uuid.UUID, actor: Actor) 
     if deployment.state in ("pending", "placing"):
         raise Conflict(f"deployment {deployment_id} is {deployment.state}; wait for its job to finish",
                        code="deployment_busy")
+    moving = session.scalar(select(Migration.id).join(Instance, Instance.id == Migration.instance_id)
+                            .where(Instance.deployment_id == deployment_id,
+                                   Migration.state.in_(ACTIVE_MIGRATION_STATES)).limit(1))
+    if moving is not None:
+        raise Conflict(f"deployment {deployment_id} has a migration under way ({moving}); wait for it to end",
+                       code="migration_under_way")
     audit.record(session, actor, "deployment.delete", f"deployment/{deployment_id}")
     commands.notify(session, commands.issue_removals(session, deployment))
     session.delete(deployment)

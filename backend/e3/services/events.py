@@ -1,11 +1,30 @@
-"""Events: state changes worth a timeline entry."""
+"""Events: state changes worth a timeline entry, and reading them back in order."""
 
 import uuid
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from e3.models import Event
+from e3.core.errors import FieldError, ValidationFailed
+from e3.models import Cluster, Event
 
 
 def emit(session: Session, kind: str, subject: str, cluster_id: uuid.UUID | None = None, **data) -> None:
     session.add(Event(kind=kind, subject=subject, cluster_id=cluster_id, data=data))
+
+
+def list_events(session: Session, *, since: int = 0, limit: int = 100, kind: str | None = None,
+                cluster: str | None = None, subject: str | None = None) -> list[dict]:
+    """Up to `limit` events with an id above `since`, oldest first. `kind` ending in "." is a prefix."""
+    stmt = select(Event).where(Event.id > since).order_by(Event.id).limit(limit)
+    if kind:
+        stmt = stmt.where(Event.kind.startswith(kind, autoescape=True) if kind.endswith(".") else Event.kind == kind)
+    if cluster:
+        cluster_id = session.scalar(select(Cluster.id).where(Cluster.name == cluster))
+        if cluster_id is None:
+            raise ValidationFailed([FieldError("cluster", f"no cluster named {cluster!r}", "not_found")])
+        stmt = stmt.where(Event.cluster_id == cluster_id)
+    if subject:
+        stmt = stmt.where(Event.subject == subject)
+    return [dict(id=e.id, ts=e.ts, kind=e.kind, cluster_id=e.cluster_id, subject=e.subject, data=e.data)
+            for e in session.scalars(stmt)]

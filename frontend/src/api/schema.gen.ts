@@ -332,6 +332,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Events
+         * @description Events after `since`, oldest first; poll with the returned `next_since`.
+         */
+        get: operations["list_events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/instances/{instance_id}/migrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create Migration
+         * @description Migrate an instance to `target_node` (202; follow `status_url`), or with `dry_run` only check it and
+         *     answer the cost model's predicted change in latency and joules per request (200).
+         */
+        post: operations["create_migration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/jobs": {
         parameters: {
             query?: never;
@@ -384,6 +425,46 @@ export interface paths {
          * @description The calling token's name and effective scopes.
          */
         get: operations["get_me"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/migrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Migrations
+         * @description List migrations, newest first, with their steps and step timings.
+         */
+        get: operations["list_migrations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/migrations/{migration_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Migration
+         * @description Get one migration: its state, its steps with their timings, and its error if it did not succeed.
+         */
+        get: operations["get_migration"];
         put?: never;
         post?: never;
         delete?: never;
@@ -952,6 +1033,45 @@ export interface components {
              */
             message: string;
         };
+        /** EventPublic */
+        EventPublic: {
+            /** Cluster Id */
+            cluster_id: string | null;
+            /** Data */
+            data: {
+                [key: string]: unknown;
+            };
+            /**
+             * Id
+             * @description Increasing: pass the last one seen as `since` to get only newer events
+             */
+            id: number;
+            /**
+             * Kind
+             * @description e.g. node.down, migration.step, migration.succeeded, command.nack
+             */
+            kind: string;
+            /**
+             * Subject
+             * @description What it concerns, e.g. node/<id>, instance/<id>, deployment/<id>
+             */
+            subject: string;
+            /**
+             * Ts
+             * Format: date-time
+             */
+            ts: string;
+        };
+        /** EventsPublic */
+        EventsPublic: {
+            /** Items */
+            items: components["schemas"]["EventPublic"][];
+            /**
+             * Next Since
+             * @description The id to pass as `since` next time (the last item's, or `since`)
+             */
+            next_since: number;
+        };
         /** FieldErrorBody */
         FieldErrorBody: {
             /** Code */
@@ -1214,6 +1334,218 @@ export interface components {
             scopes: string[];
             /** Token Id */
             token_id: string | null;
+        };
+        /**
+         * MigrationAnswer
+         * @description The dry run's answer (200), or the accepted migration (202) with where to follow it.
+         */
+        MigrationAnswer: {
+            /** Dag Node */
+            dag_node: string;
+            /** Dry Run */
+            dry_run: boolean;
+            /**
+             * Instance Id
+             * Format: uuid
+             */
+            instance_id: string;
+            /** Migration Id */
+            migration_id?: string | null;
+            prediction: components["schemas"]["MigrationPrediction"];
+            /** Role */
+            role: string;
+            /** Service */
+            service: string;
+            /** Shard */
+            shard: number;
+            /** Source Node */
+            source_node: string;
+            /**
+             * Source Node Id
+             * Format: uuid
+             */
+            source_node_id: string;
+            /**
+             * Stateful
+             * @description Its reliable-collection state moves with it
+             */
+            stateful: boolean;
+            /** Status Url */
+            status_url?: string | null;
+            /** Target Node */
+            target_node: string;
+            /**
+             * Target Node Id
+             * Format: uuid
+             */
+            target_node_id: string;
+        };
+        /** MigrationCreate */
+        MigrationCreate: {
+            /**
+             * Dry Run
+             * @description Only check and predict the change (cost model); nothing is done
+             * @default false
+             */
+            dry_run: boolean;
+            /**
+             * Target Node
+             * @description The computing node to move to: its name (e.g. rack-0-s1/host) or id
+             */
+            target_node: string;
+        };
+        /** MigrationFigures */
+        MigrationFigures: {
+            /** Avg Latency Ms */
+            avg_latency_ms: number | null;
+            /** Joules Per Request */
+            joules_per_request: number | null;
+            /** Knee Rps */
+            knee_rps: number | null;
+            /** P99 Latency Ms */
+            p99_latency_ms: number | null;
+            /** Power Watts */
+            power_watts: number | null;
+        };
+        /** MigrationPrediction */
+        MigrationPrediction: {
+            after: components["schemas"]["MigrationFigures"];
+            before: components["schemas"]["MigrationFigures"];
+            /**
+             * Change
+             * @description after - before, per figure
+             */
+            change: {
+                [key: string]: number | null;
+            };
+            /**
+             * Level
+             * @description HCM level between the source and the target (0 same node .. 5 remote)
+             */
+            level: number | null;
+            /**
+             * Offered Rps
+             * @description The entry load both sides are compared at (the lower knee)
+             */
+            offered_rps: number | null;
+            /**
+             * Source
+             * @description Always model: a prediction, not a measurement
+             */
+            source: string;
+        };
+        /** MigrationPublic */
+        MigrationPublic: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Error */
+            error: {
+                [key: string]: unknown;
+            } | null;
+            /** Finished At */
+            finished_at: string | null;
+            /**
+             * Id
+             * Format: uuid
+             */
+            id: string;
+            /**
+             * Instance Id
+             * Format: uuid
+             */
+            instance_id: string;
+            /** Prediction */
+            prediction: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Reason
+             * @description manual | host_starvation | overload | failover
+             */
+            reason: string;
+            /** Requested By */
+            requested_by: string | null;
+            /** Source Node */
+            source_node: string | null;
+            /**
+             * Source Node Id
+             * Format: uuid
+             */
+            source_node_id: string;
+            /**
+             * State
+             * @description pending | running | succeeded | rolling_back | rolled_back | failed
+             */
+            state: string;
+            /** Stateful */
+            stateful: boolean;
+            /**
+             * Step
+             * @description The step under way or last run
+             */
+            step: string | null;
+            /** Steps */
+            steps: components["schemas"]["MigrationStep"][];
+            /** Target Node */
+            target_node: string | null;
+            /**
+             * Target Node Id
+             * Format: uuid
+             */
+            target_node_id: string;
+            /**
+             * Updated At
+             * Format: date-time
+             */
+            updated_at: string;
+        };
+        /** MigrationStep */
+        MigrationStep: {
+            /**
+             * Commands
+             * @description The agent commands it issued (node, version)
+             */
+            commands?: {
+                [key: string]: unknown;
+            }[];
+            /** Detail */
+            detail?: string | null;
+            /** Finished At */
+            finished_at: string | null;
+            /**
+             * Ms
+             * @description How long the step took, milliseconds
+             */
+            ms: number | null;
+            /**
+             * Name
+             * @description push | open_transfer | stop_and_transfer | update_routes | cleanup_source | undo_push
+             */
+            name: string;
+            /** Started At */
+            started_at: string | null;
+            /**
+             * State
+             * @description running | done | failed
+             */
+            state: string;
+        };
+        /** MigrationsPublic */
+        MigrationsPublic: {
+            /** Items */
+            items: components["schemas"]["MigrationPublic"][];
+            /** Limit */
+            limit: number;
+            /** Offset */
+            offset: number;
+            /**
+             * Total
+             * @description Items in the whole collection, across pages
+             */
+            total: number;
         };
         /** NodePublic */
         NodePublic: {
@@ -4071,6 +4403,229 @@ export interface operations {
             };
         };
     };
+    list_events: {
+        parameters: {
+            query?: {
+                /** @description Only events with a larger id (0: from the start) */
+                since?: number;
+                limit?: number;
+                /** @description A kind, or a prefix ending in '.' (e.g. migration.) */
+                kind?: string | null;
+                cluster?: string | null;
+                subject?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventsPublic"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Precondition Failed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_migration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                instance_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MigrationCreate"];
+            };
+        };
+        responses: {
+            /** @description The dry run's prediction */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MigrationAnswer"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Precondition Failed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     list_jobs: {
         parameters: {
             query?: {
@@ -4297,6 +4852,218 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MePublic"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Precondition Failed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_migrations: {
+        parameters: {
+            query?: {
+                cluster?: string | null;
+                state?: string | null;
+                instance_id?: string | null;
+                /** @description Items per page */
+                limit?: number;
+                /** @description Items to skip */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MigrationsPublic"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Precondition Failed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_migration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                migration_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MigrationPublic"];
                 };
             };
             /** @description Bad Request */

@@ -1,0 +1,310 @@
+"""Carry out a recorded migration, step by step, each step persisted before and after (paper §3.4).
+
+Steps of a stateful instance (docs/orchestrator.md, "Migration protocol"):
+  push               DeployInstance on the target with e3.await_state=1: the binary and config are there,
+                     its port is not open yet;
+  open_transfer      ImportState on the target: it listens for the state on the migration's TCP port;
+  stop_and_transfer  ExportState on the source: it stops serving (in-flight requests answered first),
+                     cleans up its sockets, sends the reliable-collection state; the target loads it and
+                     starts serving; the ACK is the source's confirmation. The point of no return: from
+                     here the instance row says "on the target";
+  update_routes      every agent-run node gets the route table pointing at the target;
+  cleanup_source     RemoveInstance of the stopped copy on the source.
+A stateless instance has nothing to transfer: push (serving at once), update_routes (the point of no return),
+cleanup_source.
+
+Crash safety: a step's command versions are stored with the step, so a resumed run waits for the outcome of
+what was already issued instead of issuing it again. Before the point of no return a failed step is rolled
+back (the target copy removed; an ExportState that failed has already resumed the source, by the agent's
+contract); after it the run only goes forward. An ExportState that gets no answer while its source is up is
+waited for (never rolled back blindly: the state may already be on the target); if the source goes down
+the migration stops as `failed` and failover takes over. One run per migration at a time: a Postgres
+advisory lock on a connection of its own, released if the worker dies.
+"""
+
+import logging
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from e3.core.db import get_engine
+from e3.models import ComputeNode, Instance, Migration, NodeCommand
+from e3.models.migration import ACTIVE_MIGRATION_STATES
+from e3.services import commands, events
+from e3.services.migrations import TRANSFER_PORTS
+
+log = logging.getLogger(__name__)
+
+STATEFUL_STEPS = ("push", "open_transfer", "stop_and_transfer", "update_routes", "cleanup_source")
+STATELESS_STEPS = ("push", "update_routes", "cleanup_source")
+NO_RETURN = {True: "stop_and_transfer", False: "update_routes"}  # by stateful: the step that commits the move
+AWAIT_STATE_KEY = "e3.await_state"
+STEP_TIMEOUT_S = 20.0  # a command unanswered this long (its node up) fails the step
+EXPORT_TIMEOUT_S = 120.0  # stop_and_transfer: the agent bounds its own wait; after this the migration fails
+POLL_S = 0.01
+ADVISORY_LOCK_SPACE = 0x45334D47  # "E3MG": the advisory lock key's high half
+
+
+class StepFailed(Exception):
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+@dataclass
+class Outcome:
+    node_id: uuid.UUID
+    version: int
+    state: str  # pending | acked | nacked
+    error: dict | None
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _lock_key(migration_id: uuid.UUID) -> int:
+    return (ADVISORY_LOCK_SPACE << 32 | (migration_id.int & 0xFFFFFFFF)) - (1 << 63)
+
+
+class _Run:
+    def __init__(self, session: Session, migration: Migration, sleep: Callable[[float], None] = time.sleep):
+        self.s, self.m, self.sleep = session, migration, sleep
+        self.instance = session.get(Instance, migration.instance_id)
+        self.source = session.get(ComputeNode, migration.source_node_id)
+        self.target = session.get(ComputeNode, migration.target_node_id)
+
+    # --- the record -----------------------------------------------------------------------------
+    def _entry(self, name: str) -> dict | None:
+        return next((e for e in self.m.steps if e["name"] == name), None)
+
+    def _save_entry(self, entry: dict) -> None:
+        steps = [e for e in self.m.steps if e["name"] != entry["name"]] + [entry]
+        self.m.steps = steps  # a new list: JSONB change tracking sees it
+        self.m.step = entry["name"]
+        self.s.commit()
+
+    def _event(self, kind: str, **data) -> None:
+        events.emit(self.s, kind, f"instance/{self.m.instance_id}", self.m.cluster_id, migration_id=str(self.m.id),
+                    **data)
+
+    def _finish(self, state: str, error: dict | None = None) -> None:
+        self.m.state, self.m.error, self.m.finished_at = state, error, _now()
+        total_ms = round(sum(e.get("ms") or 0 for e in self.m.steps), 1)
+        self._event(f"migration.{state}", source=self.source.name, target=self.target.name, total_ms=total_ms,
+                    **({"error": error["message"], "code": error["code"]} if error else {}))
+        self.s.commit()
+        log.info("migration %s %s (%s -> %s)%s", self.m.id, state, self.source.name, self.target.name,
+                 f": {error['message']}" if error else "")
+
+    # --- commands and their outcomes -------------------------------------------------------------
+    def _issue(self, node: ComputeNode, kind: str, payload: dict) -> dict:
+        version = commands.issue(self.s, self.m.cluster_id, node.id, kind, payload, self.instance.id)
+        return dict(node_id=str(node.id), version=version)
+
+    def _outcomes(self, issued: list[dict]) -> list[Outcome]:
+        out = []
+        for c in issued:
+            row = self.s.execute(select(NodeCommand.state, NodeCommand.error)
+                                 .where(NodeCommand.node_id == uuid.UUID(c["node_id"]),
+                                        NodeCommand.version == c["version"])).one_or_none()
+            out.append(Outcome(uuid.UUID(c["node_id"]), c["version"], *(row or ("nacked", {"code": "lost",
+                                                                                          "message": "no such command"}))))
+        return out
+
+    def _node_up(self, node_id: uuid.UUID) -> bool:
+        return self.s.scalar(select(ComputeNode.state).where(ComputeNode.id == node_id)) == "up"
+
+    def _wait(self, issued: list[dict], timeout_s: float, *, ok_codes: tuple[str, ...] = ()) -> list[Outcome]:
+        """Wait until every issued command is answered (a node that is not up is not waited for). A NACK whose
+        code is in `ok_codes` counts as done. Raises StepFailed on another NACK or on a timeout."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            self.s.rollback()  # a fresh snapshot each round
+            outcomes = self._outcomes(issued)
+            for o in outcomes:
+                if o.state == "nacked" and (o.error or {}).get("code") not in ok_codes:
+                    err = o.error or {}
+                    raise StepFailed(err.get("code", "nacked"), err.get("message", "the agent refused the command"))
+            pending = [o for o in outcomes if o.state == "pending" and self._node_up(o.node_id)]
+            if not pending:
+                return outcomes
+            if time.monotonic() > deadline:
+                names = ", ".join(str(o.node_id) for o in pending)
+                raise StepFailed("timeout", f"no answer from node(s) {names} within {timeout_s:g} s")
+            self.sleep(POLL_S)
+
+    # --- steps ---------------------------------------------------------------------------------
+    def _issue_step(self, name: str) -> list[dict]:
+        m, inst = self.m, self.instance
+        if name == "push":
+            if m.target_port is None:
+                m.target_port = commands.free_port(self.s, self.target.address)
+            keys = {AWAIT_STATE_KEY: "1"} if m.stateful else {}
+            return [self._issue(self.target, "deploy_instance",
+                                commands.deploy_payload(self.s, inst, m.target_port, **keys))]
+        if name == "open_transfer":
+            if m.transfer_port is None:
+                m.transfer_port = _free_transfer_port(self.s)
+            return [self._issue(self.target, "import_state",
+                                dict(instance_id=str(inst.id), source=self.source.control_address or "",
+                                     listen_port=m.transfer_port))]
+        if name == "stop_and_transfer":
+            host = self.target.control_address or self.target.address
+            return [self._issue(self.source, "export_state",
+                                dict(instance_id=str(inst.id), destination=f"{host}:{m.transfer_port}"))]
+        if name == "update_routes":
+            self._commit_move()
+            return [dict(node_id=str(n), version=v) for n, v in commands.issue_routes(self.s, m.cluster_id).items()]
+        if name == "cleanup_source":
+            return [self._issue(self.source, "remove_instance", dict(instance_id=str(inst.id)))]
+        raise ValueError(f"unknown step {name}")
+
+    def _commit_move(self) -> None:
+        """The instance row now says it runs on the target, serving on the target port."""
+        inst = self.instance
+        if inst.node_id != self.target.id:
+            inst.node_id, inst.port, inst.state, inst.error = self.target.id, self.m.target_port, "running", None
+
+    def _wait_step(self, name: str, issued: list[dict]) -> None:
+        if name == "stop_and_transfer":
+            self._wait_export(issued)
+        elif name == "cleanup_source":  # the source copy may be gone already (an agent that restarted)
+            self._wait(issued, STEP_TIMEOUT_S, ok_codes=("unknown_instance",))
+        else:
+            self._wait(issued, STEP_TIMEOUT_S)
+
+    def _wait_export(self, issued: list[dict]) -> None:
+        try:
+            self._wait(issued, EXPORT_TIMEOUT_S)
+        except StepFailed as exc:
+            if exc.code != "timeout":
+                raise
+            raise StepFailed("export_unanswered", f"the source did not confirm the transfer within "
+                                                  f"{EXPORT_TIMEOUT_S:g} s; nothing was undone") from None
+        if not self._node_up(self.source.id) and self._outcomes(issued)[0].state == "pending":
+            raise StepFailed("source_down", f"{self.source.name} went down during the transfer; "
+                                            "failover takes over from the backups")
+        self._commit_move()
+
+    def run_step(self, name: str) -> None:
+        entry = self._entry(name)
+        if entry and entry["state"] == "done":
+            return
+        if entry is None or not entry.get("commands"):
+            entry = dict(name=name, state="running", started_at=_now().isoformat(), finished_at=None, ms=None,
+                         commands=[], detail=None)
+        started = datetime.fromisoformat(entry["started_at"])
+        try:
+            if not entry["commands"]:
+                entry["commands"] = self._issue_step(name)
+                self._event("migration.step", step=name, state="running")
+                self._save_entry(entry)  # issued and recorded in one commit: a resumed run waits for these
+            self._wait_step(name, entry["commands"])
+        except StepFailed as exc:
+            self.s.rollback()
+            entry.update(state="failed", finished_at=_now().isoformat(), detail=f"{exc.code}: {exc.message}",
+                         ms=round((_now() - started).total_seconds() * 1000, 1))
+            self._save_entry(entry)
+            self._event("migration.step", step=name, state="failed", error=exc.message)
+            raise
+        entry.update(state="done", finished_at=_now().isoformat(),
+                     ms=round((_now() - started).total_seconds() * 1000, 1))
+        self._save_entry(entry)
+        self._event("migration.step", step=name, state="done", ms=entry["ms"])
+        self.s.commit()
+
+    # --- the whole run --------------------------------------------------------------------------
+    def steps(self) -> tuple[str, ...]:
+        return STATEFUL_STEPS if self.m.stateful else STATELESS_STEPS
+
+    def past_no_return(self) -> bool:
+        entry = self._entry(NO_RETURN[self.m.stateful])
+        return bool(entry and (entry["state"] == "done" or (not self.m.stateful and entry.get("commands"))))
+
+    def forward(self) -> None:
+        if self.m.state == "pending":
+            self.m.state = "running"
+            self._event("migration.started", source=self.source.name, target=self.target.name,
+                        stateful=self.m.stateful)
+            self.s.commit()
+        for name in self.steps():
+            try:
+                self.run_step(name)
+            except StepFailed as exc:
+                if self.past_no_return() or exc.code in ("export_unanswered", "source_down"):
+                    self._finish("failed", dict(code=exc.code, message=f"{name}: {exc.message}"))
+                else:
+                    self.roll_back(dict(code=exc.code, message=f"{name}: {exc.message}"))
+                return
+        self._finish("succeeded")
+
+    def roll_back(self, error: dict) -> None:
+        """Undo what is on the target (its copy); the source was never stopped, or was resumed by its agent."""
+        if self.m.state != "rolling_back":
+            self.m.state, self.m.error = "rolling_back", error
+            self._event("migration.rolling_back", error=error["message"])
+            self.s.commit()
+        entry = self._entry("undo_push")
+        if self._entry("push") and (entry is None or entry["state"] != "done"):
+            try:
+                self.run_undo()
+            except StepFailed as exc:
+                log.warning("migration %s: removing the target copy failed: %s", self.m.id, exc.message)
+        self._finish("rolled_back", self.m.error or error)
+
+    def run_undo(self) -> None:
+        entry = self._entry("undo_push")
+        if entry is None or not entry.get("commands"):
+            entry = dict(name="undo_push", state="running", started_at=_now().isoformat(), finished_at=None,
+                         ms=None, commands=[], detail="remove the target copy")
+            self._save_entry(entry)
+            entry["commands"] = [self._issue(self.target, "remove_instance", dict(instance_id=str(self.instance.id)))]
+            self._save_entry(entry)
+        started = datetime.fromisoformat(entry["started_at"])
+        self._wait(entry["commands"], STEP_TIMEOUT_S, ok_codes=("unknown_instance",))
+        entry.update(state="done", finished_at=_now().isoformat(),
+                     ms=round((_now() - started).total_seconds() * 1000, 1))
+        self._save_entry(entry)
+
+
+def _free_transfer_port(session: Session) -> int:
+    taken = set(session.scalars(select(Migration.transfer_port).where(
+        Migration.transfer_port.is_not(None), Migration.state.in_(ACTIVE_MIGRATION_STATES))))
+    port = next((p for p in TRANSFER_PORTS if p not in taken), None)
+    if port is None:
+        raise StepFailed("no_transfer_port", f"every transfer port {TRANSFER_PORTS.start}-{TRANSFER_PORTS.stop - 1} "
+                                             "is in use by a migration under way")
+    return port
+
+
+def run_migration(session: Session, migration_id: uuid.UUID, sleep: Callable[[float], None] = time.sleep) -> str:
+    """Run (or resume) migration `migration_id` to its end; returns its final state. Another run holding
+    the migration's lock makes this one return at once ("busy")."""
+    with get_engine().connect() as lock_conn:
+        key = _lock_key(migration_id)
+        if not lock_conn.scalar(select(func.pg_try_advisory_lock(key))):
+            return "busy"
+        try:
+            migration = session.get(Migration, migration_id)
+            if migration is None:
+                return "gone"
+            run = _Run(session, migration, sleep)
+            if migration.state in ("pending", "running"):
+                run.forward()
+            elif migration.state == "rolling_back":
+                run.roll_back(migration.error or dict(code="resumed", message="rolled back after a restart"))
+            return migration.state
+        finally:
+            lock_conn.scalar(select(func.pg_advisory_unlock(key)))
+
+
+def unfinished(session: Session) -> list[uuid.UUID]:
+    """Migrations a worker should resume: every one not at an end."""
+    return list(session.scalars(select(Migration.id).where(Migration.state.in_(ACTIVE_MIGRATION_STATES))
+                                .order_by(Migration.created_at)))
