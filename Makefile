@@ -11,14 +11,16 @@ INGEST_ARGS ?=
 AGENT_ARGS ?=
 DATAPLANE_ARGS ?=
 RACK_ARGS ?=
+ORCHESTRATOR_ARGS ?=
 
-.PHONY: fuzz bench bench-placement bench-ingest bench-agent bench-dataplane up test test-backend test-frontend test-e2e test-compose test-agents agents backend frontend lock clean distclean help
+.PHONY: fuzz bench bench-placement bench-ingest bench-agent bench-orchestrator bench-dataplane up test test-backend test-frontend test-e2e test-compose test-agents agents backend frontend lock clean distclean help
 
 help:
 	@echo "make up      run the control plane (embedded Postgres/Redis unless DATABASE_URL/REDIS_URL are set)"
 	@echo "make test    run every test suite"
 	@echo "make bench   run the benchmarks (figures and ratios): placement (BENCH_ARGS=\"--servers 100,1000\"),"
-	@echo "             heartbeat ingest (INGEST_ARGS=\"--servers 100\"), agent overhead (AGENT_ARGS=\"--seconds 10\")"
+	@echo "             heartbeat ingest (INGEST_ARGS=\"--servers 100\"), agent overhead (AGENT_ARGS=\"--seconds 10\"),"
+	@echo "             orchestrator decision latency (ORCHESTRATOR_ARGS=\"--servers 1000\")"
 	@echo "make bench-dataplane  (root) packets/s through e3-nic beside raw af_packet, memif messages/s"
 	@echo "             (DATAPLANE_ARGS=\"--seconds 5\"), then on the emulated rack: ECMP and failover over a"
 	@echo "             type2 server's NICs, NFV-FIN HCM vs hosts (RACK_ARGS=\"--seconds 20\"); not in make bench"
@@ -30,7 +32,7 @@ up: backend frontend agents
 
 test: backend frontend test-backend test-agents test-frontend test-e2e test-compose
 
-bench: bench-placement bench-ingest bench-agent
+bench: bench-placement bench-ingest bench-agent bench-orchestrator
 
 bench-placement: backend
 	$(E3) bench placement $(BENCH_ARGS)
@@ -40,6 +42,9 @@ bench-ingest: backend
 
 bench-agent: backend agents
 	$(E3) bench agent $(AGENT_ARGS)
+
+bench-orchestrator: backend
+	$(E3) bench orchestrator $(ORCHESTRATOR_ARGS)
 
 # Root only (network namespaces e3b-*), so not part of `make bench`.
 bench-dataplane: backend agents

@@ -149,3 +149,34 @@ def register(app: typer.Typer) -> None:
                 "nfv-fin": lambda cfg, report: nfv_fin_section(seconds, load_connections, report)}
         result = [_run(runs[name], None) for name in wanted]
         print(json.dumps(result, indent=1) if as_json else render(result))
+
+    @bench_app.command("orchestrator")
+    def bench_orchestrator(
+        section: str = typer.Option("decision", help="Sections, comma-separated: decision (migration and figure7 "
+                                                     "are not implemented yet)"),
+        servers: str = typer.Option("1000,10000", help="decision: cluster sizes (type2-smartnic servers)"),
+        injections: int = typer.Option(400, min=1, help="decision: troubled NICs per size (half overload, half "
+                                                        "host starvation)"),
+        batch: int = typer.Option(100, min=1, help="decision: NICs in trouble at the same time"),
+        hosts_full: float = typer.Option(0.5, min=0.0, max=1.0, help="decision: share of hosts with no cores left"),
+        seed: int = typer.Option(1, help="Random seed"),
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON object, a key per section"),
+    ) -> None:
+        """Data-plane orchestrator: detection-to-decision latency at scale beside the paper's Figure 11."""
+        from e3.bench.orchestrator import IMPLEMENTED, SECTIONS, DecisionBenchConfig, decision_section
+        from e3.bench.orchestrator_report import render
+
+        wanted = list(dict.fromkeys(s.strip() for s in section.split(",") if s.strip()))
+        unknown = [s for s in wanted if s not in SECTIONS]
+        if unknown or not wanted:
+            raise CliError(f"--section: {', '.join(unknown) or 'none given'}; valid: {', '.join(SECTIONS)}",
+                           exit_code=2)
+        missing = [s for s in wanted if s not in IMPLEMENTED]
+        if missing:
+            raise CliError(f"--section {', '.join(missing)}: not implemented yet")
+        runs = {"decision": lambda: decision_section(
+            DecisionBenchConfig(servers=_int_list(servers), injections=injections, batch=batch,
+                                hosts_full=hosts_full, seed=seed),
+            report=(lambda *_: None) if as_json else (lambda text: typer.echo(text, err=True)))}
+        result = {name: runs[name]() for name in wanted}
+        print(json.dumps(result, indent=1) if as_json else render(result))

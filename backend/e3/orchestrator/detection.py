@@ -1,0 +1,213 @@
+"""SmartNIC trouble from heartbeats: host starvation and microservice overload (paper §3.4).
+
+Pure: the caller feeds one heartbeat per node at a time (`Detector.observe`) and acts on what
+comes back. Both detectors look only at SmartNIC nodes: their remedy, moving a microservice to a
+host, has nowhere nearer to go from a host.
+
+- Host starvation: a standing traffic-manager queue (>= `queue_threshold` packets in `window`
+  consecutive heartbeats) while the NIC's link is under-utilised (the busier direction's rate from
+  the rx/tx byte counters, over the link rate, < `bandwidth_util_max`). A queue at line rate is
+  saturation, not starvation; a queue that comes and goes is noise.
+- Overload: an instance's execution time above its EMA by more than `overload_deviation` in
+  `window` consecutive heartbeats, each with at least `min_requests` completed requests (the paper's
+  "difference negative and larger than 20%": EMA minus current below -20%). Faster than the EMA is
+  not overload.
+
+Hysteresis: a node that triggered is latched for that kind of trouble until its condition has
+cleared (queue <= `queue_clear`; every instance within `overload_clear` of its EMA, or idle, or
+gone), and no node is reported again before `cooldown_s` after its last detection or the caller's
+last migration decision for it (`cool_down`). State per node: the last counters, a streak count and
+one per instance.
+"""
+
+import json
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
+
+HOST_STARVATION, OVERLOAD = "host_starvation", "overload"
+SMARTNIC = "smartnic"
+
+
+@dataclass(frozen=True, slots=True)
+class InstanceSample:
+    """One instance's figures in one heartbeat (agent.proto InstanceStats)."""
+
+    instance_id: str
+    exec_time_us: float  # average execution time per request over the period
+    exec_time_ema_us: float  # the agent's exponential moving average of exec_time_us
+    cpu_share: float = 0.0  # share of the node's CPU, 0..1
+    requests_completed: int = 0  # since the previous heartbeat
+
+
+@dataclass(frozen=True, slots=True)
+class NodeSample:
+    """One node's heartbeat, as the detectors need it. `t` in seconds, on one clock per node."""
+
+    node_id: Hashable
+    t: float
+    queue_length: int  # traffic-manager ingress queue, packets
+    rx_bytes: int  # monotonic counters since the agent started
+    tx_bytes: int
+    bandwidth_mbps: float  # the node's link rate per direction (not in the heartbeat: the caller knows it)
+    instances: tuple[InstanceSample, ...] = ()
+    kind: str = SMARTNIC  # host | smartnic
+
+    @classmethod
+    def from_heartbeat(cls, hb: Mapping, *, bandwidth_mbps: float, kind: str = SMARTNIC,
+                       node_id: Hashable | None = None) -> "NodeSample":
+        """From either dict shape the controller holds: `heartbeat_intake.heartbeat_dict` (queue_length,
+        timestamp_unix_ns, instances of {instance_id, requests_completed, exec_time_us, ...}) or the live
+        state of `live_state` (queue_len, ts in ISO 8601, instances of {id, requests, exec_us, exec_ema_us,
+        cpu_share}, possibly all strings as read back from the Redis hash)."""
+        if "timestamp_unix_ns" in hb:
+            t = int(hb["timestamp_unix_ns"]) / 1e9
+        else:
+            t = datetime.fromisoformat(str(hb["ts"])).timestamp()
+        raw = hb.get("instances") or ()
+        if isinstance(raw, (str, bytes)):
+            raw = json.loads(raw)
+        instances = tuple(
+            InstanceSample(str(i.get("instance_id", i.get("id"))),
+                           float(i.get("exec_time_us", i.get("exec_us", 0.0))),
+                           float(i.get("exec_time_ema_us", i.get("exec_ema_us", 0.0))),
+                           float(i.get("cpu_share", 0.0)),
+                           int(i.get("requests_completed", i.get("requests", 0))))
+            for i in raw)
+        return cls(node_id=hb["node_id"] if node_id is None else node_id, t=t,
+                   queue_length=int(hb.get("queue_length", hb.get("queue_len", 0))),
+                   rx_bytes=int(hb["rx_bytes"]), tx_bytes=int(hb["tx_bytes"]), bandwidth_mbps=float(bandwidth_mbps),
+                   instances=instances, kind=kind)
+
+
+@dataclass(frozen=True)
+class DetectionPolicy:
+    window: int = 3  # consecutive heartbeats a condition must hold: 150 ms at the 50 ms period
+    queue_threshold: int = 32  # packets: a queue at least this long counts as standing
+    queue_clear: int = 8  # packets: at or below this the starvation latch is released
+    bandwidth_util_max: float = 0.8  # link utilisation below this is "under-utilised"
+    overload_deviation: float = 0.20  # exec time above EMA x (1 + this): overloaded (the paper's 20%)
+    overload_clear: float = 0.10  # every instance within EMA x (1 + this): the overload latch is released
+    min_requests: int = 2  # requests per heartbeat below this: the instance's exec time is not judged
+    cooldown_s: float = 5.0  # no new detection for a node this long after its last detection or decision
+
+    def __post_init__(self):
+        if self.window < 1 or self.min_requests < 0:
+            raise ValueError("window must be at least 1 and min_requests not negative")
+        if not 0 <= self.queue_clear < self.queue_threshold:
+            raise ValueError("queue_clear must be in 0..queue_threshold-1")
+        if not 0 < self.bandwidth_util_max <= 1:
+            raise ValueError("bandwidth_util_max must be in (0, 1]")
+        if not 0 <= self.overload_clear < self.overload_deviation:
+            raise ValueError("overload_clear must be in 0..overload_deviation (exclusive)")
+        if self.cooldown_s < 0:
+            raise ValueError("cooldown_s must not be negative")
+
+
+@dataclass(frozen=True, slots=True)
+class Detection:
+    kind: Literal["host_starvation", "overload"]
+    node_id: Hashable
+    t: float  # the heartbeat that completed the window
+    detail: dict = field(default_factory=dict)  # the figures that triggered it; cpu_shares: instance id -> share
+    instance_id: str | None = None  # overload: the instance; starvation: None
+
+
+class _NodeState:
+    __slots__ = ("t", "rx", "tx", "queue_streak", "queues", "starving", "overloaded", "streaks", "quiet_until")
+
+    def __init__(self):
+        self.t = self.rx = self.tx = None
+        self.queue_streak = 0
+        self.queues: list[tuple[int, float]] = []  # (queue, utilisation) of the current streak, at most `window`
+        self.starving = self.overloaded = False  # latched: reported, condition not cleared yet
+        self.streaks: dict[str, int] = {}  # instance id -> consecutive overloaded heartbeats
+        self.quiet_until = float("-inf")
+
+
+class Detector:
+    """Host-starvation and overload detection over a stream of `NodeSample`s, nodes interleaved."""
+
+    def __init__(self, policy: DetectionPolicy | None = None):
+        self.policy = policy or DetectionPolicy()
+        self._nodes: dict[Hashable, _NodeState] = {}
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    def forget(self, node_id: Hashable) -> None:
+        """Drop a node's state (it went down or left); a later heartbeat starts afresh."""
+        self._nodes.pop(node_id, None)
+
+    def cool_down(self, node_id: Hashable, t: float) -> None:
+        """The caller decided a migration off `node_id` at `t`: report nothing for it for `cooldown_s`."""
+        state = self._nodes.get(node_id)
+        if state is None:
+            state = self._nodes[node_id] = _NodeState()
+        state.quiet_until = max(state.quiet_until, t + self.policy.cooldown_s)
+
+    def observe(self, s: NodeSample) -> Detection | None:
+        """Take one heartbeat; return a detection when it completes one (starvation first), else None."""
+        if s.kind != SMARTNIC:
+            return None
+        p = self.policy
+        state = self._nodes.get(s.node_id)
+        if state is None:
+            state = self._nodes[s.node_id] = _NodeState()
+        found = None
+
+        # Host starvation. The rate needs the previous heartbeat: without one (first, out of order, a
+        # counter reset by an agent restart) the interval is unknown and cannot count.
+        util = None
+        if state.t is not None and s.t > state.t and s.rx_bytes >= state.rx and s.tx_bytes >= state.tx \
+                and s.bandwidth_mbps > 0:
+            busier = max(s.rx_bytes - state.rx, s.tx_bytes - state.tx)
+            util = busier * 8e-6 / (s.t - state.t) / s.bandwidth_mbps
+        state.t, state.rx, state.tx = s.t, s.rx_bytes, s.tx_bytes
+        q = s.queue_length
+        if q >= p.queue_threshold and util is not None and util < p.bandwidth_util_max:
+            state.queue_streak += 1
+            state.queues.append((q, util))
+            if len(state.queues) > p.window:
+                del state.queues[0]
+        else:
+            state.queue_streak = 0
+            state.queues.clear()
+        if state.starving and q <= p.queue_clear:
+            state.starving = False
+        if state.queue_streak >= p.window and not state.starving and s.t >= state.quiet_until:
+            state.starving = True
+            state.quiet_until = s.t + p.cooldown_s
+            found = Detection(HOST_STARVATION, s.node_id, s.t, {
+                "queue_lengths": [a for a, _ in state.queues], "bandwidth_util": [round(u, 4) for _, u in state.queues],
+                "queue_threshold": p.queue_threshold, "bandwidth_util_max": p.bandwidth_util_max,
+                "cpu_shares": {i.instance_id: i.cpu_share for i in s.instances}})
+
+        # Overload, per instance. Instances missing from this heartbeat lose their streak.
+        streaks, worst, clear = state.streaks, None, True
+        high, low = 1.0 + p.overload_deviation, 1.0 + p.overload_clear
+        seen = {}
+        for inst in s.instances:
+            ema, ex = inst.exec_time_ema_us, inst.exec_time_us
+            judged = inst.requests_completed >= p.min_requests and ema > 0
+            if judged and ex > ema * high:
+                n = streaks.get(inst.instance_id, 0) + 1
+                seen[inst.instance_id] = n
+                if n >= p.window and (worst is None or ex / ema > worst[1].exec_time_us / worst[1].exec_time_ema_us):
+                    worst = (n, inst)
+            if judged and ex > ema * low:
+                clear = False
+        state.streaks = seen
+        if state.overloaded and clear:
+            state.overloaded = False
+        if worst is not None and found is None and not state.overloaded and s.t >= state.quiet_until:
+            inst = worst[1]
+            state.overloaded = True
+            state.quiet_until = s.t + p.cooldown_s
+            found = Detection(OVERLOAD, s.node_id, s.t, {
+                "exec_time_us": inst.exec_time_us, "exec_time_ema_us": inst.exec_time_ema_us,
+                "deviation": round(inst.exec_time_us / inst.exec_time_ema_us - 1.0, 4), "heartbeats": worst[0],
+                "overload_deviation": p.overload_deviation,
+                "cpu_shares": {i.instance_id: i.cpu_share for i in s.instances}}, inst.instance_id)
+        return found

@@ -1,0 +1,188 @@
+"""Detection over recorded heartbeat sequences: standing queues, overload, noise, hysteresis and cool-down."""
+
+import json
+import random
+from datetime import datetime, timezone
+
+import pytest
+
+from e3.orchestrator.detection import (HOST_STARVATION, OVERLOAD, DetectionPolicy, Detector, InstanceSample,
+                                       NodeSample)
+
+PERIOD = 0.050
+BW = 10_000  # Mb/s, a type2 SmartNIC's share of the server's ports
+
+
+class Recording:
+    """Heartbeats of one NIC, 50 ms apart, with byte counters that advance at the utilisation asked for."""
+
+    def __init__(self, node_id="nic0", t=1000.0):
+        self.node_id, self.t, self.rx, self.tx = node_id, t, 10**9, 10**9
+
+    def next(self, queue=0, util=0.3, instances=()) -> NodeSample:
+        self.t += PERIOD
+        step = int(util * BW * 1e6 / 8 * PERIOD)
+        self.rx += step
+        self.tx += step // 2
+        return NodeSample(self.node_id, self.t, queue, self.rx, self.tx, BW, tuple(instances))
+
+
+def steady(iid="a", exec_us=100.0, share=0.5, requests=500):
+    return InstanceSample(iid, exec_us, 100.0, share, requests)
+
+
+def feed(detector, samples):
+    """(index, detection) for every heartbeat that produced one."""
+    return [(i, d) for i, s in enumerate(samples) if (d := detector.observe(s)) is not None]
+
+
+def test_standing_queue_with_idle_link_is_starvation_within_three_heartbeats():
+    rec = Recording()
+    samples = [rec.next() for _ in range(5)] + [rec.next(queue=200, util=0.25) for _ in range(10)]
+    found = feed(Detector(), samples)
+    assert [i for i, _ in found] == [7]  # the third heartbeat with the standing queue
+    d = found[0][1]
+    assert d.kind == HOST_STARVATION and d.node_id == "nic0" and d.instance_id is None
+    assert d.detail["queue_lengths"] == [200, 200, 200]
+    assert d.detail["bandwidth_util"] == [0.25, 0.25, 0.25]
+
+
+def test_standing_queue_at_line_rate_is_saturation_not_starvation():
+    rec = Recording()
+    samples = [rec.next() for _ in range(3)] + [rec.next(queue=500, util=0.95) for _ in range(200)]
+    assert feed(Detector(), samples) == []
+
+
+def test_first_heartbeats_and_counter_resets_do_not_count():
+    rec = Recording()
+    samples = [rec.next(queue=200, util=0.1) for _ in range(3)]
+    # The first heartbeat has no rate: the window is full only at the fourth.
+    assert [i for i, _ in feed(Detector(), samples + [rec.next(queue=200, util=0.1)])] == [3]
+    # An agent restart resets the counters: that interval is unknown and breaks the streak.
+    det = Detector()
+    feed(det, samples)
+    rec.rx, rec.tx = 0, 0
+    assert det.observe(rec.next(queue=200, util=0.1)) is None
+    assert feed(det, [rec.next(queue=200, util=0.1) for _ in range(2)]) == []
+    assert [i for i, _ in feed(det, [rec.next(queue=200, util=0.1)])] == [0]
+
+
+def test_bursty_noise_never_triggers():
+    rng = random.Random(7)
+    rec = Recording()
+    det = Detector()
+    samples = []
+    for k in range(2000):
+        # queue spikes every other heartbeat, exec times jitter within +-15% of the EMA
+        insts = [InstanceSample(f"i{j}", 100.0 * (1 + rng.uniform(-0.15, 0.15)), 100.0, 0.2, rng.randint(0, 50))
+                 for j in range(4)]
+        samples.append(rec.next(queue=300 if k % 2 else rng.randint(0, 31), util=rng.uniform(0.05, 0.6),
+                                instances=insts))
+    assert feed(det, samples) == []
+
+
+def test_overload_of_30_percent_is_detected_on_the_third_heartbeat():
+    rec = Recording()
+    det = Detector()
+    before = [rec.next(instances=[steady("a"), steady("b", share=0.3)]) for _ in range(5)]
+    assert feed(det, before) == []
+    over = [rec.next(instances=[steady("a", exec_us=130.0, share=0.7), steady("b", share=0.2)]) for _ in range(3)]
+    found = feed(det, over)
+    assert [i for i, _ in found] == [2]
+    d = found[0][1]
+    assert d.kind == OVERLOAD and d.instance_id == "a" and d.t == pytest.approx(over[2].t)
+    assert d.detail["deviation"] == pytest.approx(0.30) and d.detail["cpu_shares"] == {"a": 0.7, "b": 0.2}
+
+
+def test_overload_needs_requests_and_a_slower_not_faster_instance():
+    rec = Recording()
+    det = Detector()
+    idle = [rec.next(instances=[steady("a", exec_us=300.0, requests=1)]) for _ in range(10)]
+    faster = [rec.next(instances=[steady("a", exec_us=50.0)]) for _ in range(10)]
+    broken = [rec.next(instances=[steady("a", exec_us=130.0)]) if k != 2 else rec.next(instances=[steady("a")])
+              for k in range(5)]
+    assert feed(det, idle + faster + broken) == []
+
+
+def test_condition_that_stays_is_reported_once():
+    rec = Recording()
+    det = Detector(DetectionPolicy(cooldown_s=4.975))  # ends between two heartbeats, clear of float sums
+    samples = [rec.next(queue=100, util=0.2, instances=[steady("a", exec_us=150.0)]) for _ in range(400)]  # 20 s
+    found = feed(det, samples)
+    # overload at the 3rd heartbeat; starvation (which needs a 4th: the first has no rate) is held back by the
+    # node's cool-down and reported when it ends, 5 s later; then nothing more while both conditions stay
+    assert [(i, d.kind) for i, d in found] == [(2, OVERLOAD), (102, HOST_STARVATION)]
+
+
+def test_returns_after_cool_down_is_detected_again_but_not_before():
+    det = Detector(DetectionPolicy(cooldown_s=5.0))
+    rec = Recording()
+    over = [steady("a", exec_us=140.0)]
+    fine = [steady("a")]
+    # overload 3 heartbeats, clears for 1 s, returns for 1 s (before the cool-down ends: nothing),
+    # clears, and returns 6 s after the first detection: detected again
+    seq = ([rec.next(instances=over) for _ in range(3)] + [rec.next(instances=fine) for _ in range(20)]
+           + [rec.next(instances=over) for _ in range(20)] + [rec.next(instances=fine) for _ in range(77)]
+           + [rec.next(instances=over) for _ in range(3)])
+    found = feed(det, seq)
+    assert [i for i, _ in found] == [2, 122]
+    assert found[1][1].t - found[0][1].t == pytest.approx(6.0)
+
+
+def test_latch_holds_until_the_condition_clears_even_after_cool_down():
+    det = Detector(DetectionPolicy(cooldown_s=1.0))
+    rec = Recording()
+    seq = [rec.next(queue=100, util=0.2) for _ in range(4)]
+    seq += [rec.next(queue=20, util=0.2) for _ in range(100)]  # below the threshold, above queue_clear: latched
+    seq += [rec.next(queue=100, util=0.2) for _ in range(3)]
+    seq += [rec.next(queue=0, util=0.2)] + [rec.next(queue=100, util=0.2) for _ in range(3)]
+    assert [i for i, _ in feed(det, seq)] == [3, 110]
+
+
+def test_a_decision_starts_the_cool_down_and_forget_drops_state():
+    det = Detector(DetectionPolicy(cooldown_s=4.975))  # ends between two heartbeats, clear of float sums
+    rec = Recording()
+    det.cool_down("nic0", rec.t)
+    seq = [rec.next(instances=[steady("a", exec_us=140.0)]) for _ in range(120)]  # 6 s
+    assert [i for i, _ in feed(det, seq)] == [99]  # the first heartbeat after the cool-down
+    det.forget("nic0")
+    assert len(det) == 0
+
+
+def test_hosts_are_not_judged():
+    det = Detector()
+    samples = [NodeSample("h", 1.0 + k * PERIOD, 500, k * 10, k * 10, 40_000, (steady("a", exec_us=500.0),), "host")
+               for k in range(10)]
+    assert feed(det, samples) == [] and len(det) == 0
+
+
+def test_nodes_are_independent_when_interleaved():
+    det = Detector()
+    a, b = Recording("nicA"), Recording("nicB")
+    seq = []
+    for _ in range(4):
+        seq += [a.next(queue=100, util=0.1), b.next(queue=100 if len(seq) % 4 else 0, util=0.1)]
+    assert [(i, d.node_id) for i, d in feed(det, seq)] == [(6, "nicA")]
+
+
+def test_samples_from_both_controller_shapes():
+    proto = {"node_id": "n1", "timestamp_unix_ns": 1_700_000_000_050_000_000, "queue_length": 40,
+             "rx_bytes": 10, "tx_bytes": 20, "rx_packets": 1, "tx_packets": 2,
+             "instances": [{"instance_id": "i1", "requests_completed": 9, "exec_time_us": 12.5,
+                            "exec_time_ema_us": 10.0, "cpu_share": 0.25}]}
+    s = NodeSample.from_heartbeat(proto, bandwidth_mbps=BW)
+    assert s.t == pytest.approx(1_700_000_000.05) and s.queue_length == 40 and s.rx_bytes == 10
+    assert s.instances == (InstanceSample("i1", 12.5, 10.0, 0.25, 9),)
+    ts = datetime.fromtimestamp(1_700_000_000.05, timezone.utc).isoformat()
+    redis_hash = {"node_id": "n1", "ts": ts, "queue_len": "40", "rx_bytes": "10", "tx_bytes": "20",
+                  "instances": json.dumps([{"id": "i1", "requests": 9, "exec_us": 12.5, "exec_ema_us": 10.0,
+                                            "cpu_share": 0.25}])}
+    live = NodeSample.from_heartbeat(redis_hash, bandwidth_mbps=BW)
+    assert live == s
+
+
+def test_policy_is_checked():
+    for bad in (dict(window=0), dict(queue_clear=32), dict(bandwidth_util_max=0), dict(overload_clear=0.2),
+                dict(cooldown_s=-1)):
+        with pytest.raises(ValueError):
+            DetectionPolicy(**bad)
