@@ -181,6 +181,7 @@ bool from_proto(const pb::Command &in, e3rpc_command *out) {
         out->kind = E3RPC_CMD_IMPORT_STATE;
         out->instance_id = s(in.import_state().instance_id());
         out->peer = s(in.import_state().source());
+        out->listen_port = in.import_state().listen_port();
         break;
     case pb::Command::kSetRoutes: {
         out->kind = E3RPC_CMD_SET_ROUTES;

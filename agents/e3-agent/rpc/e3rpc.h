@@ -125,7 +125,8 @@ typedef struct e3rpc_command {
     uint32_t port;             /* deploy: UDP port to serve on */
     e3rpc_kv *config;          /* deploy: config pairs, sorted by key */
     size_t n_config;           /* entries in config */
-    char *peer;                /* export: destination; import: source ("host:port") */
+    char *peer;                /* export: destination "ip:port"; import: source IP ("": any) */
+    uint32_t listen_port;      /* import: TCP port to listen on for the transfer */
     e3rpc_route *routes;       /* set_routes: the whole table */
     size_t n_routes;           /* entries in routes */
 } e3rpc_command;

@@ -6,6 +6,7 @@
  */
 #include "commands.h"
 
+#include <arpa/inet.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,18 +16,41 @@
 
 #include "alog.h"
 #include "e3svc/svc.h"
+#include "state_xfer.h"
 
 #define CMD_REMOVE_WAIT_MS 2000 /* eng_remove retries this long while the last reply unwinds */
+
+typedef enum cmd_inst_state {
+    CMD_SERVING = 0,  /* its UDP node is open */
+    CMD_AWAITING = 1, /* deployed with e3.await_state: no node until its state is imported */
+    CMD_STOPPED = 2,  /* its state was exported: no node, waiting for RemoveInstance */
+} cmd_inst_state;
+
+typedef struct cmd_xfer cmd_xfer;
 
 typedef struct cmd_inst {
     char id[E3RPC_ID_LEN];  /* the controller's instance id */
     uint32_t engine_id;     /* id in the engine */
-    uint16_t port;          /* UDP port it serves on */
-    chan_udp_node *node;    /* its UDP node */
+    uint16_t port;          /* UDP port it serves on (reserved while awaiting or stopped) */
+    const svc_type *type;   /* its service type */
+    cmd_inst_state state;   /* serving, awaiting state, stopped (written under the lock) */
+    chan_udp_node *node;    /* its UDP node, NULL unless serving (written under the lock) */
     pl_inst *stage;         /* its pipeline stage (the node's sink) */
     rep_primary *primary;   /* replication to its backups (e3.backups), or NULL */
     rep_backup *backup;     /* its side as a backup (stateful services), or NULL */
+    cmd_xfer *import;       /* the last ImportState's transfer, or NULL (command thread only) */
 } cmd_inst;
+
+/* One ImportState's transfer thread and what its `ready` callback needs: by id, not by pointer
+ * into the table, which moves. */
+struct cmd_xfer {
+    sx_importer *im;        /* listener + thread */
+    cmd_state *s;           /* the table */
+    char id[E3RPC_ID_LEN];  /* the instance */
+    uint16_t port;          /* its UDP port */
+    pl_inst *stage;         /* its node's sink */
+    rep_backup *backup;     /* its replicate sink, or NULL */
+};
 
 struct cmd_state {
     eng *e;                     /* engine the instances run on */
@@ -34,11 +58,13 @@ struct cmd_state {
     rt_table *routes;           /* replaced by set_routes */
     char bind_ip[64];           /* address instance ports bind on */
     chan_net *net;              /* where instance nodes come from (NULL: kernel sockets) */
-    pthread_mutex_t lock;       /* guards insts, n_insts, retired */
+    pthread_mutex_t lock;       /* guards insts, n_insts, retired; the table's only writers
+                                 * are cmd_apply and, for node and state, import threads */
     cmd_inst *insts;            /* deployed instances */
     size_t n_insts, cap_insts;  /* used / allocated */
     uint32_t next_engine_id;    /* engine ids handed out, from 1, never reused */
     hb_net retired;             /* traffic of removed instances' nodes */
+    uint32_t accept_timeout_ms; /* an import's wait for its exporter (SX_ACCEPT_TIMEOUT_MS) */
     uint64_t applied;           /* highest version handled */
     cmd_outcome memory[CMD_OUTCOME_MEMORY]; /* outcomes by version % CMD_OUTCOME_MEMORY */
 };
@@ -69,6 +95,7 @@ cmd_state *cmd_new(eng *e, pl_ctx *pl, rt_table *routes, chan_net *net, const ch
     snprintf(s->bind_ip, sizeof(s->bind_ip), "%s", bind_ip ? bind_ip : "0.0.0.0");
     s->net = net;
     s->next_engine_id = 1;
+    s->accept_timeout_ms = SX_ACCEPT_TIMEOUT_MS;
     return s;
 }
 
@@ -80,6 +107,7 @@ static cmd_inst *cmd_find(cmd_state *s, const char *id) {
 
 static void cmd_add_counters(hb_net *acc, chan_udp_node *n) {
     chan_counters c;
+    if (!n) return; /* awaiting state or stopped */
     chan_udp_node_counters(n, &c);
     acc->rx_bytes += c.rx_bytes;
     acc->rx_packets += c.rx_packets;
@@ -100,8 +128,16 @@ static void cmd_rep_counters(const cmd_inst *in, rep_counters *out) {
     }
 }
 
+/* Cancel (if running) and join an import's thread, free it. NULL is fine. */
+static void cmd_import_stop(cmd_xfer *ci) {
+    if (!ci) return;
+    sx_importer_stop(ci->im);
+    free(ci);
+}
+
 /* Stop serving and destroy one instance (already taken out of the table). */
 static void cmd_destroy(cmd_state *s, cmd_inst *in) {
+    cmd_import_stop(in->import); /* its `ready` no longer finds the instance: it opens nothing */
     chan_net_node_free(s->net, in->node); /* waits until every request it delivered has been replied */
     /* The worker decrements the in-flight count just after our reply callback returned. */
     char err[ENG_ERRBUF_LEN];
@@ -144,11 +180,11 @@ void cmd_free(cmd_state *s) {
 
 /* The service's config string from the command's pairs, without the agent's "e3." keys; the
  * values of e3.downstream, e3.forward_if and e3.backups into `downstream`, `forward_if` and
- * `backups`. Returns 0 with a
- * NACK in `out` on a bad pair. */
+ * `backups`, e3.await_state=1 as `*await` = 1. Returns 0 with a NACK in `out` on a bad pair. */
 static int cmd_service_config(const e3rpc_command *c, svc_buf *cfg, const char **downstream,
-                              const char **forward_if, const char **backups, cmd_outcome *out) {
+                              const char **forward_if, const char **backups, int *await, cmd_outcome *out) {
     *downstream = *forward_if = *backups = NULL;
+    *await = 0;
     for (size_t i = 0; i < c->n_config; i++) {
         const char *k = c->config[i].key ? c->config[i].key : "", *v = c->config[i].value ? c->config[i].value : "";
         if (strncmp(k, "e3.", 3) == 0) {
@@ -156,6 +192,7 @@ static int cmd_service_config(const e3rpc_command *c, svc_buf *cfg, const char *
             if (strcmp(k, CMD_KEY_DOWNSTREAM) == 0) *downstream = v;
             else if (strcmp(k, CMD_KEY_FORWARD_IF) == 0) *forward_if = v;
             else if (strcmp(k, CMD_KEY_BACKUPS) == 0) *backups = v;
+            else if (strcmp(k, CMD_KEY_AWAIT_STATE) == 0) *await = strcmp(v, "1") == 0;
             continue;
         }
         if (!*k || strpbrk(k, ";=") || strchr(v, ';'))
@@ -168,9 +205,17 @@ static int cmd_service_config(const e3rpc_command *c, svc_buf *cfg, const char *
     return 1;
 }
 
+/* Open an instance's UDP node on `port`: requests to `stage`, replicate frames to `backup`. */
+static chan_udp_node *cmd_node_open(cmd_state *s, uint16_t port, pl_inst *stage, rep_backup *backup, char *err) {
+    chan_udp_node *node = chan_net_node_new(s->net, s->bind_ip, port, pl_deliver, stage, err);
+    if (node && backup) chan_udp_node_set_replicate(node, rep_backup_deliver, backup);
+    return node;
+}
+
 static int cmd_deploy(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
     char err[ENG_ERRBUF_LEN];
     const char *downstream, *forward_if, *backups;
+    int await;
     size_t idlen = c->instance_id ? strlen(c->instance_id) : 0;
     if (idlen == 0 || idlen >= E3RPC_ID_LEN)
         return cmd_nack(out, "bad_command", "instance id must be 1-%d characters", E3RPC_ID_LEN - 1);
@@ -188,7 +233,7 @@ static int cmd_deploy(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
     const svc_type *type = svc_find(c->service_type);
     uint32_t engine_id = s->next_engine_id;
     int deployed = 0;
-    if (!cmd_service_config(c, &cfg, &downstream, &forward_if, &backups, out)) goto err;
+    if (!cmd_service_config(c, &cfg, &downstream, &forward_if, &backups, &await, out)) goto err;
     if (backups && *backups && !type->drain_log) {
         /* Not a NACK: the instance serves fine, there is just no state to follow. */
         alog(ALOG_WARN, "instance %s: e3.backups ignored: %s is stateless", c->instance_id, type->name);
@@ -230,13 +275,13 @@ static int cmd_deploy(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
         cmd_nack(out, "bad_config", "%s", err);
         goto err;
     }
-    chan_udp_node *node = chan_net_node_new(s->net, s->bind_ip, (uint16_t)c->port, pl_deliver, stage, err);
-    if (!node) {
+    chan_udp_node *node = NULL; /* awaiting state: the import opens it (cmd_import_ready) */
+    if (!await && !(node = cmd_node_open(s, (uint16_t)c->port, stage, backup, err))) {
         cmd_nack(out, "port_in_use", "%s", err);
         goto err;
     }
-    if (backup) chan_udp_node_set_replicate(node, rep_backup_deliver, backup);
-    cmd_inst in = {.engine_id = engine_id, .port = (uint16_t)c->port, .node = node, .stage = stage,
+    cmd_inst in = {.engine_id = engine_id, .port = (uint16_t)c->port, .type = type,
+                   .state = await ? CMD_AWAITING : CMD_SERVING, .node = node, .stage = stage,
                    .primary = primary, .backup = backup};
     snprintf(in.id, sizeof(in.id), "%s", c->instance_id);
     pthread_mutex_lock(&s->lock);
@@ -268,6 +313,123 @@ static int cmd_remove(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
     return 1;
 }
 
+/* sx_ready_fn (ctx = cmd_xfer), on the import thread: the state is in, open the port. */
+static int cmd_import_ready(void *ctx, char *err) {
+    cmd_xfer *ci = ctx;
+    cmd_state *s = ci->s;
+    chan_udp_node *node = cmd_node_open(s, ci->port, ci->stage, ci->backup, err);
+    if (!node) return SX_ERR;
+    pthread_mutex_lock(&s->lock);
+    cmd_inst *in = cmd_find(s, ci->id);
+    int mine = in && in->state == CMD_AWAITING;
+    if (mine) {
+        in->node = node;
+        in->state = CMD_SERVING;
+    }
+    pthread_mutex_unlock(&s->lock);
+    if (!mine) { /* being removed (cmd_destroy joins us): serve nothing */
+        chan_net_node_free(s->net, node);
+        return sx_set_error(err, "instance %s was removed", ci->id);
+    }
+    return SX_OK;
+}
+
+/* import_state: listen for the exporter and ACK; the transfer thread does the rest. */
+static int cmd_import(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
+    char err[SX_ERRBUF_LEN], src[16] = "";
+    uint16_t ignored;
+    cmd_inst *in = c->instance_id ? cmd_find(s, c->instance_id) : NULL; /* rows move on this thread only */
+    if (!in) return cmd_nack(out, "unknown_instance", "no instance %s on this node", c->instance_id ? c->instance_id : "");
+    cmd_import_stop(in->import); /* a retry replaces an earlier listener, finished or not */
+    in->import = NULL;
+    pthread_mutex_lock(&s->lock);
+    cmd_inst_state st = in->state; /* final now: no import thread runs */
+    pthread_mutex_unlock(&s->lock);
+    if (st != CMD_AWAITING)
+        return cmd_nack(out, "not_awaiting_state", "instance %s is %s, not awaiting state", in->id,
+                        st == CMD_SERVING ? "serving" : "stopped (its state was exported)");
+    if (c->listen_port == 0 || c->listen_port > 65535)
+        return cmd_nack(out, "bad_command", "listen_port %u is not in 1..65535", c->listen_port);
+    const char *peer = c->peer ? c->peer : "";
+    struct in_addr a;
+    /* The source is an IP; "ip:port" (the field's old meaning) is taken for its IP. */
+    if (*peer && sx_parse_hostport(peer, src, &ignored) != SX_OK) {
+        if (strlen(peer) >= sizeof(src) || inet_pton(AF_INET, peer, &a) != 1)
+            return cmd_nack(out, "bad_command", "source \"%s\" is not an IPv4 address", peer);
+        snprintf(src, sizeof(src), "%s", peer);
+    }
+    cmd_xfer *ci = calloc(1, sizeof(*ci));
+    if (!ci) return cmd_nack(out, "internal", "out of memory");
+    *ci = (cmd_xfer){.s = s, .port = in->port, .stage = in->stage, .backup = in->backup};
+    snprintf(ci->id, sizeof(ci->id), "%s", in->id);
+    sx_import_spec spec = {.e = s->e, .engine_id = in->engine_id, .primary = in->primary,
+                           .port = (uint16_t)c->listen_port, .accept_timeout_ms = s->accept_timeout_ms,
+                           .ready = cmd_import_ready, .ready_ctx = ci};
+    snprintf(spec.instance_id, sizeof(spec.instance_id), "%s", in->id);
+    snprintf(spec.type, sizeof(spec.type), "%s", in->type->name);
+    snprintf(spec.source_ip, sizeof(spec.source_ip), "%s", src);
+    if (!(ci->im = sx_importer_start(&spec, err))) {
+        free(ci);
+        return cmd_nack(out, "listen_failed", "%s", err);
+    }
+    in->import = ci;
+    alog(ALOG_INFO, "instance %s: awaiting its state on TCP port %u from %s", in->id, c->listen_port, *src ? src : "anyone");
+    out->ok = 1;
+    return 1;
+}
+
+/* export_state: stop serving, send the state, ACK once the importer has it; else serve again. */
+static int cmd_export(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
+    char err[SX_ERRBUF_LEN], ip[16];
+    uint16_t port;
+    pthread_mutex_lock(&s->lock);
+    cmd_inst *in = c->instance_id ? cmd_find(s, c->instance_id) : NULL;
+    cmd_inst_state st = in ? in->state : CMD_STOPPED;
+    pthread_mutex_unlock(&s->lock);
+    if (!in) return cmd_nack(out, "unknown_instance", "no instance %s on this node", c->instance_id ? c->instance_id : "");
+    if (sx_parse_hostport(c->peer, ip, &port) != SX_OK)
+        return cmd_nack(out, "bad_command", "destination \"%s\" is not <IPv4>:<port>", c->peer ? c->peer : "");
+    if (st != CMD_SERVING)
+        return cmd_nack(out, "not_serving", "instance %s is %s: nothing to export", in->id,
+                        st == CMD_AWAITING ? "awaiting state" : "stopped (its state was exported)");
+    pthread_mutex_lock(&s->lock);
+    chan_udp_node *node = in->node;
+    cmd_add_counters(&s->retired, node);
+    in->node = NULL;
+    in->state = CMD_STOPPED;
+    pthread_mutex_unlock(&s->lock);
+    /* Waits for the replies still owed: every update a client saw acknowledged is in the state. */
+    chan_net_node_free(s->net, node);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    svc_buf frame = {0};
+    int rc = sx_export_frame(s->e, in->engine_id, in->id, in->primary, &frame, err);
+    if (rc == SX_OK) rc = sx_send_frame(ip, port, frame.data, frame.len, err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+    size_t bytes = frame.len;
+    svc_buf_free(&frame);
+    if (rc == SX_OK) {
+        alog(ALOG_INFO, "state export of %s (%s) to %s: %zu bytes in %.1f ms; stopped here", in->id, in->type->name,
+             c->peer, bytes, ms);
+        out->ok = 1;
+        return 1;
+    }
+    char oerr[ENG_ERRBUF_LEN];
+    if (!(node = cmd_node_open(s, in->port, in->stage, in->backup, oerr))) {
+        alog(ALOG_ERROR, "state export of %s to %s failed (%s) and port %u could not be reopened: %s", in->id,
+             c->peer, err, in->port, oerr);
+        return cmd_nack(out, "transfer_failed", "state of %s not moved to %s: %s; NOT serving again (port %u: %s)",
+                        in->id, c->peer, err, in->port, oerr);
+    }
+    pthread_mutex_lock(&s->lock);
+    in->node = node;
+    in->state = CMD_SERVING;
+    pthread_mutex_unlock(&s->lock);
+    alog(ALOG_WARN, "state export of %s to %s failed after %.1f ms: %s; serving here again", in->id, c->peer, ms, err);
+    return cmd_nack(out, "transfer_failed", "state of %s not moved to %s: %s; serving here again", in->id, c->peer, err);
+}
+
 static int cmd_set_routes(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
     char err[RT_ERRBUF_LEN];
     if (rt_replace(s->routes, c->routes, c->n_routes, err) != RT_OK) return cmd_nack(out, "bad_route", "%s", err);
@@ -288,17 +450,17 @@ int cmd_apply(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
     case E3RPC_CMD_DEPLOY: cmd_deploy(s, c, out); break;
     case E3RPC_CMD_REMOVE: cmd_remove(s, c, out); break;
     case E3RPC_CMD_SET_ROUTES: cmd_set_routes(s, c, out); break;
-    case E3RPC_CMD_EXPORT_STATE:
-        cmd_nack(out, "not_implemented", "export_state is not implemented by this agent yet (no state migration)");
-        break;
-    case E3RPC_CMD_IMPORT_STATE:
-        cmd_nack(out, "not_implemented", "import_state is not implemented by this agent yet (no state migration)");
-        break;
+    case E3RPC_CMD_EXPORT_STATE: cmd_export(s, c, out); break;
+    case E3RPC_CMD_IMPORT_STATE: cmd_import(s, c, out); break;
     default: cmd_nack(out, "unknown_command", "command %llu carries no action this agent knows", (unsigned long long)c->version); break;
     }
     s->applied = c->version;
     s->memory[c->version % CMD_OUTCOME_MEMORY] = *out;
     return 1;
+}
+
+void cmd_set_accept_timeout(cmd_state *s, uint32_t ms) {
+    s->accept_timeout_ms = ms;
 }
 
 uint64_t cmd_applied_version(cmd_state *s) {

@@ -12,10 +12,27 @@
  *                    e3.backups a stateful instance is a replication primary (replica.h); on a
  *                    stateless one the key is ignored (a warning line). Every stateful
  *                    instance also takes replicate frames on its port as a backup.
- *   remove_instance  stop serving (the UDP node waits for replies still owed), then eng_remove.
- *                    NACK unknown_instance.
+ *                    With e3.await_state=1 the instance is deployed (engine, stage,
+ *                    replication) but its port is not opened: it awaits its state.
+ *   remove_instance  stop serving (the UDP node waits for replies still owed; an import in
+ *                    progress is cancelled and joined), then eng_remove. Works in every state
+ *                    (serving, awaiting state, stopped). NACK unknown_instance.
  *   set_routes       replace the route table. NACK bad_route.
- *   export_state / import_state  NACK not_implemented (cold migration is not done yet).
+ *   import_state     (cold migration, state_xfer.h; docs/agents.md) on an instance awaiting
+ *                    state: listen on TCP `listen_port` and ACK at once; a thread takes one
+ *                    connection from `peer` (the exporter's IP; empty: any), imports the state
+ *                    on the instance's worker, opens its port, answers the exporter. On failure
+ *                    or timeout it stays awaiting state; a new import_state retries (and
+ *                    replaces a listener still open). NACK unknown_instance,
+ *                    not_awaiting_state, bad_command (listen_port not in 1..65535, bad
+ *                    source), listen_failed (bind: the system's reason).
+ *   export_state     on a serving instance: close its port (waiting for the replies owed),
+ *                    serialise it on its worker, send it to `peer` ("ip:port"), ACK on the
+ *                    importer's "OK": the instance stays, stopped, until remove_instance. On
+ *                    any failure reopen the port (serve again) and NACK transfer_failed with
+ *                    the reason. Blocks the command thread (bounded by the SX_* timeouts).
+ *                    NACK unknown_instance, bad_command (destination), not_serving (awaiting
+ *                    state, or already exported: a replayed version gets its first outcome).
  *   anything else    NACK unknown_command.
  *
  * Idempotent by version: commands are applied in increasing version order; a version at or
@@ -24,7 +41,7 @@
  * version counts as handled (the controller issues a new version to retry).
  *
  * Not thread-safe for cmd_apply (one applier); cmd_net and cmd_instance_id may run concurrently
- * with it (the heartbeat thread).
+ * with it (the heartbeat thread), and so may import threads (they open the port under the lock).
  */
 #ifndef E3AGENT_COMMANDS_H
 #define E3AGENT_COMMANDS_H
@@ -45,6 +62,7 @@
 #define CMD_KEY_DOWNSTREAM "e3.downstream"
 #define CMD_KEY_FORWARD_IF "e3.forward_if" /* a gate: forward only responses starting with it */
 #define CMD_KEY_BACKUPS "e3.backups"       /* backup instance ids of a replication primary */
+#define CMD_KEY_AWAIT_STATE "e3.await_state" /* "1": deploy without opening the port (import) */
 
 /* The outcome of one command: ACK (ok) or NACK with code and message. */
 typedef struct cmd_outcome {
@@ -67,6 +85,10 @@ void cmd_free(cmd_state *s);
 /* Apply `c` (unless already handled) and fill `out`. Returns 1 if applied now, 0 if it was a
  * replay of a handled version. */
 int cmd_apply(cmd_state *s, const e3rpc_command *c, cmd_outcome *out);
+
+/* How long an import waits for its exporter to connect, ms (default SX_ACCEPT_TIMEOUT_MS).
+ * For tests; set before the import_state. */
+void cmd_set_accept_timeout(cmd_state *s, uint32_t ms);
 
 /* Highest version handled (0 if none): what StreamCommands asks to resume after. */
 uint64_t cmd_applied_version(cmd_state *s);

@@ -23,7 +23,7 @@ struct rep_primary {
     char self[E3RPC_ID_LEN];                   /* this primary's controller id */
     size_t n;                                  /* backups */
     char ids[REP_MAX_BACKUPS][E3RPC_ID_LEN];   /* backup instance ids */
-    uint64_t seq[REP_MAX_BACKUPS];             /* last seq given per backup (hook only) */
+    uint64_t seq[REP_MAX_BACKUPS];             /* last seq given per backup (instance entered) */
     svc_buf payload;                           /* scratch for one frame's payload (hook only) */
     atomic_uint_fast64_t refs;                 /* owner + updates in flight */
     atomic_uint_fast64_t sent, replicated, failed; /* counters (rep_counters) */
@@ -164,6 +164,24 @@ void rep_primary_counters(rep_primary *p, rep_counters *out) {
     out->sent = atomic_load(&p->sent);
     out->replicated = atomic_load(&p->replicated);
     out->failed = atomic_load(&p->failed);
+}
+
+size_t rep_primary_sequences(const rep_primary *p, char (*ids)[E3RPC_ID_LEN], uint64_t *seqs, size_t max) {
+    size_t n = p->n < max ? p->n : max;
+    for (size_t i = 0; i < n; i++) {
+        memcpy(ids[i], p->ids[i], E3RPC_ID_LEN);
+        seqs[i] = p->seq[i];
+    }
+    return n;
+}
+
+int rep_primary_continue(rep_primary *p, const char *backup_id, uint64_t seq) {
+    for (size_t i = 0; i < p->n; i++)
+        if (strcmp(p->ids[i], backup_id) == 0) {
+            if (seq > p->seq[i]) p->seq[i] = seq;
+            return 0;
+        }
+    return -1;
 }
 
 /* ---- backup ------------------------------------------------------------------------------ */

@@ -26,8 +26,14 @@
  *   - malformed records: refused (apply_log's reason), counted, state unchanged.
  *
  * Not thread-safe by design where it need not be: a rep_primary's sequence numbers are touched
- * only from its instance's log hook (one at a time), a rep_backup's streams only from its ops.
- * Counters are atomics, read from any thread.
+ * only with its instance entered (its log hook, or an engine op on the instance: one at a time),
+ * a rep_backup's streams only from its ops. Counters are atomics, read from any thread.
+ *
+ * Cold migration (state_xfer.h) moves a primary's sequence numbers with its state: the source
+ * reads them (rep_primary_sequences) and the destination continues from them
+ * (rep_primary_continue), both inside the engine op that exports or imports the state, so the
+ * backups, which keep the last seq per primary id, take the moved primary's next update as the
+ * next one and not as stale.
  */
 #ifndef E3AGENT_REPLICA_H
 #define E3AGENT_REPLICA_H
@@ -76,6 +82,17 @@ size_t rep_primary_backups(const rep_primary *p);
 
 /* The primary's counters (sent, replicated, failed; the others 0). Any thread. */
 void rep_primary_counters(rep_primary *p, rep_counters *out);
+
+/* The last seq given to each backup: up to `max` backup ids into `ids` and their seqs into
+ * `seqs`, in the order of e3.backups. Returns how many were written. Only with the instance
+ * entered (an engine op on it), like the hook. */
+size_t rep_primary_sequences(const rep_primary *p, char (*ids)[E3RPC_ID_LEN], uint64_t *seqs, size_t max);
+
+/* Continue backup `backup_id`'s numbering after `seq` (the next update takes seq + 1); never
+ * moves a number back. Returns 0, or -1 if `backup_id` is not one of this primary's backups
+ * (nothing changed). Only with the instance entered, before its first update to that backup is
+ * taken for granted by anyone: in practice, in the op that imports the state. */
+int rep_primary_continue(rep_primary *p, const char *backup_id, uint64_t seq);
 
 /* The backup side of engine instance `engine_id`. NULL when memory runs out. */
 rep_backup *rep_backup_new(eng *e, uint32_t engine_id);

@@ -30,9 +30,9 @@ int main(void) {
     expect(s, (e3rpc_command){.version = 7, .kind = E3RPC_CMD_SET_ROUTES, .routes = bad_route, .n_routes = 1},
            "bad_route");
     expect(s, (e3rpc_command){.version = 8, .kind = E3RPC_CMD_EXPORT_STATE, .instance_id = "a", .peer = "h:1"},
-           "not_implemented");
+           "unknown_instance");
     expect(s, (e3rpc_command){.version = 9, .kind = E3RPC_CMD_IMPORT_STATE, .instance_id = "a", .peer = "h:1"},
-           "not_implemented");
+           "unknown_instance");
     expect(s, (e3rpc_command){.version = 10, .kind = E3RPC_CMD_UNKNOWN}, "unknown_command");
     CHECK_EQ_INT(cmd_applied_version(s), 10);
     CHECK_EQ_INT(cmd_instances(s), 0);

@@ -205,7 +205,7 @@ def request_migration(session: Session, instance_id: uuid.UUID, target_node: str
                        [FieldError("instance_id", "already migrating", "already_migrating")],
                        code="already_migrating") from None
     audit.record(session, actor, "migration.create", f"migration/{migration.id}", instance=str(instance.id),
-                 source=source.name, target=target.name, reason=reason)
+                 source=source.name, target_node=target.name, reason=reason)
     events.emit(session, "migration.requested", f"instance/{instance.id}", migration.cluster_id,
                 migration_id=str(migration.id), source=source.name, target=target.name, reason=reason,
                 requested_by=actor.name)
