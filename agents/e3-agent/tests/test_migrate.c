@@ -22,6 +22,7 @@
 
 #include "chan_check.h"
 #include "cmd_check.h"
+#include "tcp_check.h"
 
 /* A request to 127.0.0.1:port that must succeed (`want` NULL: any text). */
 static void call(chan_udp_node *client, uint16_t port, const char *req, const char *want) {
@@ -34,17 +35,6 @@ static int udp_port_free(uint16_t port) {
     chan_udp_node *n = chan_udp_node_new("127.0.0.1", port, NULL, NULL, err);
     chan_udp_node_free(n);
     return n != NULL;
-}
-
-/* A TCP port nobody listens on right now on 127.0.0.1. */
-static uint16_t free_tcp_port(void) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t l = sizeof(a);
-    CHECK(fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0);
-    CHECK(getsockname(fd, (struct sockaddr *)&a, &l) == 0);
-    close(fd);
-    return ntohs(a.sin_port);
 }
 
 static e3rpc_command import_cmd(uint64_t v, char *id, uint16_t listen_port) {

@@ -14,17 +14,7 @@
 
 #include "check.h"
 #include "state_xfer.h"
-
-/* A TCP port nobody listens on right now on 127.0.0.1 (bind to 0, note, release). */
-static uint16_t free_tcp_port(void) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t l = sizeof(a);
-    CHECK(fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0);
-    CHECK(getsockname(fd, (struct sockaddr *)&a, &l) == 0);
-    close(fd);
-    return ntohs(a.sin_port);
-}
+#include "tcp_check.h"
 
 /* Decode `len` bytes at eof and check an SX_ERR whose reason contains `want`. */
 static void refused(const uint8_t *buf, size_t len, const char *want_id, const char *want) {
