@@ -28,8 +28,8 @@ def wait_for_migration(api: Api, migration_id: str, timeout_s: float, show: bool
         if m["state"] in ENDED:
             return m
         if time.monotonic() > deadline:
-            raise CliError(f"migration {migration_id} is still {m['state']} (step {m['step']}) after {timeout_s:.0f} s; "
-                           f"follow it with `e3 get migrations`")
+            raise CliError(f"migration {migration_id} is still {m['state']} (step {m['step']}) after "
+                           f"{timeout_s:.0f} s; follow it with `e3 get migrations`")
         time.sleep(interval)
 
 

@@ -113,8 +113,8 @@ class _Run:
             row = self.s.execute(select(NodeCommand.state, NodeCommand.error)
                                  .where(NodeCommand.node_id == uuid.UUID(c["node_id"]),
                                         NodeCommand.version == c["version"])).one_or_none()
-            out.append(Outcome(uuid.UUID(c["node_id"]), c["version"], *(row or ("nacked", {"code": "lost",
-                                                                                          "message": "no such command"}))))
+            state, error = row or ("nacked", {"code": "lost", "message": "the command is no longer stored"})
+            out.append(Outcome(uuid.UUID(c["node_id"]), c["version"], state, error))
         return out
 
     def _node_up(self, node_id: uuid.UUID) -> bool:

@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from e3 import catalog
 from e3.core.errors import Conflict, FieldError, NotFound, ValidationFailed
 from e3.core.security import Actor
-from e3.models import ApplicationVersion, Cluster, ComputeNode, Deployment, Instance, Migration, Server
+from e3.models import ApplicationVersion, Cluster, ComputeNode, Deployment, Instance, Migration
 from e3.models.migration import ACTIVE_MIGRATION_STATES
 from e3.placement import problem_from_document
 from e3.placement.constraints import has_room
@@ -45,6 +45,8 @@ class _Context:
         self.nodes: dict[uuid.UUID, NodeCapacity] = {n.id: n for n in cluster_capacities(session,
                                                                                         self.deployment.cluster_id)}
         self.siblings = list(session.scalars(select(Instance).where(Instance.deployment_id == instance.deployment_id)))
+        self.server_of = dict(session.execute(select(ComputeNode.id, ComputeNode.server_id).where(
+            ComputeNode.id.in_({i.node_id for i in self.siblings}))).all())  # down nodes included
 
     def assignments(self, moved_to: uuid.UUID | None = None) -> dict:
         return {(i.dag_node, i.shard, i.replica): (moved_to if i.id == self.instance.id and moved_to else i.node_id)
@@ -83,13 +85,10 @@ def _check(session: Session, ctx: _Context, target: ComputeNode, *, dry_run: boo
         raise refuse(f"instance {inst.id} already runs on {target.name}", "same_node")
     if target.state != "up":
         raise refuse(f"{target.name} is {target.state}", "node_not_up")
-    if not req.allows(NodeCapacity(id=target.id, name=target.name, kind=target.kind, server=None, rack=None,
-                                   cpu_cores=0, memory_mb=0, bandwidth_mbps=0)):
-        why = ("its DAG node is constrained to" if req.platform != "any" and req.platform in
-               catalog.service_types()[req.service].platforms else f"{req.service} runs only on")
-        raise refuse(f"{req.describe()} is pinned: {why} {req.platform} nodes, and {target.name} is a "
-                     f"{target.kind}", "platform_pinned")
-    other_domains = {ctx.nodes[i.node_id].server if i.node_id in ctx.nodes else None for i in ctx.siblings
+    if req.platform not in ("any", target.kind):  # the DAG node's constraint, or the catalogue's platforms
+        raise refuse(f"{req.describe()} is pinned to {req.platform} nodes and {target.name} is a {target.kind}",
+                     "platform_pinned")
+    other_domains = {ctx.server_of[i.node_id] for i in ctx.siblings
                      if i.id != inst.id and (i.dag_node, i.shard) == (inst.dag_node, inst.shard)}
     if target.server_id in other_domains:
         raise refuse(f"{target.name}'s server already holds another replica of {inst.dag_node} shard {inst.shard}; "
@@ -220,8 +219,3 @@ def fail_unqueued(session: Session, migration_id: uuid.UUID, reason: str) -> Non
     m.finished_at = datetime.now(timezone.utc)
     events.emit(session, "migration.failed", f"instance/{m.instance_id}", m.cluster_id, migration_id=str(m.id),
                 error=reason)
-
-
-def server_of(session: Session, node_id: uuid.UUID) -> Server:
-    return session.scalar(select(Server).join(ComputeNode, ComputeNode.server_id == Server.id)
-                          .where(ComputeNode.id == node_id))
