@@ -120,6 +120,8 @@ def test_a_kvs_primary_migrates_under_load_without_losing_an_acknowledged_update
     assert [s["name"] for s in m["steps"]] == ["push", "open_transfer", "stop_and_transfer", "update_routes",
                                                "cleanup_source"]
     assert all(s["state"] == "done" and s["ms"] is not None for s in m["steps"])
+    print("migration steps (ms):", {s["name"]: s["ms"] for s in m["steps"]}, f"acked {len(writer.acked)},",
+          f"unanswered {writer.failed}")  # the record in the test log (-s)
     moved = _running(client, trio["deployment_id"])["kv"]
     assert (moved["id"], moved["node"]) == (kv["id"], target) and moved["port"]
     # every acknowledged update is there, on the new node, through the gateway and directly
