@@ -30,11 +30,13 @@ function readEnv(path) {
 export async function startBackend() {
   const dir = mkdtempSync(join(tmpdir(), "e3-e2e-"));
   const port = await freePort();
-  // Its own controller port, and no local agents: the flows below build the clusters they need.
+  // Its own controller port, and no cluster of agents (neither local nor, as root, the emulated rack with
+  // its demo under load): the flows below build the clusters they need.
   const env = {
     ...process.env,
     E3_API_PORT: String(port),
     E3_CONTROLLER_PORT: String(await freePort()),
+    E3_CLUSTER_MODE: "none",
     E3_LOCAL_SERVERS: "0",
     E3_DATA_DIR: join(dir, ".e3"),
   };
