@@ -68,6 +68,10 @@ def _now() -> datetime:
     return datetime.now(timezone.utc)
 
 
+def _elapsed_ms(started: datetime) -> float:
+    return round((_now() - started).total_seconds() * 1000, 1)
+
+
 def _lock_key(migration_id: uuid.UUID) -> int:
     return (ADVISORY_LOCK_SPACE << 32 | (migration_id.int & 0xFFFFFFFF)) - (1 << 63)
 
@@ -163,6 +167,8 @@ class _Run:
             return [dict(node_id=str(n), version=v) for n, v in commands.issue_routes(self.s, m.cluster_id).items()]
         if name == "cleanup_source":
             return [self._issue(self.source, "remove_instance", dict(instance_id=str(inst.id)))]
+        if name == "undo_push":
+            return [self._issue(self.target, "remove_instance", dict(instance_id=str(inst.id)))]
         raise ValueError(f"unknown step {name}")
 
     def _commit_move(self) -> None:
@@ -174,7 +180,7 @@ class _Run:
     def _wait_step(self, name: str, issued: list[dict]) -> None:
         if name == "stop_and_transfer":
             self._wait_export(issued)
-        elif name == "cleanup_source":  # the source copy may be gone already (an agent that restarted)
+        elif name in ("cleanup_source", "undo_push"):  # the copy may be gone already (an agent that restarted)
             self._wait(issued, STEP_TIMEOUT_S, ok_codes=("unknown_instance",))
         else:
             self._wait(issued, STEP_TIMEOUT_S)
@@ -209,15 +215,13 @@ class _Run:
         except StepFailed as exc:
             self.s.rollback()
             entry.update(state="failed", finished_at=_now().isoformat(), detail=f"{exc.code}: {exc.message}",
-                         ms=round((_now() - started).total_seconds() * 1000, 1))
-            self._save_entry(entry)
+                         ms=_elapsed_ms(started))
             self._event("migration.step", step=name, state="failed", error=exc.message)
+            self._save_entry(entry)
             raise
-        entry.update(state="done", finished_at=_now().isoformat(),
-                     ms=round((_now() - started).total_seconds() * 1000, 1))
-        self._save_entry(entry)
+        entry.update(state="done", finished_at=_now().isoformat(), ms=_elapsed_ms(started))
         self._event("migration.step", step=name, state="done", ms=entry["ms"])
-        self.s.commit()
+        self._save_entry(entry)
 
     # --- the whole run --------------------------------------------------------------------------
     def steps(self) -> tuple[str, ...]:
@@ -250,27 +254,12 @@ class _Run:
             self.m.state, self.m.error = "rolling_back", error
             self._event("migration.rolling_back", error=error["message"])
             self.s.commit()
-        entry = self._entry("undo_push")
-        if self._entry("push") and (entry is None or entry["state"] != "done"):
+        if self._entry("push"):  # remove the target copy (run_step skips it when already done)
             try:
-                self.run_undo()
+                self.run_step("undo_push")
             except StepFailed as exc:
                 log.warning("migration %s: removing the target copy failed: %s", self.m.id, exc.message)
         self._finish("rolled_back", self.m.error or error)
-
-    def run_undo(self) -> None:
-        entry = self._entry("undo_push")
-        if entry is None or not entry.get("commands"):
-            entry = dict(name="undo_push", state="running", started_at=_now().isoformat(), finished_at=None,
-                         ms=None, commands=[], detail="remove the target copy")
-            self._save_entry(entry)
-            entry["commands"] = [self._issue(self.target, "remove_instance", dict(instance_id=str(self.instance.id)))]
-            self._save_entry(entry)
-        started = datetime.fromisoformat(entry["started_at"])
-        self._wait(entry["commands"], STEP_TIMEOUT_S, ok_codes=("unknown_instance",))
-        entry.update(state="done", finished_at=_now().isoformat(),
-                     ms=round((_now() - started).total_seconds() * 1000, 1))
-        self._save_entry(entry)
 
 
 def _free_transfer_port(session: Session) -> int:
