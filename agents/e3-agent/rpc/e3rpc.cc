@@ -176,6 +176,8 @@ bool from_proto(const pb::Command &in, e3rpc_command *out) {
         out->kind = E3RPC_CMD_EXPORT_STATE;
         out->instance_id = s(in.export_state().instance_id());
         out->peer = s(in.export_state().destination());
+        out->keep_serving = in.export_state().keep_serving() ? 1 : 0;
+        out->backups = s(in.export_state().backups());
         break;
     case pb::Command::kImportState:
         out->kind = E3RPC_CMD_IMPORT_STATE;
@@ -441,6 +443,7 @@ void e3rpc_command_free(e3rpc_command *c) {
     free(c->service_type);
     free(c->role);
     free(c->peer);
+    free(c->backups);
     for (size_t i = 0; i < c->n_config; i++) {
         free(c->config[i].key);
         free(c->config[i].value);

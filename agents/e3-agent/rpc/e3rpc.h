@@ -126,6 +126,8 @@ typedef struct e3rpc_command {
     e3rpc_kv *config;          /* deploy: config pairs, sorted by key */
     size_t n_config;           /* entries in config */
     char *peer;                /* export: destination "ip:port"; import: source IP ("": any) */
+    int keep_serving;          /* export: 1 copy (seed a backup, serve on), 0 move (stop here) */
+    char *backups;             /* export, copy: backups afterwards, "<id>[,<id>...]" ("": none) */
     uint32_t listen_port;      /* import: TCP port to listen on for the transfer */
     e3rpc_route *routes;       /* set_routes: the whole table */
     size_t n_routes;           /* entries in routes */

@@ -28,6 +28,15 @@ typedef enum cmd_inst_state {
 
 typedef struct cmd_xfer cmd_xfer;
 
+/* A stateful instance's replication targets as its log hook (cmd_on_log) sees them. Every
+ * stateful instance records its changes, whatever its role, so any of them can become a
+ * replicating primary; without targets the records are dropped. `p` is read and written only
+ * with the instance entered (the hook, cmd_switch_op), so each update goes to one set of
+ * backups: none to the old set after a switch, none to the new set before it. */
+typedef struct cmd_repl {
+    rep_primary *p; /* current targets, or NULL: records dropped */
+} cmd_repl;
+
 typedef struct cmd_inst {
     char id[E3RPC_ID_LEN];  /* the controller's instance id */
     uint32_t engine_id;     /* id in the engine */
@@ -36,7 +45,11 @@ typedef struct cmd_inst {
     cmd_inst_state state;   /* serving, awaiting state, stopped (written under the lock) */
     chan_udp_node *node;    /* its UDP node, NULL unless serving (written under the lock) */
     pl_inst *stage;         /* its pipeline stage (the node's sink) */
-    rep_primary *primary;   /* replication to its backups (e3.backups), or NULL */
+    rep_primary *primary;   /* replication to its backups, or NULL: the same as repl->p, for
+                             * readers on other threads (written under the lock) */
+    cmd_repl *repl;         /* its log hook's view of `primary` (stateful services), or NULL */
+    rep_counters rep_past;  /* primary counters of replaced targets (at their switch) */
+    int backup_role;        /* deployed with role "backup": takes another instance's state */
     rep_backup *backup;     /* its side as a backup (stateful services), or NULL */
     cmd_xfer *import;       /* the last ImportState's transfer, or NULL (command thread only) */
 } cmd_inst;
@@ -115,11 +128,20 @@ static void cmd_add_counters(hb_net *acc, chan_udp_node *n) {
     acc->tx_packets += c.tx_packets;
 }
 
-/* Both sides' replication counters of one instance. */
+/* eng_log_fn (ctx = cmd_repl), instance entered: records to the current targets, if any. */
+static void cmd_on_log(void *ctx, const uint8_t *records, size_t len) {
+    cmd_repl *r = ctx;
+    if (r->p) rep_primary_on_log(r->p, records, len);
+}
+
+/* Both sides' replication counters of one instance (lock held). */
 static void cmd_rep_counters(const cmd_inst *in, rep_counters *out) {
     rep_counters b;
     memset(out, 0, sizeof(*out));
     if (in->primary) rep_primary_counters(in->primary, out);
+    out->sent += in->rep_past.sent;
+    out->replicated += in->rep_past.replicated;
+    out->failed += in->rep_past.failed;
     if (in->backup) {
         rep_backup_counters(in->backup, &b);
         out->applied = b.applied;
@@ -146,7 +168,7 @@ static void cmd_destroy(cmd_state *s, cmd_inst *in) {
         nanosleep(&ms, NULL);
     pl_inst_free(in->stage);
     rep_counters rc;
-    if (in->primary || in->backup) {
+    if (in->repl) {
         cmd_rep_counters(in, &rc);
         alog(ALOG_INFO,
              "instance %s replication: sent %llu, replicated %llu, failed %llu; applied %llu, gaps %llu, refused %llu",
@@ -154,6 +176,7 @@ static void cmd_destroy(cmd_state *s, cmd_inst *in) {
              (unsigned long long)rc.applied, (unsigned long long)rc.gaps, (unsigned long long)rc.refused);
     }
     rep_primary_release(in->primary); /* the instance is gone: no more hook calls */
+    free(in->repl);
     rep_backup_free(in->backup);
 }
 
@@ -230,6 +253,7 @@ static int cmd_deploy(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
     pl_inst *stage = NULL;
     rep_primary *primary = NULL;
     rep_backup *backup = NULL;
+    cmd_repl *repl = NULL;
     const svc_type *type = svc_find(c->service_type);
     uint32_t engine_id = s->next_engine_id;
     int deployed = 0;
@@ -244,6 +268,11 @@ static int cmd_deploy(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
             goto err;
         }
     }
+    if (type->drain_log && !(repl = calloc(1, sizeof(*repl)))) {
+        cmd_nack(out, "internal", "out of memory");
+        goto err;
+    }
+    if (repl) repl->p = primary;
     if (type->apply_log && !(backup = rep_backup_new(s->e, engine_id))) {
         cmd_nack(out, "internal", "out of memory");
         goto err;
@@ -262,9 +291,11 @@ static int cmd_deploy(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
             goto err;
         }
     }
-    /* Into the engine first, so the port never delivers to an instance that does not exist. */
+    /* Into the engine first, so the port never delivers to an instance that does not exist.
+     * Recording is on for every stateful instance: a backup may be made a primary later
+     * (export_state in copy mode), and recording cannot be switched on afterwards. */
     if (eng_deploy_replicated(s->e, engine_id, c->service_type, (const char *)cfg.data, 0,
-                              primary ? rep_primary_on_log : NULL, primary, err) != ENG_OK) {
+                              repl ? cmd_on_log : NULL, repl, err) != ENG_OK) {
         cmd_nack(out, "bad_config", "%s", err);
         goto err;
     }
@@ -282,7 +313,8 @@ static int cmd_deploy(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
     }
     cmd_inst in = {.engine_id = engine_id, .port = (uint16_t)c->port, .type = type,
                    .state = await ? CMD_AWAITING : CMD_SERVING, .node = node, .stage = stage,
-                   .primary = primary, .backup = backup};
+                   .primary = primary, .repl = repl, .backup = backup,
+                   .backup_role = c->role && strcmp(c->role, "backup") == 0};
     snprintf(in.id, sizeof(in.id), "%s", c->instance_id);
     pthread_mutex_lock(&s->lock);
     s->insts[s->n_insts++] = in;
@@ -294,6 +326,7 @@ err:
     if (deployed) eng_remove(s->e, engine_id, err);
     pl_inst_free(stage);
     rep_primary_release(primary);
+    free(repl);
     rep_backup_free(backup);
     svc_buf_free(&cfg);
     return 0;
@@ -362,7 +395,10 @@ static int cmd_import(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
     if (!ci) return cmd_nack(out, "internal", "out of memory");
     *ci = (cmd_xfer){.s = s, .port = in->port, .stage = in->stage, .backup = in->backup};
     snprintf(ci->id, sizeof(ci->id), "%s", in->id);
+    /* `primary` cannot change while the instance awaits state: only a copy switches it, and a
+     * copy needs a serving instance. */
     sx_import_spec spec = {.e = s->e, .engine_id = in->engine_id, .primary = in->primary,
+                           .any_instance = in->backup_role,
                            .port = (uint16_t)c->listen_port, .accept_timeout_ms = s->accept_timeout_ms,
                            .ready = cmd_import_ready, .ready_ctx = ci};
     snprintf(spec.instance_id, sizeof(spec.instance_id), "%s", in->id);
@@ -378,9 +414,74 @@ static int cmd_import(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
     return 1;
 }
 
-/* export_state: stop serving, send the state, ACK once the importer has it; else serve again. */
+/* Close `in`'s port for an export: it is stopped, and the replies still owed are waited for
+ * (every update a client saw acknowledged is in the state exported next). */
+static void cmd_port_close(cmd_state *s, cmd_inst *in) {
+    pthread_mutex_lock(&s->lock);
+    chan_udp_node *node = in->node;
+    cmd_add_counters(&s->retired, node);
+    in->node = NULL;
+    in->state = CMD_STOPPED;
+    pthread_mutex_unlock(&s->lock);
+    chan_net_node_free(s->net, node);
+}
+
+/* Open `in`'s port again after an export (same port, stage and replicate sink): it serves.
+ * Returns 1, or 0 with the system's reason in `err` (it stays stopped). */
+static int cmd_port_reopen(cmd_state *s, cmd_inst *in, char *err) {
+    chan_udp_node *node = cmd_node_open(s, in->port, in->stage, in->backup, err);
+    if (!node) return 0;
+    pthread_mutex_lock(&s->lock);
+    in->node = node;
+    in->state = CMD_SERVING;
+    pthread_mutex_unlock(&s->lock);
+    return 1;
+}
+
+/* A switch of replication targets: `next` in, the replaced ones out. */
+typedef struct cmd_switch_ctx {
+    cmd_repl *repl;     /* the instance's hook view */
+    rep_primary *next;  /* the new targets, or NULL (none) */
+    rep_primary *prev;  /* out: the replaced targets, or NULL */
+} cmd_switch_ctx;
+
+/* eng_op_fn (op_ctx = cmd_switch_ctx), instance entered: a backup in both lists continues its
+ * numbering; a new one starts at 0 (its first update is seq 1). */
+static int cmd_switch_op(void *op_ctx, const svc_type *type, svc_instance *inst, const uint8_t *data, size_t len,
+                         svc_buf *resp, char *err) {
+    cmd_switch_ctx *x = op_ctx;
+    char ids[REP_MAX_BACKUPS][E3RPC_ID_LEN];
+    uint64_t seqs[REP_MAX_BACKUPS];
+    (void)type, (void)inst, (void)data, (void)len, (void)resp, (void)err;
+    size_t n = x->repl->p ? rep_primary_sequences(x->repl->p, ids, seqs, REP_MAX_BACKUPS) : 0;
+    for (size_t i = 0; x->next && i < n; i++) (void)rep_primary_continue(x->next, ids[i], seqs[i]); /* -1: dropped */
+    x->prev = x->repl->p;
+    x->repl->p = x->next;
+    return ENG_OK;
+}
+
+/* Replace `in`'s replication targets with `next` (NULL: none; taken over on SX_OK) in one op
+ * on the instance; the replaced ones are released, their counters kept in rep_past. */
+static int cmd_switch(cmd_state *s, cmd_inst *in, rep_primary *next, char *err) {
+    cmd_switch_ctx x = {.repl = in->repl, .next = next};
+    rep_counters old = {0};
+    if (!in->repl) return SX_OK; /* stateless: nothing to replicate (next is NULL) */
+    if (sx_run_op(s->e, in->engine_id, cmd_switch_op, &x, err) != SX_OK) return SX_ERR;
+    if (x.prev) rep_primary_counters(x.prev, &old);
+    pthread_mutex_lock(&s->lock);
+    in->primary = next;
+    in->rep_past.sent += old.sent;
+    in->rep_past.replicated += old.replicated;
+    in->rep_past.failed += old.failed;
+    pthread_mutex_unlock(&s->lock);
+    rep_primary_release(x.prev); /* updates in flight hold it until answered */
+    return SX_OK;
+}
+
+/* export_state: pause (copy) or stop (move) serving, send the state; on the importer's OK a
+ * copy switches the backups and serves again, a move stays stopped; on failure serve again. */
 static int cmd_export(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
-    char err[SX_ERRBUF_LEN], ip[16];
+    char err[SX_ERRBUF_LEN], oerr[ENG_ERRBUF_LEN], ip[16];
     uint16_t port;
     pthread_mutex_lock(&s->lock);
     cmd_inst *in = c->instance_id ? cmd_find(s, c->instance_id) : NULL;
@@ -392,42 +493,52 @@ static int cmd_export(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
     if (st != CMD_SERVING)
         return cmd_nack(out, "not_serving", "instance %s is %s: nothing to export", in->id,
                         st == CMD_AWAITING ? "awaiting state" : "stopped (its state was exported)");
-    pthread_mutex_lock(&s->lock);
-    chan_udp_node *node = in->node;
-    cmd_add_counters(&s->retired, node);
-    in->node = NULL;
-    in->state = CMD_STOPPED;
-    pthread_mutex_unlock(&s->lock);
-    /* Waits for the replies still owed: every update a client saw acknowledged is in the state. */
-    chan_net_node_free(s->net, node);
+    int copy = c->keep_serving != 0;
+    const char *backups = copy && c->backups ? c->backups : "";
+    rep_primary *next = NULL;
+    if (*backups && !in->repl) /* as at deploy: not a NACK, there is no state to follow */
+        alog(ALOG_WARN, "instance %s: backups ignored: %s is stateless", in->id, in->type->name);
+    else if (*backups && !(next = rep_primary_new(s->routes, pl_egress(s->pl), in->id, backups, err)))
+        return cmd_nack(out, "bad_config", "%s", err);
+    /* A copy keeps the port closed from before the export op until after the switch op: no
+     * request, hence no update, runs between them, so the new backups hold the state as of the
+     * export and then get every later update, from seq 1: no gap. */
+    cmd_port_close(s, in);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     svc_buf frame = {0};
     int rc = sx_export_frame(s->e, in->engine_id, in->id, in->primary, &frame, err);
     if (rc == SX_OK) rc = sx_send_frame(ip, port, frame.data, frame.len, err);
+    if (rc == SX_OK && copy && (rc = cmd_switch(s, in, next, err)) == SX_OK) next = NULL;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
     size_t bytes = frame.len;
     svc_buf_free(&frame);
-    if (rc == SX_OK) {
+    rep_primary_release(next); /* unused: a failed copy leaves the targets as they were */
+    if (rc == SX_OK && !copy) {
         alog(ALOG_INFO, "state export of %s (%s) to %s: %zu bytes in %.1f ms; stopped here", in->id, in->type->name,
              c->peer, bytes, ms);
         out->ok = 1;
         return 1;
     }
-    char oerr[ENG_ERRBUF_LEN];
-    if (!(node = cmd_node_open(s, in->port, in->stage, in->backup, oerr))) {
-        alog(ALOG_ERROR, "state export of %s to %s failed (%s) and port %u could not be reopened: %s", in->id,
-             c->peer, err, in->port, oerr);
-        return cmd_nack(out, "transfer_failed", "state of %s not moved to %s: %s; NOT serving again (port %u: %s)",
-                        in->id, c->peer, err, in->port, oerr);
+    if (!cmd_port_reopen(s, in, oerr)) {
+        alog(ALOG_ERROR, "state %s of %s to %s %s (%s) and port %u could not be reopened: %s", copy ? "copy" : "export",
+             in->id, c->peer, rc == SX_OK ? "done" : "failed", rc == SX_OK ? "backups switched" : err, in->port, oerr);
+        if (rc == SX_OK)
+            return cmd_nack(out, "port_in_use", "state of %s copied to %s, backups switched; NOT serving again (port %u: %s)",
+                            in->id, c->peer, in->port, oerr);
+        return cmd_nack(out, "transfer_failed", "state of %s not %s to %s: %s; NOT serving again (port %u: %s)", in->id,
+                        copy ? "copied" : "moved", c->peer, err, in->port, oerr);
     }
-    pthread_mutex_lock(&s->lock);
-    in->node = node;
-    in->state = CMD_SERVING;
-    pthread_mutex_unlock(&s->lock);
+    if (rc == SX_OK) {
+        alog(ALOG_INFO, "state export of %s (%s) to %s: %zu bytes in %.1f ms; copied; serving here, backups \"%s\"",
+             in->id, in->type->name, c->peer, bytes, ms, backups);
+        out->ok = 1;
+        return 1;
+    }
     alog(ALOG_WARN, "state export of %s to %s failed after %.1f ms: %s; serving here again", in->id, c->peer, ms, err);
-    return cmd_nack(out, "transfer_failed", "state of %s not moved to %s: %s; serving here again", in->id, c->peer, err);
+    return cmd_nack(out, "transfer_failed", "state of %s not %s to %s: %s; serving here again", in->id,
+                    copy ? "copied" : "moved", c->peer, err);
 }
 
 static int cmd_set_routes(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {

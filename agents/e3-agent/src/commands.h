@@ -8,10 +8,12 @@
  *                    NACK codes: bad_command (no/over-long id), duplicate_instance,
  *                    unknown_service, bad_config (port 0, a ';' or '=' in a key or value, a bad
  *                    e3.downstream or e3.backups, or the service refused the config: its
- *                    reason), port_in_use (the bind failed: the system's reason). With
- *                    e3.backups a stateful instance is a replication primary (replica.h); on a
- *                    stateless one the key is ignored (a warning line). Every stateful
- *                    instance also takes replicate frames on its port as a backup.
+ *                    reason), port_in_use (the bind failed: the system's reason). Every
+ *                    stateful instance records its replication log, whatever its role; with
+ *                    e3.backups it sends it to them (replica.h), without it drops it until a
+ *                    copy gives it backups. On a stateless service e3.backups is ignored (a
+ *                    warning line). Every stateful instance also takes replicate frames on its
+ *                    port as a backup. Role "backup": an import takes another instance's state.
  *                    With e3.await_state=1 the instance is deployed (engine, stage,
  *                    replication) but its port is not opened: it awaits its state.
  *   remove_instance  stop serving (the UDP node waits for replies still owed; an import in
@@ -28,11 +30,15 @@
  *                    source), listen_failed (bind: the system's reason).
  *   export_state     on a serving instance: close its port (waiting for the replies owed),
  *                    serialise it on its worker, send it to `peer` ("ip:port"), ACK on the
- *                    importer's "OK": the instance stays, stopped, until remove_instance. On
- *                    any failure reopen the port (serve again) and NACK transfer_failed with
- *                    the reason. Blocks the command thread (bounded by the SX_* timeouts).
- *                    NACK unknown_instance, bad_command (destination), not_serving (awaiting
- *                    state, or already exported: a replayed version gets its first outcome).
+ *                    importer's "OK": a move (keep_serving 0) leaves the instance stopped
+ *                    until remove_instance; a copy (keep_serving 1) replaces its backups
+ *                    with `backups` in one op on its worker (kept ids continue their
+ *                    numbering, new ones start at 1), reopens the port and ACKs. On any
+ *                    failure reopen the port (serve again, backups unchanged) and NACK
+ *                    transfer_failed with the reason. Blocks the command thread (bounded by
+ *                    the SX_* timeouts). NACK unknown_instance, bad_command (destination),
+ *                    bad_config (copy: a bad backups list), not_serving (awaiting state, or
+ *                    already moved: a replayed version gets its first outcome).
  *   anything else    NACK unknown_command.
  *
  * Idempotent by version: commands are applied in increasing version order; a version at or

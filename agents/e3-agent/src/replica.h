@@ -2,8 +2,11 @@
 /*
  * replica: primary -> backup replication of stateful instances (docs/agents.md, "Replication").
  *
- * Primary side (rep_primary): an instance deployed with `e3.backups=<id>[,<id>...]` runs as an
- * engine "replicated" instance whose log hook is rep_primary_on_log. After each request that
+ * Primary side (rep_primary): the replication targets of a stateful instance, from its
+ * `e3.backups=<id>[,<id>...]` or from a copy (export_state, keep_serving). Every stateful
+ * instance runs as an engine "replicated" instance; its log hook hands the records to its
+ * current rep_primary's rep_primary_on_log (commands.c), or drops them when it has none, and
+ * the rep_primary is replaced only in an engine op on the instance. After each request that
  * changed its state the hook sends the drained records to every backup, resolved through the
  * route table, as one replicate frame (chan.h type 3) from the egress node, and returns: the
  * client's reply never waits for a backup. The backup's reply (or its absence within the egress
@@ -33,7 +36,8 @@
  * reads them (rep_primary_sequences) and the destination continues from them
  * (rep_primary_continue), both inside the engine op that exports or imports the state, so the
  * backups, which keep the last seq per primary id, take the moved primary's next update as the
- * next one and not as stale.
+ * next one and not as stale. A copy's switch of targets does the same, in one op, for every
+ * backup in both the old and the new list.
  */
 #ifndef E3AGENT_REPLICA_H
 #define E3AGENT_REPLICA_H
@@ -91,7 +95,8 @@ size_t rep_primary_sequences(const rep_primary *p, char (*ids)[E3RPC_ID_LEN], ui
 /* Continue backup `backup_id`'s numbering after `seq` (the next update takes seq + 1); never
  * moves a number back. Returns 0, or -1 if `backup_id` is not one of this primary's backups
  * (nothing changed). Only with the instance entered, before its first update to that backup is
- * taken for granted by anyone: in practice, in the op that imports the state. */
+ * taken for granted by anyone: in practice, in the op that imports the state or switches the
+ * instance's targets. */
 int rep_primary_continue(rep_primary *p, const char *backup_id, uint64_t seq);
 
 /* The backup side of engine instance `engine_id`. NULL when memory runs out. */

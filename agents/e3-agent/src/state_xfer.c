@@ -183,8 +183,8 @@ static void sx_on_reply(void *ctx, int status, const uint8_t *resp, size_t len) 
     pthread_mutex_unlock(&w->lock);
 }
 
-/* Run `op` on instance `engine_id` and wait for it (an op always replies: the engine drains). */
-static int sx_run_op(eng *e, uint32_t engine_id, eng_op_fn op, void *op_ctx, char *err) {
+/* An op always replies (the engine drains), so the wait ends. */
+int sx_run_op(eng *e, uint32_t engine_id, eng_op_fn op, void *op_ctx, char *err) {
     sx_wait w = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
     char eerr[ENG_ERRBUF_LEN];
     struct timespec ms = {0, 1000000};
@@ -237,6 +237,7 @@ int sx_export_frame(eng *e, uint32_t engine_id, const char *instance_id, rep_pri
 typedef struct sx_import_ctx {
     const sx_frame *f;    /* what to load */
     rep_primary *primary; /* or NULL */
+    int own;              /* 1: the frame is this instance's own state (its numbers are ours) */
 } sx_import_ctx;
 
 static int sx_import_op(void *op_ctx, const svc_type *type, svc_instance *inst, const uint8_t *data, size_t len,
@@ -256,8 +257,9 @@ static int sx_import_op(void *op_ctx, const svc_type *type, svc_instance *inst, 
         if (type->drain_log && type->drain_log(inst, resp, err) != SVC_OK) return ENG_ERR;
         svc_buf_reset(resp);
         /* The log hook runs only inside the instance, and the instance's port is not open yet:
-         * no update can take a number before these are in place. */
-        for (size_t i = 0; i < x->f->n_seq; i++)
+         * no update can take a number before these are in place. Another instance's numbers
+         * (a copy) count another primary's updates: not ours to continue. */
+        for (size_t i = 0; x->own && i < x->f->n_seq; i++)
             if (rep_primary_continue(x->primary, x->f->seq[i].backup_id, x->f->seq[i].last_seq) != 0)
                 alog(ALOG_WARN, "import of %s: backup %s of the source is not a backup here; its number is dropped",
                      x->f->instance_id, x->f->seq[i].backup_id);
@@ -265,8 +267,9 @@ static int sx_import_op(void *op_ctx, const svc_type *type, svc_instance *inst, 
     return ENG_OK;
 }
 
-int sx_import_frame(eng *e, uint32_t engine_id, const sx_frame *f, rep_primary *primary, char *err) {
-    sx_import_ctx x = {.f = f, .primary = primary};
+int sx_import_frame(eng *e, uint32_t engine_id, const char *instance_id, const sx_frame *f, rep_primary *primary,
+                    char *err) {
+    sx_import_ctx x = {.f = f, .primary = primary, .own = strcmp(f->instance_id, instance_id) == 0};
     return sx_run_op(e, engine_id, sx_import_op, &x, err);
 }
 
@@ -416,11 +419,12 @@ struct sx_importer {
 /* Read a whole frame from `fd` into a malloc'd `*buf` and decode it into `f`. */
 static int sx_receive(sx_importer *im, int fd, uint8_t **buf, sx_frame *f, char *err) {
     size_t len = 0, cap = SX_READ_CHUNK, need = 0;
+    const char *want_id = im->spec.any_instance ? NULL : im->spec.instance_id;
     uint8_t *b = malloc(cap);
     if (!b) return sx_set_error(err, "out of memory");
     *buf = b;
     for (;;) {
-        int rc = len ? sx_decode(b, len, 0, im->spec.instance_id, im->spec.type, f, &need, err) : SX_MORE;
+        int rc = len ? sx_decode(b, len, 0, want_id, im->spec.type, f, &need, err) : SX_MORE;
         if (rc == SX_OK) return SX_OK;
         if (rc == SX_ERR) return SX_ERR;
         if (len == cap) {
@@ -436,7 +440,7 @@ static int sx_receive(sx_importer *im, int fd, uint8_t **buf, sx_frame *f, char 
         ssize_t got = recv(fd, b + len, cap - len, 0);
         if (got < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) continue;
         if (got < 0) return sx_set_error(err, "recv: %s", strerror(errno));
-        if (got == 0) return sx_decode(b, len, 1, im->spec.instance_id, im->spec.type, f, NULL, err);
+        if (got == 0) return sx_decode(b, len, 1, want_id, im->spec.type, f, NULL, err);
         len += (size_t)got;
     }
 }
@@ -500,13 +504,13 @@ static void *sx_import_main(void *arg) {
     if (fd < 0) goto out;
     uint64_t t0 = sx_now_ms();
     int rc = sx_receive(im, fd, &buf, &f, err);
-    if (rc == SX_OK) rc = sx_import_frame(sp->e, sp->engine_id, &f, sp->primary, err);
+    if (rc == SX_OK) rc = sx_import_frame(sp->e, sp->engine_id, sp->instance_id, &f, sp->primary, err);
     if (rc == SX_OK && sx_wait_fd(im->cancel[0], POLLIN, -1, 0) != 0) rc = sx_set_error(err, "cancelled");
     if (rc == SX_OK) rc = sp->ready(sp->ready_ctx, err);
     sx_answer(fd, rc == SX_OK, err);
     if (rc == SX_OK) {
-        alog(ALOG_INFO, "state import of %s (%s): %zu bytes (%llu of state, %zu sequence numbers) in %llu ms; serving",
-             sp->instance_id, sp->type, f.len, (unsigned long long)f.state_len, f.n_seq,
+        alog(ALOG_INFO, "state import of %s (%s) from instance %s: %zu bytes (%llu of state, %zu sequence numbers) in %llu ms; serving",
+             sp->instance_id, sp->type, f.instance_id, f.len, (unsigned long long)f.state_len, f.n_seq,
              (unsigned long long)(sx_now_ms() - t0));
         atomic_store(&im->ok, 1);
     } else {

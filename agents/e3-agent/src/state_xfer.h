@@ -4,6 +4,8 @@
  * (docs/agents.md, "State transfer (cold migration)"). The controller deploys the instance on
  * the destination without its UDP port (awaiting state), asks the destination to import (it
  * listens), then asks the source to export (it stops serving, serialises, connects, sends).
+ * Copy mode (seeding a backup) uses the same frame and importer; the command layer pauses the
+ * source instead of stopping it and switches its backups once the importer has the state.
  *
  * Transfer frame, one per TCP connection (network byte order):
  *   "E3ST" | u8 version (1) | u8 id_len | instance id | u8 type_len | service type name |
@@ -88,6 +90,11 @@ int sx_decode(const uint8_t *buf, size_t len, int eof, const char *want_id, cons
 
 /* ---- engine ops --------------------------------------------------------------------------- */
 
+/* Run `op` on engine instance `engine_id` (eng_submit_op, no data; retried while its inbox is
+ * full, up to SX_IO_TIMEOUT_MS) and wait for it. SX_OK, or SX_ERR with the engine's or the op's
+ * reason. Not from a worker. */
+int sx_run_op(eng *e, uint32_t engine_id, eng_op_fn op, void *op_ctx, char *err);
+
 /* Serialise engine instance `engine_id` (controller id `instance_id`) into a frame in `frame`
  * (reset first): its service's export_state (nothing for a stateless one) and, for a primary
  * (`primary` not NULL), its sequence numbers, read in the same op. Runs as an op on the
@@ -96,12 +103,14 @@ int sx_decode(const uint8_t *buf, size_t len, int eof, const char *want_id, cons
 int sx_export_frame(eng *e, uint32_t engine_id, const char *instance_id, rep_primary *primary, svc_buf *frame,
                     char *err);
 
-/* Load frame `f` into engine instance `engine_id`: import_state (refused for a stateless type
- * given state), then, for a primary, the import's own replication records are dropped (its
- * backups already hold that state from the source) and the numbering continues from the
- * frame's sequence numbers (ids this primary does not list are ignored). All in one op on the
- * instance's worker, before any request can reach it; blocks until done. */
-int sx_import_frame(eng *e, uint32_t engine_id, const sx_frame *f, rep_primary *primary, char *err);
+/* Load frame `f` into engine instance `engine_id` (controller id `instance_id`): import_state
+ * (refused for a stateless type given state), then, for a primary, the import's own replication
+ * records are dropped (its backups already hold that state from the source) and, when the frame
+ * is the instance's own state (a move, not a copy of another instance), the numbering continues
+ * from the frame's sequence numbers (ids this primary does not list are ignored). All in one op
+ * on the instance's worker, before any request can reach it; blocks until done. */
+int sx_import_frame(eng *e, uint32_t engine_id, const char *instance_id, const sx_frame *f, rep_primary *primary,
+                    char *err);
 
 /* ---- sockets ------------------------------------------------------------------------------ */
 
@@ -124,6 +133,8 @@ typedef struct sx_import_spec {
     eng *e;                          /* the engine */
     uint32_t engine_id;              /* the instance in it */
     char instance_id[E3RPC_ID_LEN];  /* its controller id, checked against the frame */
+    int any_instance;                /* 1: take the state of any instance of its type (a backup
+                                      * seeded from its primary, copy mode), not only its own */
     char type[ENG_SVC_NAME_LEN];     /* its service type, checked against the frame */
     rep_primary *primary;            /* its replication to backups, or NULL */
     char source_ip[16];              /* accept only a connection from this IPv4 ("": any) */

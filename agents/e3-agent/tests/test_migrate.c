@@ -13,100 +13,9 @@
  *   - a primary with a backup moves, and the backup applies its next updates (no stale refusal).
  * E3_MIGRATE_KEYS=<n> changes N (default 10000) for a timing run; the log lines give bytes and ms.
  */
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <stdlib.h>
-#include <sys/socket.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "chan_check.h"
-#include "cmd_check.h"
-#include "tcp_check.h"
-
-/* A request to 127.0.0.1:port that must succeed (`want` NULL: any text). */
-static void call(chan_udp_node *client, uint16_t port, const char *req, const char *want) {
-    udp_send_check(client, port, 0, (const uint8_t *)req, strlen(req), CHAN_OK, want);
-}
-
-/* 1 if nothing is bound on UDP 127.0.0.1:port (we could bind it), else 0. */
-static int udp_port_free(uint16_t port) {
-    char err[CHAN_ERRBUF_LEN];
-    chan_udp_node *n = chan_udp_node_new("127.0.0.1", port, NULL, NULL, err);
-    chan_udp_node_free(n);
-    return n != NULL;
-}
-
-static e3rpc_command import_cmd(uint64_t v, char *id, uint16_t listen_port) {
-    return (e3rpc_command){.version = v, .kind = E3RPC_CMD_IMPORT_STATE, .instance_id = id, .peer = "127.0.0.1",
-                           .listen_port = listen_port};
-}
-
-static e3rpc_command export_cmd(uint64_t v, char *id, char *dest) {
-    return (e3rpc_command){.version = v, .kind = E3RPC_CMD_EXPORT_STATE, .instance_id = id, .peer = dest};
-}
-
-static e3rpc_command remove_cmd(uint64_t v, char *id) {
-    return (e3rpc_command){.version = v, .kind = E3RPC_CMD_REMOVE, .instance_id = id};
-}
-
-/* Apply `c` and return its outcome (for checking the message). */
-static cmd_outcome outcome(cmd_state *s, e3rpc_command c) {
-    cmd_outcome o;
-    cmd_apply(s, &c, &o);
-    return o;
-}
-
-#define WINDOW 128 /* requests in flight at once: keeps N = 10,000 well under a second */
-
-/* PUT (`put`) or GET and check keys <prefix>0..n-1 on 127.0.0.1:port, WINDOW at a time. */
-static void keys(chan_udp_node *client, uint16_t port, const char *prefix, int n, int put) {
-    static reply r[WINDOW];
-    char req[64], want[64], err[CHAN_ERRBUF_LEN];
-    chan *c = chan_udp_open(client, "127.0.0.1", port, err);
-    CHECK(c);
-    for (int base = 0; base < n; base += WINDOW) {
-        int m = n - base < WINDOW ? n - base : WINDOW;
-        for (int i = 0; i < m; i++) {
-            int k = base + i;
-            int len = put ? snprintf(req, sizeof(req), "PUT %s%d v%d", prefix, k, k * 7)
-                          : snprintf(req, sizeof(req), "GET %s%d", prefix, k);
-            atomic_store(&r[i].done, 0);
-            CHECK_EQ_INT(chan_send(c, 0, (const uint8_t *)req, (size_t)len, on_reply, &r[i], err), CHAN_OK);
-        }
-        for (int i = 0; i < m; i++) {
-            int k = base + i;
-            snprintf(want, sizeof(want), "VALUE v%d", k * 7);
-            check_reply(&r[i], put ? "PUT" : "GET", 3, CHAN_OK, put ? "OK" : want);
-        }
-    }
-    chan_close(c);
-}
-
-static void put_keys(chan_udp_node *client, uint16_t port, const char *prefix, int n) {
-    keys(client, port, prefix, n, 1);
-}
-
-static void check_keys(chan_udp_node *client, uint16_t port, const char *prefix, int n) {
-    keys(client, port, prefix, n, 0);
-}
-
-/* Poll the counters of `id` on `s` until `field` reaches `want` (5 s at most). */
-static void wait_counter(cmd_state *s, const char *id, size_t off, uint64_t want) {
-    rep_counters rc;
-    struct timespec ms = {0, 1000000};
-    for (int i = 0; i < 5000; i++) {
-        CHECK(cmd_replication(s, id, &rc));
-        if (*(uint64_t *)((char *)&rc + off) >= want) break;
-        nanosleep(&ms, NULL);
-    }
-    CHECK_EQ_INT(*(uint64_t *)((char *)&rc + off), want);
-}
-
-static void sleep_ms(long ms) {
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
-    nanosleep(&ts, NULL);
-}
+#include "xfer_check.h"
 
 int main(void) {
     const char *env = getenv("E3_MIGRATE_KEYS");
@@ -188,8 +97,8 @@ int main(void) {
     /* ---- a primary with a backup (on B) moves from A to B; the backup keeps applying ---- */
     uint16_t pbk = free_port(), ppa = free_port(), ppb = free_port();
     e3rpc_route routes[] = {{"bk", "127.0.0.1", pbk}};
-    expect(A.s, (e3rpc_command){.version = va++, .kind = E3RPC_CMD_SET_ROUTES, .routes = routes, .n_routes = 1}, NULL);
-    expect(B.s, (e3rpc_command){.version = vb++, .kind = E3RPC_CMD_SET_ROUTES, .routes = routes, .n_routes = 1}, NULL);
+    expect(A.s, routes_cmd(va++, routes, 1), NULL);
+    expect(B.s, routes_cmd(vb++, routes, 1), NULL);
     expect(B.s, deploy(vb++, "bk", "kvs", pbk, NULL, 0), NULL);
     e3rpc_kv prim[] = {{"e3.backups", "bk"}};
     e3rpc_kv prim_await[] = {{"e3.await_state", "1"}, {"e3.backups", "bk"}};
