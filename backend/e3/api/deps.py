@@ -32,19 +32,30 @@ def _bearer(request: Request) -> str:
     return token.strip()
 
 
+def _actor(request: Request, session: Session, scope: str) -> Actor:
+    actor = authenticate(session, _bearer(request))
+    if actor is None:
+        raise Unauthorized("invalid, revoked or expired token")
+    if not actor.can(scope):
+        raise Forbidden(f"token '{actor.name}' lacks the '{scope}' scope for this operation", code="missing_scope")
+    request.state.actor = actor
+    return actor
+
+
 def require(scope: str):
     """A dependency that yields the request's actor if its token grants `scope`, else 401/403."""
 
     def dependency(request: Request, session: SessionDep) -> Actor:
-        actor = authenticate(session, _bearer(request))
-        if actor is None:
-            raise Unauthorized("invalid, revoked or expired token")
-        if not actor.can(scope):
-            raise Forbidden(f"token '{actor.name}' lacks the '{scope}' scope for this operation", code="missing_scope")
-        request.state.actor = actor
-        return actor
+        return _actor(request, session, scope)
 
     return dependency
+
+
+def authorize(request: Request, scope: str) -> Actor:
+    """`require` for a long-lived response (a stream): checks the token in a session of its own, so no
+    database connection is held while the response runs. Blocking."""
+    with session_scope() as session:
+        return _actor(request, session, scope)
 
 
 ReadDep = Annotated[Actor, Depends(require("read"))]

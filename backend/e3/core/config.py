@@ -32,6 +32,13 @@ class Settings(BaseSettings):
     heartbeat_period_ms: int = Field(default=50, alias="E3_HEARTBEAT_PERIOD_MS", ge=1, le=60_000)
     suspect_after_missed: int = Field(default=3, alias="E3_SUSPECT_AFTER_MISSED", ge=1)
     down_after_ms: int = Field(default=1000, alias="E3_DOWN_AFTER_MS", ge=1)
+    # The data-plane orchestrator (docs/orchestrator.md): `migrate` acts on what it detects, `observe`
+    # only records detections and decisions as events, `off` judges nothing.
+    orchestrator: Literal["migrate", "observe", "off"] = Field(default="migrate", alias="E3_ORCHESTRATOR")
+    detect_window: int = Field(default=3, alias="E3_DETECT_WINDOW", ge=1)  # heartbeats a condition must last
+    detect_queue_packets: int = Field(default=32, alias="E3_DETECT_QUEUE_PACKETS", ge=2)  # a standing queue
+    detect_overload: float = Field(default=0.20, alias="E3_DETECT_OVERLOAD", gt=0, le=10)  # exec time over baseline
+    detect_cooldown_s: float = Field(default=5.0, alias="E3_DETECT_COOLDOWN_S", ge=0)
     # `e3 up` also starts a cluster and the demo on it: `rack` (an emulated rack of rack_servers
     # rack_type servers, needs root), `local` (local_servers beefy servers, one e3-agent each on
     # loopback), `auto` (rack where possible, else local, saying why) or `none`.

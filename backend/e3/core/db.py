@@ -4,7 +4,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
 
-from sqlalchemy import Engine, create_engine
+from sqlalchemy import Engine, create_engine, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from e3.core.config import get_settings
@@ -16,6 +16,11 @@ def get_engine() -> Engine:
     if not url:
         raise RuntimeError("DATABASE_URL is not set (run `e3 up`, or set it to a PostgreSQL URL)")
     return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+
+
+def libpq_url(database_url: str) -> str:
+    """The SQLAlchemy URL (postgresql+psycopg://...) as a libpq connection string (for raw psycopg, LISTEN)."""
+    return make_url(database_url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
 @cache

@@ -8,10 +8,15 @@ host, has nowhere nearer to go from a host.
   consecutive heartbeats) while the NIC's link is under-utilised (the busier direction's rate from
   the rx/tx byte counters, over the link rate, < `bandwidth_util_max`). A queue at line rate is
   saturation, not starvation; a queue that comes and goes is noise.
-- Overload: an instance's execution time above its EMA by more than `overload_deviation` in
+- Overload: an instance's execution time above its baseline by more than `overload_deviation` in
   `window` consecutive heartbeats, each with at least `min_requests` completed requests (the paper's
   "difference negative and larger than 20%": EMA minus current below -20%). Faster than the EMA is
-  not overload.
+  not overload. The baseline is an EMA over heartbeats (`ema_alpha` per heartbeat), started from the
+  agent's own EMA. The agent's EMA is per request (alpha 1/8): under a sustained slowdown it catches
+  up within one heartbeat, so it cannot show a deviation that lasts `window` heartbeats. The
+  baseline does not learn from a sample that counts towards an overload streak, until the node is
+  latched: a step above the threshold is then always detected, and a lasting new level is learnt
+  once it was reported.
 
 Hysteresis: a node that triggered is latched for that kind of trouble until its condition has
 cleared (queue <= `queue_clear`; every instance within `overload_clear` of its EMA, or idle, or
@@ -89,6 +94,7 @@ class DetectionPolicy:
     bandwidth_util_max: float = 0.8  # link utilisation below this is "under-utilised"
     overload_deviation: float = 0.20  # exec time above EMA x (1 + this): overloaded (the paper's 20%)
     overload_clear: float = 0.10  # every instance within EMA x (1 + this): the overload latch is released
+    ema_alpha: float = 0.1  # weight of a heartbeat's execution time in the per-heartbeat baseline EMA
     min_requests: int = 2  # requests per heartbeat below this: the instance's exec time is not judged
     cooldown_s: float = 5.0  # no new detection for a node this long after its last detection or decision
 
@@ -103,6 +109,8 @@ class DetectionPolicy:
             raise ValueError("overload_clear must be in 0..overload_deviation (exclusive)")
         if self.cooldown_s < 0:
             raise ValueError("cooldown_s must not be negative")
+        if not 0 < self.ema_alpha <= 1:
+            raise ValueError("ema_alpha must be in (0, 1]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +123,8 @@ class Detection:
 
 
 class _NodeState:
-    __slots__ = ("t", "rx", "tx", "queue_streak", "queues", "starving", "overloaded", "streaks", "quiet_until")
+    __slots__ = ("t", "rx", "tx", "queue_streak", "queues", "starving", "overloaded", "streaks", "baselines",
+                 "quiet_until")
 
     def __init__(self):
         self.t = self.rx = self.tx = None
@@ -123,6 +132,7 @@ class _NodeState:
         self.queues: list[tuple[int, float]] = []  # (queue, utilisation) of the current streak, at most `window`
         self.starving = self.overloaded = False  # latched: reported, condition not cleared yet
         self.streaks: dict[str, int] = {}  # instance id -> consecutive overloaded heartbeats
+        self.baselines: dict[str, float] = {}  # instance id -> EMA of its execution time over heartbeats, us
         self.quiet_until = float("-inf")
 
 
@@ -184,30 +194,38 @@ class Detector:
                 "queue_threshold": p.queue_threshold, "bandwidth_util_max": p.bandwidth_util_max,
                 "cpu_shares": {i.instance_id: i.cpu_share for i in s.instances}})
 
-        # Overload, per instance. Instances missing from this heartbeat lose their streak.
+        # Overload, per instance, against the per-heartbeat baseline. Instances missing from this
+        # heartbeat lose their streak; gone instances lose their baseline.
         streaks, worst, clear = state.streaks, None, True
-        high, low = 1.0 + p.overload_deviation, 1.0 + p.overload_clear
-        seen = {}
+        high, low, alpha = 1.0 + p.overload_deviation, 1.0 + p.overload_clear, p.ema_alpha
+        seen, bases = {}, {}
         for inst in s.instances:
-            ema, ex = inst.exec_time_ema_us, inst.exec_time_us
-            judged = inst.requests_completed >= p.min_requests and ema > 0
-            if judged and ex > ema * high:
-                n = streaks.get(inst.instance_id, 0) + 1
-                seen[inst.instance_id] = n
-                if n >= p.window and (worst is None or ex / ema > worst[1].exec_time_us / worst[1].exec_time_ema_us):
-                    worst = (n, inst)
-            if judged and ex > ema * low:
+            iid, ex = inst.instance_id, inst.exec_time_us
+            base = state.baselines.get(iid) or inst.exec_time_ema_us or None
+            if inst.requests_completed < p.min_requests or base is None:
+                if base is not None:
+                    bases[iid] = base
+                elif inst.requests_completed >= p.min_requests and ex > 0:
+                    bases[iid] = ex  # no agent EMA yet: this heartbeat starts the baseline
+                continue
+            over = ex > base * high
+            if over:
+                n = seen[iid] = streaks.get(iid, 0) + 1
+                if n >= p.window and (worst is None or ex / base > worst[2]):
+                    worst = (n, inst, ex / base, base)
+            if ex > base * low:
                 clear = False
-        state.streaks = seen
+            bases[iid] = base + alpha * (ex - base) if not over or state.overloaded else base
+        state.streaks, state.baselines = seen, bases
         if state.overloaded and clear:
             state.overloaded = False
         if worst is not None and found is None and not state.overloaded and s.t >= state.quiet_until:
-            inst = worst[1]
+            n, inst, ratio, base = worst
             state.overloaded = True
             state.quiet_until = s.t + p.cooldown_s
             found = Detection(OVERLOAD, s.node_id, s.t, {
-                "exec_time_us": inst.exec_time_us, "exec_time_ema_us": inst.exec_time_ema_us,
-                "deviation": round(inst.exec_time_us / inst.exec_time_ema_us - 1.0, 4), "heartbeats": worst[0],
+                "exec_time_us": inst.exec_time_us, "baseline_us": round(base, 3),
+                "agent_ema_us": inst.exec_time_ema_us, "deviation": round(ratio - 1.0, 4), "heartbeats": n,
                 "overload_deviation": p.overload_deviation,
                 "cpu_shares": {i.instance_id: i.cpu_share for i in s.instances}}, inst.instance_id)
         return found

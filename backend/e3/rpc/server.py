@@ -8,10 +8,12 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from e3.core.config import Settings
+from e3.orchestrator.detection import DetectionPolicy
 from e3.orchestrator.membership import MembershipPolicy
 from e3.rpc.pb import agent_pb2, agent_pb2_grpc
 from e3.rpc.servicer import AgentServicer
 from e3.services.agent_hub import AgentHub
+from e3.services.orchestrator import DataplaneOrchestrator
 
 log = logging.getLogger(__name__)
 SERVICE_NAME = agent_pb2.DESCRIPTOR.services_by_name["AgentService"].full_name
@@ -21,6 +23,14 @@ def policy_from(settings: Settings) -> MembershipPolicy:
     return MembershipPolicy(period_s=settings.heartbeat_period_ms / 1000,
                             suspect_after_missed=settings.suspect_after_missed,
                             down_after_s=settings.down_after_ms / 1000)
+
+
+def detection_policy_from(settings: Settings) -> DetectionPolicy:
+    """The detectors' thresholds; the release thresholds follow the trigger ones (a quarter, a half)."""
+    return DetectionPolicy(window=settings.detect_window, queue_threshold=settings.detect_queue_packets,
+                           queue_clear=min(8, settings.detect_queue_packets // 4),
+                           overload_deviation=settings.detect_overload, overload_clear=settings.detect_overload / 2,
+                           cooldown_s=settings.detect_cooldown_s)
 
 
 class Controller:
@@ -33,7 +43,8 @@ class Controller:
         self.hosts = [h.strip() for h in (host or settings.controller_host).split(",") if h.strip()]
         self.requested_port = port if port is not None else settings.controller_port
         self.address = f"{','.join(self.hosts)}:{self.requested_port}"
-        self.hub = AgentHub(policy_from(settings), settings.redis_url)
+        orchestrator = DataplaneOrchestrator(settings.orchestrator, detection_policy_from(settings))
+        self.hub = AgentHub(policy_from(settings), settings.redis_url, orchestrator=orchestrator)
         self.health = health.aio.HealthServicer()
         # Small HTTP/2 receive windows: when heartbeat intake falls behind, gRPC flow control pushes
         # back on the agents within ~16 KB a stream, instead of megabytes (seconds of heartbeats)

@@ -23,6 +23,7 @@ from e3.services.agents import AgentError
 from e3.services.command_streams import CommandStream, CommandStreams
 from e3.services.heartbeat_intake import HeartbeatIntake
 from e3.services.heartbeat_writer import HeartbeatWriter
+from e3.services.orchestrator import DataplaneOrchestrator
 
 log = logging.getLogger(__name__)
 MAX_REPORTED_REJECTIONS = 100
@@ -36,6 +37,8 @@ class TrackedNode:
     agent_id: str
     last_seen: float  # controller's monotonic clock, seconds
     state: str = "up"
+    kind: str = "host"  # host | smartnic
+    bandwidth_mbps: float = 0.0  # its link rate per direction (the starvation detector's "under-utilised")
 
 
 @dataclass
@@ -47,8 +50,9 @@ class Rejection:
 
 class AgentHub:
     def __init__(self, policy: MembershipPolicy, redis_url: str, writer: HeartbeatWriter | None = None,
-                 clock=time.monotonic):
+                 clock=time.monotonic, orchestrator: DataplaneOrchestrator | None = None):
         self.policy = policy
+        self.orchestrator = orchestrator or DataplaneOrchestrator(mode="off")
         self.redis = aioredis.Redis.from_url(redis_url)
         self.writer = writer or HeartbeatWriter(retention_days=get_settings().heartbeat_retention_days)
         self.live = live_state.LiveFeed(redis_url)
@@ -68,13 +72,14 @@ class AgentHub:
         now = self.clock()
         for node in await asyncio.to_thread(in_session, agents.agent_run_nodes):
             self.nodes[node.node_id] = TrackedNode(node.node_id, node.cluster_id, node.name, node.agent_id, now,
-                                                   node.state)
+                                                   node.state, node.kind, node.bandwidth_mbps)
         self.writer.start()
         self.commands.start()
         self._monitor = asyncio.get_running_loop().create_task(self._watch(), name="membership")
 
     async def stop(self) -> None:
         await cancel_and_wait(self._monitor)
+        await self.orchestrator.stop()
         await self.commands.stop()
         await self.writer.stop()
         await self.live.close()
@@ -99,7 +104,8 @@ class AgentHub:
         previous = held.state if held else node.previous_state
         if held and held.agent_id != agent_id:
             self._end_commands(node.node_id)  # the old agent's command stream belongs to a dead agent
-        self.nodes[node.node_id] = TrackedNode(node.node_id, node.cluster_id, node.name, agent_id, now)
+        self.nodes[node.node_id] = TrackedNode(node.node_id, node.cluster_id, node.name, agent_id, now,
+                                               kind=node.kind, bandwidth_mbps=node.bandwidth_mbps)
         await asyncio.to_thread(in_session, agents.mark_registered, node, agent_id, software_version, address,
                                 control_address)
         if previous != "up":
@@ -127,7 +133,17 @@ class AgentHub:
             await self.live.room()
             self.writer.add(encoded.copy_text, encoded.rows, encoded.days)
             self.live.add(encoded.redis_commands, encoded.live_items)
+            if self.orchestrator.mode != "off":
+                self._orchestrate(agent_id, heartbeats, {r[0] for r in rejected})
         return encoded.rows, [Rejection(*r) for r in rejected]
+
+    def _orchestrate(self, agent_id: str, heartbeats: Sequence, rejected: set[int]) -> None:
+        """The accepted heartbeats to the data-plane orchestrator (it judges SmartNICs only)."""
+        for index, hb in enumerate(heartbeats):
+            if index not in rejected:
+                node = self.intake.tracked(agent_id, hb.node_id)
+                if node is not None and node.kind == "smartnic":
+                    self.orchestrator.observe(node, hb)
 
     async def flush(self) -> None:
         """Return once every heartbeat accepted so far is in the database."""
@@ -154,6 +170,8 @@ class AgentHub:
         for node_id, state in changes.items():
             node = self.nodes[node_id]
             previous, node.state = node.state, state
+            if state == "down":
+                self.orchestrator.forget(node_id)
             log.info("node %s (%s): %s -> %s", node.name, node_id, previous, state)
             await self._publish_state(node, previous)
         return changes

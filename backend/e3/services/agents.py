@@ -59,6 +59,8 @@ class RegisteredNode:
     cluster_id: uuid.UUID
     name: str
     previous_state: str
+    kind: str  # host | smartnic
+    bandwidth_mbps: int
 
 
 def check_agent_id(agent_id: str) -> None:
@@ -83,7 +85,7 @@ def find_node(session: Session, cluster_name: str, node_name: str, kind: str | N
     if server_name and server_name != node.server.name:
         raise AgentError("INVALID_ARGUMENT", f"node {node_name!r} is on server {node.server.name!r}, "
                                              f"not {server_name!r}")
-    return RegisteredNode(node.id, cluster.id, node.name, node.state)
+    return RegisteredNode(node.id, cluster.id, node.name, node.state, node.kind, node.bandwidth_mbps)
 
 
 @dataclass(frozen=True)
@@ -93,12 +95,14 @@ class AgentRunNode:
     name: str
     agent_id: str
     state: str
+    kind: str
+    bandwidth_mbps: int
 
 
 def agent_run_nodes(session: Session) -> list[AgentRunNode]:
     """Every node an agent has registered that is not down: what a starting controller watches."""
     rows = session.execute(select(ComputeNode.id, ComputeNode.cluster_id, ComputeNode.name, ComputeNode.agent_id,
-                                  ComputeNode.state)
+                                  ComputeNode.state, ComputeNode.kind, ComputeNode.bandwidth_mbps)
                            .where(ComputeNode.agent_id.is_not(None), ComputeNode.state != "down"))
     return [AgentRunNode(*row) for row in rows]
 

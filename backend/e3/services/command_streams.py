@@ -13,19 +13,13 @@ import uuid
 from dataclasses import dataclass, field
 
 import psycopg
-from sqlalchemy.engine import make_url
 
 from e3.core.aio import cancel_and_wait
-from e3.core.db import in_session
+from e3.core.db import in_session, libpq_url
 from e3.services import commands
 
 log = logging.getLogger(__name__)
 _END = object()
-
-
-def libpq_url(database_url: str) -> str:
-    """The SQLAlchemy URL (postgresql+psycopg://...) as a libpq connection string."""
-    return make_url(database_url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
 @dataclass

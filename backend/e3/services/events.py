@@ -1,16 +1,26 @@
-"""Events: state changes worth a timeline entry, and reading them back in order."""
+"""Events: state changes worth a timeline entry, and reading them back in order.
+
+Each transaction that adds events also sends a Postgres NOTIFY on `e3_events` (delivered when it commits,
+never for one rolled back, once per transaction): live readers LISTEN and read on from their cursor
+(`list_events(since=...)`), so a burst of events costs them one read and an event is pushed only once
+it is stored.
+"""
 
 import uuid
 
-from sqlalchemy import select
+from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
 from e3.core.errors import FieldError, ValidationFailed
 from e3.models import Cluster, Event
 
 
+NOTIFY_CHANNEL = "e3_events"
+
+
 def emit(session: Session, kind: str, subject: str, cluster_id: uuid.UUID | None = None, **data) -> None:
     session.add(Event(kind=kind, subject=subject, cluster_id=cluster_id, data=data))
+    session.execute(text(f"NOTIFY {NOTIFY_CHANNEL}"))
 
 
 def list_events(session: Session, *, since: int = 0, limit: int = 100, kind: str | None = None,

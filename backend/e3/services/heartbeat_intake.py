@@ -102,6 +102,11 @@ class HeartbeatIntake:
         entry = self._by_text[node_text] = _Node(tracked, node_id, tracked.cluster_id)
         return entry if tracked.agent_id == agent_id else None
 
+    def tracked(self, agent_id: str, node_text: str):
+        """The tracked node `node_text` names when `agent_id` runs it, else None (cached)."""
+        entry = self._node(agent_id, node_text)
+        return entry.tracked if entry is not None else None
+
     def _second(self, second: int) -> str:
         text = self._seconds.get(second)
         if text is None:

@@ -8,7 +8,8 @@ from sqlalchemy.exc import OperationalError
 
 from e3.core.celery_app import celery_app
 from e3.core.db import session_scope
-from e3.services import migration_runner
+from e3.core.errors import ServiceUnavailable
+from e3.services import migration_runner, migrations
 
 log = logging.getLogger(__name__)
 
@@ -19,6 +20,19 @@ def migrate(migration_id: str) -> str:
     """Run migration `migration_id` to its end (or resume it). Returns its final state."""
     with session_scope() as session:
         return migration_runner.run_migration(session, uuid.UUID(migration_id))
+
+
+def queue(session, migration_id: uuid.UUID) -> None:
+    """Commit the `pending` migration and hand it to a worker. If the queue (Redis) is unreachable the
+    migration is marked failed (nothing was done) and ServiceUnavailable says so."""
+    session.commit()  # the worker must find the migration when it picks the task up
+    try:
+        migrate.delay(str(migration_id))
+    except Exception as exc:  # broker down: the migration must not stay pending forever
+        migrations.fail_unqueued(session, migration_id, f"could not reach the job queue (Redis): {exc}")
+        session.commit()
+        raise ServiceUnavailable(f"the job queue is unreachable; migration {migration_id} was marked failed "
+                                 "(nothing was changed)", code="queue_unavailable") from exc
 
 
 @worker_ready.connect

@@ -96,12 +96,33 @@ def test_overload_of_30_percent_is_detected_on_the_third_heartbeat():
 
 def test_overload_needs_requests_and_a_slower_not_faster_instance():
     rec = Recording()
-    det = Detector()
     idle = [rec.next(instances=[steady("a", exec_us=300.0, requests=1)]) for _ in range(10)]
     faster = [rec.next(instances=[steady("a", exec_us=50.0)]) for _ in range(10)]
     broken = [rec.next(instances=[steady("a", exec_us=130.0)]) if k != 2 else rec.next(instances=[steady("a")])
               for k in range(5)]
-    assert feed(det, idle + faster + broken) == []
+    for samples in (idle, faster, broken):  # each from a fresh detector: the baseline is the agent's EMA
+        assert feed(Detector(), samples) == []
+
+
+def test_baseline_is_per_heartbeat_not_the_agents_per_request_ema():
+    """The agent's EMA is per request: under a lasting slowdown it has caught up within the heartbeat, so
+    the detector compares with its own baseline, which learns from heartbeats (and not from a streak)."""
+    rec = Recording()
+    det = Detector()
+    assert feed(det, [rec.next(instances=[steady("a")]) for _ in range(20)]) == []
+    # a step to 125 us; the agent's EMA follows within the heartbeat (what e3-agent reports)
+    over = [rec.next(instances=[InstanceSample("a", 125.0, 124.0, 0.5, 500)]) for _ in range(40)]
+    found = feed(det, over)
+    assert [i for i, _ in found] == [2]
+    assert found[0][1].detail["baseline_us"] == pytest.approx(100.0) and found[0][1].detail["agent_ema_us"] == 124.0
+    # once reported, the new level is learnt: it clears, and the same level later is no overload
+    assert feed(det, [rec.next(instances=[InstanceSample("a", 125.0, 125.0, 0.5, 500)]) for _ in range(200)]) == []
+
+
+def test_baseline_learns_a_slow_drift():
+    rec = Recording()
+    drift = [rec.next(instances=[InstanceSample("a", 100.0 * 1.01 ** k, 100.0, 0.5, 500)]) for k in range(100)]
+    assert feed(Detector(), drift) == []  # +1% per heartbeat, 2.7x in 5 s: followed, never 20% behind
 
 
 def test_condition_that_stays_is_reported_once():

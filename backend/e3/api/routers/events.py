@@ -1,23 +1,59 @@
 """The event log: detections, decisions, migration steps, node and job state changes."""
 
+import asyncio
+import json
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Header, Query, Request
+from fastapi.responses import StreamingResponse
 
-from e3.api.deps import ReadDep, SessionDep
+from e3.api.deps import ReadDep, SessionDep, authorize
+from e3.core.config import get_settings
+from e3.core.db import in_session
 from e3.schemas.migration import EventsPublic
-from e3.services import events
+from e3.services import event_feed, events
 
 router = APIRouter(prefix="/events", tags=["events"])
+SinceQuery = Annotated[int, Query(ge=0, description="Only events with a larger id (0: from the start)")]
+KindQuery = Annotated[str | None, Query(max_length=63, description="A kind, or a prefix ending in '.' "
+                                                                   "(e.g. migration.)")]
 
 
 @router.get("", response_model=EventsPublic)
-def list_events(session: SessionDep, actor: ReadDep,
-                since: Annotated[int, Query(ge=0, description="Only events with a larger id (0: from the start)")] = 0,
-                limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-                kind: Annotated[str | None, Query(max_length=63, description="A kind, or a prefix ending "
-                                                                               "in '.' (e.g. migration.)")] = None,
+def list_events(session: SessionDep, actor: ReadDep, since: SinceQuery = 0,
+                limit: Annotated[int, Query(ge=1, le=1000)] = 100, kind: KindQuery = None,
                 cluster: str | None = None, subject: str | None = None) -> dict:
     """Events after `since`, oldest first; poll with the returned `next_since`."""
     items = events.list_events(session, since=since, limit=limit, kind=kind, cluster=cluster, subject=subject)
     return dict(items=items, next_since=items[-1]["id"] if items else since)
+
+
+def _sse(items: list[dict]) -> bytes:
+    if not items:
+        return b": keep-alive\n\n"
+    return "".join(f"id: {e['id']}\nevent: {e['kind']}\ndata: {json.dumps(e, default=str)}\n\n"
+                   for e in items).encode()
+
+
+@router.get("/stream", response_class=StreamingResponse,
+            responses={200: {"content": {"text/event-stream": {}},
+                             "description": "Server-sent events, one per event (`id`, `event`: its kind, `data`: "
+                                            "the event as JSON), and a comment line every 15 s"}})
+async def stream_events(request: Request, since: SinceQuery = 0, kind: KindQuery = None, cluster: str | None = None,
+                        subject: str | None = None,
+                        last_event_id: Annotated[int | None, Header(ge=0, description="Resume after this id "
+                                                                                        "(wins over since)")] = None):
+    """Events as they are stored, pushed as server-sent events: first those after `since` (or the
+    `Last-Event-ID` a reconnecting client sends), then each new one within milliseconds of its commit."""
+    await asyncio.to_thread(authorize, request, "read")
+    start = since if last_event_id is None else last_event_id
+    # an unknown cluster is a 422 now, not a broken stream later
+    await asyncio.to_thread(in_session, events.list_events, since=start, limit=1, cluster=cluster)
+
+    async def body():
+        async for items in event_feed.follow(get_settings().database_url, start, kind=kind, cluster=cluster,
+                                             subject=subject):
+            yield _sse(items)
+
+    return StreamingResponse(body(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

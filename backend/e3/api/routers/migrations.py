@@ -6,7 +6,6 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Response, status
 
 from e3.api.deps import DeployDep, PageDep, ReadDep, SessionDep
-from e3.core.errors import ServiceUnavailable
 from e3.schemas.migration import MigrationAnswer, MigrationCreate, MigrationPublic, MigrationsPublic
 from e3.services import migrations
 
@@ -21,21 +20,14 @@ def create_migration(instance_id: uuid.UUID, body: MigrationCreate, session: Ses
                      response: Response) -> dict:
     """Migrate an instance to `target_node` (202; follow `status_url`), or with `dry_run` only check it and
     answer the cost model's predicted change in latency and joules per request (200)."""
-    from e3.tasks.migrations import migrate  # the Celery app is only needed here
+    from e3.tasks.migrations import queue  # the Celery app is only needed here
 
     answer, migration = migrations.request_migration(session, instance_id, body.target_node, dry_run=body.dry_run,
                                                      actor=actor)
     if migration is None:
         response.status_code = status.HTTP_200_OK
         return answer
-    session.commit()  # the worker must find the migration when it picks the task up
-    try:
-        migrate.delay(str(migration.id))
-    except Exception as exc:  # broker down: the migration must not stay pending forever
-        migrations.fail_unqueued(session, migration.id, f"could not reach the job queue (Redis): {exc}")
-        session.commit()
-        raise ServiceUnavailable(f"the job queue is unreachable; migration {migration.id} was marked failed "
-                                 "(nothing was changed)", code="queue_unavailable") from exc
+    queue(session, migration.id)
     return answer
 
 

@@ -1,0 +1,130 @@
+"""The controller's data-plane orchestrator (paper §3.4): heartbeats of SmartNICs in, migrations out.
+
+`DataplaneOrchestrator.observe` takes every accepted heartbeat of a SmartNIC node on the controller's
+loop (`orchestrator.detection`, pure and cheap). A detection is acted on in a worker thread
+(`act_on_detection`): an `orchestrator.detection` event, the decision (`orchestrator.decision`) or
+why there is none (`orchestrator.no_decision`), and in `migrate` mode the migration itself, requested
+like a manual one (same checks, reason `host_starvation` or `overload`) and queued to a worker.
+Modes (E3_ORCHESTRATOR): `migrate` (the default), `observe` (detections and decisions are events,
+nothing moves), `off` (heartbeats are not judged).
+"""
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from e3.core.db import in_session
+from e3.core.errors import E3Error
+from e3.core.security import Actor
+from e3.orchestrator.decision import Decision, decide
+from e3.orchestrator.detection import SMARTNIC, Detection, DetectionPolicy, Detector, InstanceSample, NodeSample
+from e3.services import cluster_views, events, migrations
+
+log = logging.getLogger(__name__)
+MODES = ("migrate", "observe", "off")
+ORCHESTRATOR = Actor(token_id=None, name="orchestrator", scopes=frozenset({"deploy"}))
+
+
+@dataclass(frozen=True)
+class Acted:
+    decided: bool  # a decision was made (the node cools down whether or not the migration was accepted)
+    migration_id: uuid.UUID | None = None  # the migration recorded, to be queued
+
+
+def _node_subject(node_id) -> str:
+    return f"node/{node_id}"
+
+
+def act_on_detection(session, cluster_id: uuid.UUID, detection: Detection, mode: str) -> Acted:
+    """Record a detection, decide, and in `migrate` mode request the migration (committed by the caller's
+    transaction; the migration is then queued by the caller)."""
+    subject = _node_subject(detection.node_id)
+    events.emit(session, "orchestrator.detection", subject, cluster_id, trouble=detection.kind,
+                instance_id=detection.instance_id, detail=detection.detail)
+    outcome = decide(detection, cluster_views.cluster_view(session, cluster_id))
+    if not isinstance(outcome, Decision):
+        events.emit(session, "orchestrator.no_decision", subject, cluster_id, trouble=detection.kind,
+                    reason=outcome.reason, detail=outcome.detail)
+        return Acted(False)
+    events.emit(session, "orchestrator.decision", subject, cluster_id, trouble=detection.kind,
+                instance_id=outcome.instance_id, target_node_id=str(outcome.target_node_id), level=outcome.level,
+                mode=mode, detail=outcome.detail)
+    if mode != "migrate":
+        return Acted(True)
+    session.commit()  # the events stay whatever the request says
+    try:
+        _, migration = migrations.request_migration(session, uuid.UUID(outcome.instance_id),
+                                                    str(outcome.target_node_id), dry_run=False, actor=ORCHESTRATOR,
+                                                    reason=detection.kind)
+    except E3Error as exc:  # e.g. the instance started migrating since the view was read
+        session.rollback()
+        why = "; ".join(e.message for e in exc.errors) or exc.message
+        events.emit(session, "orchestrator.no_decision", subject, cluster_id, trouble=detection.kind,
+                    reason=f"migration refused ({exc.code}): {why}", detail=dict(instance_id=outcome.instance_id))
+        return Acted(True)
+    return Acted(True, migration.id)
+
+
+def _queue_migration(session, migration_id: uuid.UUID) -> None:
+    from e3.tasks.migrations import queue  # the Celery app only where migrations are queued
+
+    queue(session, migration_id)
+
+
+def _run_detection(session, cluster_id: uuid.UUID, detection: Detection, mode: str) -> Acted:
+    acted = act_on_detection(session, cluster_id, detection, mode)
+    if acted.migration_id is not None:
+        _queue_migration(session, acted.migration_id)
+    return acted
+
+
+class DataplaneOrchestrator:
+    """Judges SmartNIC heartbeats as they arrive and acts on detections, one at a time per node."""
+
+    def __init__(self, mode: str = "migrate", policy: DetectionPolicy | None = None,
+                 act: Callable[..., Acted] = _run_detection):
+        if mode not in MODES:
+            raise ValueError(f"orchestrator mode must be one of {', '.join(MODES)}, not {mode!r}")
+        self.mode = mode
+        self.detector = Detector(policy)
+        self._act = act
+        self._acting: dict[uuid.UUID, asyncio.Task] = {}
+        self.detections = 0
+
+    def observe(self, node, hb) -> None:
+        """One accepted Heartbeat message of `node` (a TrackedNode: node_id, cluster_id, kind, bandwidth_mbps)."""
+        if self.mode == "off" or node.kind != SMARTNIC:
+            return
+        sample = NodeSample(node.node_id, hb.timestamp_unix_ns / 1e9, hb.queue_length, hb.rx_bytes, hb.tx_bytes,
+                            node.bandwidth_mbps,
+                            tuple(InstanceSample(i.instance_id, i.exec_time_us, i.exec_time_ema_us, i.cpu_share,
+                                                 i.requests_completed) for i in hb.instances))
+        detection = self.detector.observe(sample)
+        if detection is None or node.node_id in self._acting:
+            return
+        self.detections += 1
+        log.info("node %s: %s detected (%s)", node.name, detection.kind, detection.instance_id or "queue")
+        self._acting[node.node_id] = asyncio.get_running_loop().create_task(
+            self._handle(node, detection), name=f"orchestrate-{node.name}")
+
+    async def _handle(self, node, detection: Detection) -> None:
+        try:
+            acted = await asyncio.to_thread(in_session, self._act, node.cluster_id, detection, self.mode)
+            if acted.decided:
+                self.detector.cool_down(node.node_id, detection.t)
+        except Exception:
+            log.exception("acting on a %s detection on node %s failed", detection.kind, node.name)
+        finally:
+            self._acting.pop(node.node_id, None)
+
+    def forget(self, node_id: uuid.UUID) -> None:
+        """A node went down or left: its detection state starts afresh when it is back."""
+        self.detector.forget(node_id)
+
+    async def stop(self) -> None:
+        tasks = list(self._acting.values())
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)

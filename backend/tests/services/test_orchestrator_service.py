@@ -1,0 +1,144 @@
+"""The controller's orchestrator acting on detections against a real database: events for the detection and
+the decision, the migration it requests (migrate mode) or not (observe mode), and the reasons nothing moves.
+Also the heartbeat side: which heartbeats reach the detector, one action per node at a time, the cool-down."""
+
+import asyncio
+import uuid
+from types import SimpleNamespace
+
+import pytest
+from helpers import wait_for_job
+from sqlalchemy import select, update
+
+from e3.core.db import session_scope
+from e3.models import ComputeNode, Event, Instance, Migration
+from e3.orchestrator.detection import HOST_STARVATION, OVERLOAD, Detection, DetectionPolicy
+from e3.services.orchestrator import Acted, DataplaneOrchestrator, act_on_detection
+
+APP = {
+    "apiVersion": "e3/v1", "kind": "Application", "metadata": {"name": "orch"},
+    "spec": {"nodes": [{"id": "gw", "service": "api_gateway", "replicas": 0},
+                       {"id": "pinned", "service": "count", "replicas": 0, "constraints": {"platform": "smartnic"}}],
+             "edges": [{"from": "gw", "to": "pinned"}]},
+}
+
+
+@pytest.fixture
+def on_a_nic(client, worker):
+    """The gateway (free to move) and a count pinned to SmartNICs, both running on one NIC of a 3-server rack
+    whose nodes are all agent-run."""
+    assert client.post("/api/v1/clusters", json={"generator": "fattree", "servers": 3,
+                                                 "server_type": "type1-smartnic", "name": "o3"}).status_code == 201
+    assert client.post("/api/v1/applications", json=APP).status_code == 201
+    accepted = client.post("/api/v1/deployments", json={"application": "orch", "cluster": "o3"}).json()
+    assert wait_for_job(client, accepted["job_id"])["state"] == "succeeded"
+    with session_scope() as session:
+        nic = session.scalars(select(ComputeNode).where(ComputeNode.kind == "smartnic")
+                              .order_by(ComputeNode.name)).first()
+        session.execute(update(ComputeNode).where(ComputeNode.cluster_id == nic.cluster_id)
+                        .values(agent_id="a", address="10.0.0.1", control_address="10.0.0.1"))
+        session.execute(update(Instance).values(node_id=nic.id, state="running", port=21000))
+        ids = {i.dag_node: i.id for i in session.scalars(select(Instance))}
+        return SimpleNamespace(nic=nic.id, server=nic.server_id, cluster=nic.cluster_id, gw=ids["gw"],
+                               pinned=ids["pinned"])
+
+
+def _starvation(nic, shares) -> Detection:
+    return Detection(HOST_STARVATION, nic, 1000.0, {"queue_lengths": [200] * 3, "cpu_shares": shares})
+
+
+def _events(prefix="orchestrator."):
+    with session_scope() as session:
+        return [(e.kind, e.data) for e in session.scalars(select(Event).where(Event.kind.startswith(prefix))
+                                                           .order_by(Event.id))]
+
+
+def test_starvation_moves_the_busiest_movable_instance_to_the_same_servers_host(on_a_nic):
+    shares = {str(on_a_nic.gw): 0.3, str(on_a_nic.pinned): 0.6}  # the pinned count is busier but may not move
+    with session_scope() as session:
+        acted = act_on_detection(session, on_a_nic.cluster, _starvation(on_a_nic.nic, shares), "migrate")
+    assert acted.decided and acted.migration_id is not None
+    kinds = [k for k, _ in _events()]
+    assert kinds == ["orchestrator.detection", "orchestrator.decision"]
+    decision = _events()[1][1]
+    assert decision["instance_id"] == str(on_a_nic.gw) and decision["level"] == 1  # PCIe: the same server's host
+    assert decision["detail"]["refused"] == {str(on_a_nic.pinned): "constrained to smartnic"}
+    with session_scope() as session:
+        m = session.get(Migration, acted.migration_id)
+        target = session.get(ComputeNode, m.target_node_id)
+        assert (m.instance_id, m.state, m.reason, m.requested_by) == (on_a_nic.gw, "pending", HOST_STARVATION,
+                                                                      "orchestrator")
+        assert (target.kind, target.server_id) == ("host", on_a_nic.server)
+    assert [k for k, _ in _events("migration.")] == ["migration.requested"]
+
+
+def test_observe_mode_records_the_decision_and_moves_nothing(on_a_nic):
+    with session_scope() as session:
+        acted = act_on_detection(session, on_a_nic.cluster, _starvation(on_a_nic.nic, {}), "observe")
+    assert acted == Acted(True)
+    assert [k for k, _ in _events()] == ["orchestrator.detection", "orchestrator.decision"]
+    assert _events()[1][1]["mode"] == "observe"
+    with session_scope() as session:
+        assert session.scalars(select(Migration)).all() == []
+
+
+def test_nothing_moves_when_no_instance_may_and_the_reason_is_an_event(on_a_nic):
+    with session_scope() as session:  # the gateway is migrating already; the count is pinned
+        session.add(Migration(id=uuid.uuid4(), instance_id=on_a_nic.gw, cluster_id=on_a_nic.cluster,
+                              source_node_id=on_a_nic.nic, target_node_id=on_a_nic.nic, reason="manual",
+                              state="running", steps=[], stateful=False))
+    overload = Detection(OVERLOAD, on_a_nic.nic, 1000.0, {"cpu_shares": {}}, str(on_a_nic.pinned))
+    with session_scope() as session:
+        acted = act_on_detection(session, on_a_nic.cluster, overload, "migrate")
+    assert acted == Acted(False)
+    (_, detection), (kind, why) = _events()
+    assert detection["trouble"] == OVERLOAD and detection["instance_id"] == str(on_a_nic.pinned)
+    assert kind == "orchestrator.no_decision" and "may move" in why["reason"]
+    assert why["detail"]["refused"] == {str(on_a_nic.gw): "already migrating",
+                                        str(on_a_nic.pinned): "constrained to smartnic"}
+
+
+# --- the heartbeat side, with the action replaced (a unit test of the feed) ---------------------------------
+
+
+def _beat(t, queue, rx):
+    return SimpleNamespace(timestamp_unix_ns=int(t * 1e9), queue_length=queue, rx_bytes=rx, tx_bytes=rx,
+                           instances=[SimpleNamespace(instance_id="i", exec_time_us=10.0, exec_time_ema_us=10.0,
+                                                      cpu_share=0.5, requests_completed=100)])
+
+
+def _node(kind="smartnic"):
+    return SimpleNamespace(node_id=uuid.uuid4(), cluster_id=uuid.uuid4(), name="n", kind=kind, bandwidth_mbps=10_000)
+
+
+def test_a_standing_queue_is_acted_on_once_then_the_node_cools_down(monkeypatch):
+    monkeypatch.setattr("e3.services.orchestrator.in_session", lambda fn, *args: fn(None, *args))  # no database
+    calls = []
+
+    def act(session, cluster_id, detection, mode):
+        calls.append((cluster_id, detection.kind, mode))
+        return Acted(True)
+
+    async def run():
+        orch = DataplaneOrchestrator("migrate", DetectionPolicy(cooldown_s=1.0), act=act)
+        nic, host = _node(), _node("host")
+        for k in range(40):  # 2 s of a standing queue on an idle link, and the same on a host
+            for node in (nic, host):
+                orch.observe(node, _beat(1000 + k * 0.05, 200, 10**6 + k * 1000))
+            await asyncio.sleep(0.01)
+        await orch.stop()
+        return orch, nic
+
+    orch, nic = asyncio.run(run())
+    # one detection on the NIC (the host is not judged); the decision's cool-down and the latch hold it
+    assert calls == [(nic.cluster_id, HOST_STARVATION, "migrate")] and orch.detections == 1
+
+
+def test_off_mode_judges_nothing():
+    orch = DataplaneOrchestrator("off", act=lambda *a: pytest.fail("acted"))
+    for k in range(10):
+        orch.observe(_node(), _beat(1000 + k * 0.05, 500, k))
+    assert len(orch.detector) == 0
+    with pytest.raises(ValueError, match="migrate, observe, off"):
+        DataplaneOrchestrator("sometimes")
+
