@@ -11,7 +11,8 @@ from e3.models.base import Base, Timestamps, UuidPk, utcnow
 
 DEPLOYMENT_STATES = ("pending", "placing", "placed", "failed")
 INSTANCE_ROLES = ("primary", "backup")
-INSTANCE_STATES = ("placed", "deploying", "running", "failed")
+# seeding: a new backup being given its primary's state (a seed migration), off the route table until done
+INSTANCE_STATES = ("placed", "deploying", "running", "failed", "seeding")
 
 
 class Deployment(UuidPk, Timestamps, Base):
@@ -45,8 +46,11 @@ class Instance(UuidPk, Base):
     cpu_cores: Mapped[float] = mapped_column(Float)
     memory_mb: Mapped[int] = mapped_column(Integer)
     bandwidth_mbps: Mapped[int] = mapped_column(Integer)
-    # placed (no agent runs its node) | deploying (command sent) | running (ACKed) | failed (NACKed)
+    # placed (no agent runs its node) | deploying (command sent) | running (ACKed) | failed (NACKed) | seeding
     state: Mapped[str] = mapped_column(String(16), default="placed")
     port: Mapped[int | None] = mapped_column(Integer)  # UDP port on its node's address, once deployed
     error: Mapped[dict | None] = mapped_column(JSONB)  # the agent's NACK: {code, message}
+    # ids of primaries this one took over in failovers: requests for them are routed here (upstream
+    # instances deployed before the failover still name them)
+    aliases: Mapped[list | None] = mapped_column(JSONB)
     deployment: Mapped[Deployment] = relationship(back_populates="instances")

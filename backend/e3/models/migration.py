@@ -3,13 +3,16 @@
 import uuid
 from datetime import datetime
 
-from sqlalchemy import Boolean, DateTime, ForeignKey, Index, Integer, String, false, text
+from sqlalchemy import Boolean, DateTime, ForeignKey, Index, Integer, String, Uuid, false, text
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
 from e3.models.base import Base, Timestamps, UuidPk, utcnow
 
 MIGRATION_REASONS = ("manual", "host_starvation", "overload", "failover")
+# move: the instance goes to the target node; seed: a new backup (the instance, already on the target and
+# `seeding`) gets a copy of its primary's state (failover, docs/orchestrator.md)
+MIGRATION_KINDS = ("move", "seed")
 # pending -> running -> succeeded; running -> rolling_back -> rolled_back; failed: stopped, nothing undone
 MIGRATION_STATES = ("pending", "running", "succeeded", "rolling_back", "rolled_back", "failed")
 ACTIVE_MIGRATION_STATES = ("pending", "running", "rolling_back")
@@ -27,6 +30,9 @@ class Migration(UuidPk, Timestamps, Base):
     cluster_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("clusters.id", ondelete="CASCADE"))
     source_node_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("compute_nodes.id", ondelete="RESTRICT"))
     target_node_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("compute_nodes.id", ondelete="RESTRICT"))
+    kind: Mapped[str] = mapped_column(String(16), default="move", server_default="move")  # MIGRATION_KINDS
+    # seed: the primary whose state is copied (no foreign key: it may be lost to a later failure)
+    source_instance_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)
     reason: Mapped[str] = mapped_column(String(32))  # MIGRATION_REASONS
     state: Mapped[str] = mapped_column(String(32), default="pending")  # MIGRATION_STATES
     step: Mapped[str | None] = mapped_column(String(32))  # the step under way, persisted for resume

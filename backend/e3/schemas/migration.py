@@ -69,6 +69,9 @@ class MigrationPublic(BaseModel):
     source_node_id: uuid.UUID
     target_node: str | None
     target_node_id: uuid.UUID
+    kind: str = Field(description="move: the instance moves to the target; seed: a new backup on the target gets "
+                                  "a copy of its primary's state (failover)")
+    source_instance_id: uuid.UUID | None = Field(description="seed: the primary whose state is copied")
     reason: str = Field(description="manual | host_starvation | overload | failover")
     state: str = Field(description="pending | running | succeeded | rolling_back | rolled_back | failed")
     step: str | None = Field(description="The step under way or last run")

@@ -18,7 +18,7 @@ from e3.core.config import get_settings
 from e3.core.db import in_session
 from e3.core.security import Actor
 from e3.orchestrator.membership import MembershipPolicy, transitions
-from e3.services import agents, commands, live_state
+from e3.services import agents, commands, failover, live_state
 from e3.services.agents import AgentError
 from e3.services.command_streams import CommandStream, CommandStreams
 from e3.services.heartbeat_intake import HeartbeatIntake
@@ -61,6 +61,7 @@ class AgentHub:
         self.intake = HeartbeatIntake(self.nodes, lambda: self.clock(), time.time_ns)
         self.commands = CommandStreams(get_settings().database_url)
         self._monitor: asyncio.Task | None = None
+        self._failovers: set[asyncio.Task] = set()
 
     @property
     def heartbeat_period_ms(self) -> int:
@@ -80,6 +81,7 @@ class AgentHub:
     async def stop(self) -> None:
         await cancel_and_wait(self._monitor)
         await self.orchestrator.stop()
+        await asyncio.gather(*self._failovers, return_exceptions=True)  # a failover under way is finished
         await self.commands.stop()
         await self.writer.stop()
         await self.live.close()
@@ -170,11 +172,22 @@ class AgentHub:
         for node_id, state in changes.items():
             node = self.nodes[node_id]
             previous, node.state = node.state, state
-            if state == "down":
-                self.orchestrator.forget(node_id)
             log.info("node %s (%s): %s -> %s", node.name, node_id, previous, state)
             await self._publish_state(node, previous)
+            if state == "down":
+                self.orchestrator.forget(node_id)
+                task = asyncio.get_running_loop().create_task(self._fail_over(node), name=f"failover-{node.name}")
+                self._failovers.add(task)
+                task.add_done_callback(self._failovers.discard)
         return changes
+
+    async def _fail_over(self, node: TrackedNode) -> None:
+        """Its primaries' backups take over, its instances are placed again (services.failover)."""
+        try:
+            seeds = await asyncio.to_thread(in_session, failover.fail_over_and_seed, node.node_id)
+            log.info("node %s failed over (%d new backups being seeded)", node.name, seeds)
+        except Exception:
+            log.exception("failover of node %s failed", node.name)
 
     async def _watch(self) -> None:
         tick = max(0.01, self.policy.period_s / 2)

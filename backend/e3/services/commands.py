@@ -198,11 +198,13 @@ def issue_removals(session: Session, deployment: Deployment) -> set[uuid.UUID]:
 
 def _add_routes(session: Session, batch: _Batch, nodes: Iterable[ComputeNode]) -> None:
     nodes = list(nodes)
-    rows = session.execute(select(Instance.id, ComputeNode.address, Instance.port)
+    rows = session.execute(select(Instance.id, ComputeNode.address, Instance.port, Instance.aliases)
                            .join(ComputeNode, ComputeNode.id == Instance.node_id)
                            .where(ComputeNode.id.in_([n.id for n in nodes]), Instance.port.is_not(None))
                            .order_by(Instance.id))
-    routes = [dict(instance_id=str(i), address=address, port=port) for i, address, port in rows]
+    # an instance's aliases (primaries it took over in a failover) lead to it too
+    routes = [dict(instance_id=name, address=address, port=port)
+              for i, address, port, aliases in rows for name in (str(i), *(aliases or ()))]
     for node in nodes:
         batch.add(node.id, "set_routes", dict(routes=routes))
 
@@ -293,7 +295,8 @@ def record_outcome(session: Session, cluster_id: uuid.UUID | None, node_id: uuid
         data.update(command=command.kind, instance_id=str(command.instance_id) if command.instance_id else None)
         if command.kind == "deploy_instance" and command.instance_id:
             instance = session.get(Instance, command.instance_id, with_for_update=True)
-            if instance is not None and instance.node_id == node_id:
+            # a seeding backup is the seed migration's to mark running, once its state is in (port routed)
+            if instance is not None and instance.node_id == node_id and instance.state != "seeding":
                 instance.state, instance.error = ("running", None) if ok else ("failed", error)
                 if not ok:
                     instance.port = None

@@ -12,6 +12,10 @@ Steps of a stateful instance (docs/orchestrator.md, "Migration protocol"):
   cleanup_source     RemoveInstance of the stopped copy on the source.
 A stateless instance has nothing to transfer: push (serving at once), update_routes (the point of no return),
 cleanup_source.
+A seed (failover: a new backup, its row already on the target and `seeding`) is a copy, not a move: push
+(role backup, awaiting state), open_transfer, copy_state (ExportState in copy mode on the primary: it pauses,
+sends its state, switches its backups to the shard's current ones plus this one, serves again; the point of
+no return), update_routes (the new backup's port is routed).
 
 Crash safety: a step's command versions are stored with the step, so a resumed run waits for the outcome of
 what was already issued instead of issuing it again. Before the point of no return a failed step is rolled
@@ -42,7 +46,8 @@ log = logging.getLogger(__name__)
 
 STATEFUL_STEPS = ("push", "open_transfer", "stop_and_transfer", "update_routes", "cleanup_source")
 STATELESS_STEPS = ("push", "update_routes", "cleanup_source")
-NO_RETURN = {True: "stop_and_transfer", False: "update_routes"}  # by stateful: the step that commits the move
+SEED_STEPS = ("push", "open_transfer", "copy_state", "update_routes")
+TRANSFER_STEPS = ("stop_and_transfer", "copy_state")
 AWAIT_STATE_KEY = "e3.await_state"
 STEP_TIMEOUT_S = 20.0  # a command unanswered this long (its node up) fails the step
 EXPORT_TIMEOUT_S = 120.0  # stop_and_transfer: the agent bounds its own wait; after this the migration fails
@@ -80,6 +85,7 @@ class _Run:
     def __init__(self, session: Session, migration: Migration, sleep: Callable[[float], None] = time.sleep):
         self.s, self.m, self.sleep = session, migration, sleep
         self.instance = session.get(Instance, migration.instance_id)
+        self.seed = migration.kind == "seed"
         self.source = session.get(ComputeNode, migration.source_node_id)
         self.target = session.get(ComputeNode, migration.target_node_id)
 
@@ -99,8 +105,11 @@ class _Run:
 
     def _finish(self, state: str, error: dict | None = None) -> None:
         self.m.state, self.m.error, self.m.finished_at = state, error, _now()
+        if self.seed and error and self.instance.state == "seeding":  # the new backup never got its state
+            self.instance.state, self.instance.error = "failed", error
         total_ms = round(sum(e.get("ms") or 0 for e in self.m.steps), 1)
-        self._event(f"migration.{state}", source=self.source.name, target=self.target.name, total_ms=total_ms,
+        self._event(f"migration.{state}", migration_kind=self.m.kind, source=self.source.name, target=self.target.name,
+                    total_ms=total_ms,
                     **({"error": error["message"], "code": error["code"]} if error else {}))
         self.s.commit()
         log.info("migration %s %s (%s -> %s)%s", self.m.id, state, self.source.name, self.target.name,
@@ -158,10 +167,12 @@ class _Run:
             return [self._issue(self.target, "import_state",
                                 dict(instance_id=str(inst.id), source=self.source.control_address or "",
                                      listen_port=m.transfer_port))]
-        if name == "stop_and_transfer":
+        if name in TRANSFER_STEPS:
             host = self.target.control_address or self.target.address
-            return [self._issue(self.source, "export_state",
-                                dict(instance_id=str(inst.id), destination=f"{host}:{m.transfer_port}"))]
+            export = dict(instance_id=str(inst.id), destination=f"{host}:{m.transfer_port}")
+            if name == "copy_state":
+                export.update(instance_id=str(m.source_instance_id), keep_serving=True, backups=self._backups_after())
+            return [self._issue(self.source, "export_state", export)]
         if name == "update_routes":
             self._commit_move()
             return [dict(node_id=str(n), version=v) for n, v in commands.issue_routes(self.s, m.cluster_id).items()]
@@ -171,14 +182,23 @@ class _Run:
             return [self._issue(self.target, "remove_instance", dict(instance_id=str(inst.id)))]
         raise ValueError(f"unknown step {name}")
 
+    def _backups_after(self) -> str:
+        """A seed's primary's backups once it is done: the shard's running backups and this one."""
+        inst = self.instance
+        rows = self.s.scalars(select(Instance.id).where(
+            Instance.deployment_id == inst.deployment_id, Instance.dag_node == inst.dag_node,
+            Instance.shard == inst.shard, Instance.role == "backup",
+            (Instance.state == "running") | (Instance.id == inst.id)).order_by(Instance.replica))
+        return ",".join(str(i) for i in rows)
+
     def _commit_move(self) -> None:
         """The instance row now says it runs on the target, serving on the target port."""
         inst = self.instance
-        if inst.node_id != self.target.id:
+        if inst.node_id != self.target.id or inst.state == "seeding":
             inst.node_id, inst.port, inst.state, inst.error = self.target.id, self.m.target_port, "running", None
 
     def _wait_step(self, name: str, issued: list[dict]) -> None:
-        if name == "stop_and_transfer":
+        if name in TRANSFER_STEPS:
             self._wait_export(issued)
         elif name in ("cleanup_source", "undo_push"):  # the copy may be gone already (an agent that restarted)
             self._wait(issued, STEP_TIMEOUT_S, ok_codes=("unknown_instance",))
@@ -225,10 +245,14 @@ class _Run:
 
     # --- the whole run --------------------------------------------------------------------------
     def steps(self) -> tuple[str, ...]:
-        return STATEFUL_STEPS if self.m.stateful else STATELESS_STEPS
+        return SEED_STEPS if self.seed else STATEFUL_STEPS if self.m.stateful else STATELESS_STEPS
+
+    def no_return_step(self) -> str:
+        """The step that commits the change: the transfer (a stateful move, a seed), else the routes."""
+        return "copy_state" if self.seed else "stop_and_transfer" if self.m.stateful else "update_routes"
 
     def past_no_return(self) -> bool:
-        entry = self._entry(NO_RETURN[self.m.stateful])
+        entry = self._entry(self.no_return_step())
         return bool(entry and (entry["state"] == "done" or (not self.m.stateful and entry.get("commands"))))
 
     def forward(self) -> None:

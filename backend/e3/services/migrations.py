@@ -140,7 +140,8 @@ def predict_change(ctx: _Context, target: ComputeNode) -> dict:
 def _public(m: Migration, names: dict[uuid.UUID, str]) -> dict:
     return dict(id=m.id, instance_id=m.instance_id, source_node=names.get(m.source_node_id),
                 source_node_id=m.source_node_id, target_node=names.get(m.target_node_id),
-                target_node_id=m.target_node_id, reason=m.reason, state=m.state, step=m.step, steps=m.steps,
+                target_node_id=m.target_node_id, kind=m.kind, source_instance_id=m.source_instance_id,
+                reason=m.reason, state=m.state, step=m.step, steps=m.steps,
                 stateful=m.stateful, error=m.error, prediction=m.prediction, requested_by=m.requested_by,
                 created_at=m.created_at, updated_at=m.updated_at, finished_at=m.finished_at)
 

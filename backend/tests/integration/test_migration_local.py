@@ -8,94 +8,14 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 import uuid
 
 import pytest
-from helpers import REPO_ROOT, start_process, stop_process, wait_for_job, wait_until
+from helpers import REPO_ROOT, start_process, stop_process, wait_until
+from local_trio import KEY, Writer, ask, running, third_host
 
-from e3.core.embedded import free_tcp_port
 from e3.dataplane import udp
-
-AGENT = REPO_ROOT / "build/agents/e3-agent/e3-agent"
-KEY = "secret-key"
-APP = {
-    "apiVersion": "e3/v1", "kind": "Application", "metadata": {"name": "mig-kv"},
-    "spec": {"nodes": [{"id": "gw", "service": "api_gateway", "replicas": 0,
-                        "config": {"keys": KEY, "rate": "1000000", "burst": "1000000"}},
-                       {"id": "kv", "service": "kvs", "replicas": 1}],
-             "edges": [{"from": "gw", "to": "kv"}]},
-}
-
-
-@pytest.fixture
-def trio(e3, worker, backing_services, tmp_path, client):
-    """A controller and 3 local agents; the gw -> kvs application placed and running."""
-    if not AGENT.is_file():
-        pytest.fail(f"{AGENT} is missing: `make test` builds it (make agents)")
-    port = free_tcp_port()
-    controller = start_process(["controller", "--port", str(port)], backing_services, "controller.log",
-                               lambda log: b"controller listening" in log)
-    env = dict(E3_DATA_DIR=str(tmp_path / "data"), E3_AGENT_BIN=str(AGENT))
-    agents = []
-    try:
-        up = e3("cluster", "up", "--mode", "local", "--servers", "3", "--type", "beefy", "--name", "trio",
-                "--controller", f"127.0.0.1:{port}", "--output", "json", extra_env=env)
-        agents = json.loads(up.stdout)
-        assert client.post("/api/v1/applications", json=APP).status_code == 201
-        r = client.post("/api/v1/deployments", json={"application": "mig-kv", "cluster": "trio"})
-        assert wait_for_job(client, r.json()["job_id"])["state"] == "succeeded"
-        deployment_id = r.json()["deployment_id"]
-        placed = wait_until(lambda: _running(client, deployment_id), timeout=30, what="instances running")
-        yield dict(placed=placed, deployment_id=deployment_id, env=env)
-    finally:
-        e3("cluster", "down", "trio", extra_env=env, check=False)
-        for agent in agents:
-            try:
-                os.kill(agent["pid"], signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        stop_process(controller)
-
-
-def _running(client, deployment_id):
-    items = client.get(f"/api/v1/deployments/{deployment_id}/placement").json()["items"]
-    assert not [i for i in items if i["state"] == "failed"], items
-    if all(i["state"] == "running" for i in items):
-        return {i["dag_node"] if i["role"] == "primary" else f"{i['dag_node']}-backup": i for i in items}
-    return None
-
-
-def _ask(instance: dict, text: str, timeout_s: float = 1.0) -> tuple[bool, str]:
-    reply = udp.send(instance["address"], instance["port"], text.encode(), timeout_s=timeout_s)
-    return reply.ok, reply.body.decode()
-
-
-def _third_host(client, placed) -> str:
-    taken = {placed["kv"]["server"], placed["kv-backup"]["server"]}
-    return next(n["name"] for n in client.get("/api/v1/clusters/trio/nodes").json()["items"] if n["server"] not in taken)
-
-
-class _Writer(threading.Thread):
-    """PUT k<i> v<i> through the gateway, one after another, remembering which ones were acknowledged."""
-
-    def __init__(self, gw: dict):
-        super().__init__(daemon=True)
-        self.gw, self.acked, self.failed, self.stop = gw, [], 0, threading.Event()
-
-    def run(self):
-        i = 0
-        while not self.stop.is_set():
-            i += 1
-            try:
-                ok, body = _ask(self.gw, f"{KEY} client-1\nPUT k{i} v{i}", timeout_s=0.3)
-            except udp.RequestFailed:
-                ok, body = False, ""
-            if ok and body == "ALLOW\nOK":
-                self.acked.append(i)
-            else:
-                self.failed += 1
 
 
 def test_a_kvs_primary_migrates_under_load_without_losing_an_acknowledged_update(client, e3, trio):
@@ -103,10 +23,10 @@ def test_a_kvs_primary_migrates_under_load_without_losing_an_acknowledged_update
     kv, gw = placed["kv"], placed["gw"]
     preload = 2000
     for i in range(preload):
-        assert _ask(kv, f"PUT pre{i} {i}") == (True, "OK")
-    target = _third_host(client, placed)
+        assert ask(kv, f"PUT pre{i} {i}") == (True, "OK")
+    target = third_host(client, placed)
 
-    writer = _Writer(gw)
+    writer = Writer(gw)
     writer.start()
     wait_until(lambda: len(writer.acked) >= 50, timeout=10, what="updates acknowledged before the migration")
     done = e3("migrate", kv["id"], "--to", target, "--wait", "--output", "json")
@@ -122,18 +42,18 @@ def test_a_kvs_primary_migrates_under_load_without_losing_an_acknowledged_update
     assert all(s["state"] == "done" and s["ms"] is not None for s in m["steps"])
     print("migration steps (ms):", {s["name"]: s["ms"] for s in m["steps"]}, f"acked {len(writer.acked)},",
           f"unanswered {writer.failed}")  # the record in the test log (-s)
-    moved = _running(client, trio["deployment_id"])["kv"]
+    moved = running(client, trio["deployment_id"])["kv"]
     assert (moved["id"], moved["node"]) == (kv["id"], target) and moved["port"]
     # every acknowledged update is there, on the new node, through the gateway and directly
     for i in writer.acked:
-        assert _ask(gw, f"{KEY} client-2\nGET k{i}") == (True, f"ALLOW\nVALUE v{i}"), i
+        assert ask(gw, f"{KEY} client-2\nGET k{i}") == (True, f"ALLOW\nVALUE v{i}"), i
     for i in range(0, preload, 97):
-        assert _ask(moved, f"GET pre{i}") == (True, f"VALUE {i}")
+        assert ask(moved, f"GET pre{i}") == (True, f"VALUE {i}")
     with pytest.raises(udp.RequestFailed):  # the source copy is gone
-        _ask(kv, "GET pre0", timeout_s=0.5)
+        ask(kv, "GET pre0", timeout_s=0.5)
     # the backup follows the new primary (the replication sequence carried over)
-    assert _ask(moved, "PUT after-move yes") == (True, "OK")
-    wait_until(lambda: _ask(placed["kv-backup"], "GET after-move") == (True, "VALUE yes"),
+    assert ask(moved, "PUT after-move yes") == (True, "OK")
+    wait_until(lambda: ask(placed["kv-backup"], "GET after-move") == (True, "VALUE yes"),
                what="the backup has an update made after the move")
     events = client.get("/api/v1/events", params={"kind": "migration.", "limit": 100}).json()["items"]
     kinds = [e["kind"] for e in events]
@@ -152,8 +72,8 @@ def test_a_migration_whose_runner_is_killed_is_finished_by_the_next_worker(clien
     placed = trio["placed"]
     kv = placed["kv"]
     for i in range(500):
-        assert _ask(kv, f"PUT pre{i} {i}") == (True, "OK")
-    target = _third_host(client, placed)
+        assert ask(kv, f"PUT pre{i} {i}") == (True, "OK")
+    target = third_host(client, placed)
     with session_scope() as session:  # recorded, not queued: this test runs it itself
         _, migration = request_migration(session, uuid.UUID(kv["id"]), target, dry_run=False, actor=SYSTEM)
         migration_id = migration.id
@@ -185,7 +105,7 @@ def test_a_migration_whose_runner_is_killed_is_finished_by_the_next_worker(clien
     finally:
         stop_process(second)
     assert m["state"] in ("succeeded", "rolled_back"), m
-    now = _running(client, trio["deployment_id"])["kv"]
+    now = running(client, trio["deployment_id"])["kv"]
     assert now["node"] == (target if m["state"] == "succeeded" else kv["node"])
     for i in range(0, 500, 7):  # never lost: on whichever node it ended, the state is whole
-        assert _ask(now, f"GET pre{i}") == (True, f"VALUE {i}"), (m["state"], i)
+        assert ask(now, f"GET pre{i}") == (True, f"VALUE {i}"), (m["state"], i)

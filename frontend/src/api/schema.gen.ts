@@ -1478,6 +1478,11 @@ export interface components {
              * Format: uuid
              */
             instance_id: string;
+            /**
+             * Kind
+             * @description move: the instance moves to the target; seed: a new backup on the target gets a copy of its primary's state (failover)
+             */
+            kind: string;
             /** Prediction */
             prediction: {
                 [key: string]: unknown;
@@ -1489,6 +1494,11 @@ export interface components {
             reason: string;
             /** Requested By */
             requested_by: string | null;
+            /**
+             * Source Instance Id
+             * @description seed: the primary whose state is copied
+             */
+            source_instance_id: string | null;
             /** Source Node */
             source_node: string | null;
             /**

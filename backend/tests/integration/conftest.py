@@ -1,0 +1,41 @@
+"""The local trio: a controller and 3 local agents with gw -> kvs placed and running (local_trio.py)."""
+
+import json
+import os
+import signal
+
+import pytest
+from helpers import start_process, stop_process, wait_for_job, wait_until
+from local_trio import AGENT, APP, running
+
+from e3.core.embedded import free_tcp_port
+
+
+@pytest.fixture
+def trio(e3, worker, backing_services, tmp_path, client):
+    """A controller and 3 local agents; the gw -> kvs application placed and running."""
+    if not AGENT.is_file():
+        pytest.fail(f"{AGENT} is missing: `make test` builds it (make agents)")
+    port = free_tcp_port()
+    controller = start_process(["controller", "--port", str(port)], backing_services, "controller.log",
+                               lambda log: b"controller listening" in log)
+    env = dict(E3_DATA_DIR=str(tmp_path / "data"), E3_AGENT_BIN=str(AGENT))
+    agents = []
+    try:
+        up = e3("cluster", "up", "--mode", "local", "--servers", "3", "--type", "beefy", "--name", "trio",
+                "--controller", f"127.0.0.1:{port}", "--output", "json", extra_env=env)
+        agents = json.loads(up.stdout)
+        assert client.post("/api/v1/applications", json=APP).status_code == 201
+        r = client.post("/api/v1/deployments", json={"application": "mig-kv", "cluster": "trio"})
+        assert wait_for_job(client, r.json()["job_id"])["state"] == "succeeded"
+        deployment_id = r.json()["deployment_id"]
+        placed = wait_until(lambda: running(client, deployment_id), timeout=30, what="instances running")
+        yield dict(placed=placed, deployment_id=deployment_id, env=env, agents=agents)
+    finally:
+        e3("cluster", "down", "trio", extra_env=env, check=False)
+        for agent in agents:
+            try:
+                os.kill(agent["pid"], signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        stop_process(controller)

@@ -1,0 +1,108 @@
+"""Failover of a node that went down, against a real database (the seeding itself runs against real agents in
+tests/integration/test_failover_local.py): the backup promoted under the lost primary's id, a new backup
+placed in another fault domain with its seed migration, a stateless instance placed again, the routes, and
+the down node told to forget its instances; an instance with no backup placed again, its state said lost."""
+
+from types import SimpleNamespace
+
+import pytest
+from helpers import wait_for_job
+from sqlalchemy import select, update
+
+from e3.core.db import session_scope
+from e3.models import ComputeNode, Event, Instance, Migration, NodeCommand
+from e3.services.failover import fail_over
+
+APP = {
+    "apiVersion": "e3/v1", "kind": "Application", "metadata": {"name": "fo"},
+    "spec": {"nodes": [{"id": "gw", "service": "api_gateway", "replicas": 0, "constraints": {"platform": "host"}},
+                       {"id": "kv", "service": "kvs", "replicas": 1, "constraints": {"platform": "host"}}],
+             "edges": [{"from": "gw", "to": "kv"}]},
+}
+
+
+@pytest.fixture
+def running(client, worker):
+    """gw and the kvs primary on one host, its backup on another; every node agent-run, everything running."""
+    assert client.post("/api/v1/clusters", json={"generator": "fattree", "servers": 3,
+                                                 "server_type": "type1-smartnic", "name": "f3"}).status_code == 201
+    assert client.post("/api/v1/applications", json=APP).status_code == 201
+    accepted = client.post("/api/v1/deployments", json={"application": "fo", "cluster": "f3"}).json()
+    assert wait_for_job(client, accepted["job_id"])["state"] == "succeeded"
+    with session_scope() as session:
+        nodes = list(session.scalars(select(ComputeNode).order_by(ComputeNode.name)))
+        for k, n in enumerate(nodes):
+            n.agent_id, n.address, n.control_address = f"agent-{k}", f"10.0.0.{k + 1}", f"10.0.0.{k + 1}"
+        by = {(i.dag_node, i.replica): i for i in session.scalars(select(Instance))}
+        primary, backup, gw = by[("kv", 0)], by[("kv", 1)], by[("gw", 0)]
+        gw.node_id = primary.node_id
+        for port, inst in enumerate((primary, backup, gw), start=21000):
+            inst.state, inst.port = "running", port
+        lost = session.get(ComputeNode, primary.node_id)
+        lost.state = "down"
+        return SimpleNamespace(lost=lost.id, lost_server=lost.server_id, primary=primary.id, backup=backup.id,
+                               backup_node=backup.node_id, gw=gw.id, cluster=lost.cluster_id)
+
+
+def test_the_backup_is_promoted_under_the_lost_primarys_id_and_a_new_backup_is_seeded_elsewhere(running):
+    with session_scope() as session:
+        seeds = fail_over(session, running.lost)
+    with session_scope() as session:
+        assert session.get(Instance, running.primary) is None  # lost with its node
+        promoted = session.get(Instance, running.backup)
+        assert (promoted.replica, promoted.role, promoted.node_id, promoted.state) == (0, "primary",
+                                                                                       running.backup_node, "running")
+        assert promoted.aliases == [str(running.primary)]
+        fresh = session.scalars(select(Instance).where(Instance.dag_node == "kv", Instance.role == "backup")).one()
+        assert (fresh.replica, fresh.state, fresh.port) == (1, "seeding", None)
+        servers = dict(session.execute(select(ComputeNode.id, ComputeNode.server_id)).all())
+        assert servers[fresh.node_id] not in (servers[promoted.node_id], running.lost_server)  # fault domains
+        (seed,) = [session.get(Migration, s) for s in seeds]
+        assert (seed.kind, seed.instance_id, seed.source_instance_id, seed.source_node_id, seed.target_node_id,
+                seed.reason, seed.state) == ("seed", fresh.id, promoted.id, promoted.node_id, fresh.node_id,
+                                             "failover", "pending")
+        gw = session.get(Instance, running.gw)  # no backup: placed again, same id, deployed afresh (empty)
+        assert gw.node_id not in (running.lost,) and gw.state == "deploying" and gw.port is not None
+
+        def latest(node_id, kind):
+            return session.scalars(select(NodeCommand).where(NodeCommand.node_id == node_id, NodeCommand.kind == kind)
+                                   .order_by(NodeCommand.version.desc())).first()
+
+        routes = {r["instance_id"]: (r["address"], r["port"])
+                  for r in latest(promoted.node_id, "set_routes").payload["routes"]}
+        # the old primary's id leads to the promoted backup; the seeding backup is not routed yet
+        assert routes[str(running.primary)] == routes[str(promoted.id)]
+        assert str(fresh.id) not in routes and str(gw.id) in routes
+        forgotten = {c.payload["instance_id"] for c in session.scalars(
+            select(NodeCommand).where(NodeCommand.node_id == running.lost, NodeCommand.kind == "remove_instance"))}
+        assert forgotten == {str(running.primary), str(running.gw)}
+        kinds = [e.kind for e in session.scalars(select(Event).where(Event.kind.startswith("failover."))
+                                                 .order_by(Event.id))]
+    assert kinds[0] == "failover.started" and kinds[-1] == "failover.done"
+    # api_gateway keeps state (its rate limiter) and had no backup: its state is lost, and said so
+    assert sorted(kinds[1:-1]) == ["failover.backup_placed", "failover.promoted", "failover.replaced",
+                                   "failover.state_lost"]
+
+
+def test_a_lost_backup_is_replaced_and_nothing_happens_twice(running):
+    with session_scope() as session:  # the backup's node goes down instead; the primary's comes back up
+        session.execute(update(ComputeNode).where(ComputeNode.id == running.lost).values(state="up"))
+        session.execute(update(ComputeNode).where(ComputeNode.id == running.backup_node).values(state="down"))
+    with session_scope() as session:
+        seeds = fail_over(session, running.backup_node)
+    with session_scope() as session:
+        assert session.get(Instance, running.backup) is None
+        primary = session.get(Instance, running.primary)
+        assert (primary.replica, primary.aliases) == (0, None)
+        (seed,) = [session.get(Migration, s) for s in seeds]
+        assert seed.source_instance_id == primary.id and seed.kind == "seed"
+    with session_scope() as session:
+        assert fail_over(session, running.backup_node) == []  # nothing is left on it
+
+
+def test_a_node_that_is_up_is_not_failed_over(running):
+    with session_scope() as session:
+        session.execute(update(ComputeNode).where(ComputeNode.id == running.lost).values(state="up"))
+    with session_scope() as session:
+        assert fail_over(session, running.lost) == []
+        assert session.get(Instance, running.primary) is not None
