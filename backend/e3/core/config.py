@@ -32,6 +32,8 @@ class Settings(BaseSettings):
     heartbeat_period_ms: int = Field(default=50, alias="E3_HEARTBEAT_PERIOD_MS", ge=1, le=60_000)
     suspect_after_missed: int = Field(default=3, alias="E3_SUSPECT_AFTER_MISSED", ge=1)
     down_after_ms: int = Field(default=1000, alias="E3_DOWN_AFTER_MS", ge=1)
+    # an agent whose connection broke (process killed) is down this long after, unless it comes back
+    lost_grace_ms: int = Field(default=250, alias="E3_LOST_GRACE_MS", ge=1)
     # The data-plane orchestrator (docs/orchestrator.md): `migrate` acts on what it detects, `observe`
     # only records detections and decisions as events, `off` judges nothing.
     orchestrator: Literal["migrate", "observe", "off"] = Field(default="migrate", alias="E3_ORCHESTRATOR")
@@ -65,6 +67,8 @@ class Settings(BaseSettings):
     def _down_after_suspect(self) -> "Settings":
         if self.down_after_ms <= self.heartbeat_period_ms * self.suspect_after_missed:
             raise ValueError("E3_DOWN_AFTER_MS must exceed E3_HEARTBEAT_PERIOD_MS x E3_SUSPECT_AFTER_MISSED")
+        if self.lost_grace_ms > self.down_after_ms:
+            raise ValueError("E3_LOST_GRACE_MS must not exceed E3_DOWN_AFTER_MS")
         return self
 
     @property

@@ -22,7 +22,7 @@ SERVICE_NAME = agent_pb2.DESCRIPTOR.services_by_name["AgentService"].full_name
 def policy_from(settings: Settings) -> MembershipPolicy:
     return MembershipPolicy(period_s=settings.heartbeat_period_ms / 1000,
                             suspect_after_missed=settings.suspect_after_missed,
-                            down_after_s=settings.down_after_ms / 1000)
+                            down_after_s=settings.down_after_ms / 1000, lost_grace_s=settings.lost_grace_ms / 1000)
 
 
 def detection_policy_from(settings: Settings) -> DetectionPolicy:

@@ -51,7 +51,19 @@ class AgentServicer(agent_pb2_grpc.AgentServiceServicer):
     async def StreamHeartbeats(self, request_iterator, context):
         await self._authenticate(context)
         summary = agent_pb2.HeartbeatSummary()
+        sender = []  # the agent streaming, once a batch named it
+
+        def ended(_) -> None:
+            # An agent ends its heartbeat stream only when it stops or reconnects (it registers again
+            # within ~100 ms), and a killed one's connection is reset by its kernel: either way it
+            # heartbeats no more on this stream.
+            if sender:
+                self.hub.connection_lost(sender[0])
+
+        context.add_done_callback(ended)
         async for batch in request_iterator:
+            if not sender:
+                sender.append(batch.agent_id)
             # the messages go to the hub as they are; it waits here when the writer is full (backpressure)
             accepted, rejections = await self.hub.accept_batch(batch.agent_id, batch.heartbeats)
             summary.accepted += accepted

@@ -17,7 +17,7 @@ from e3.core.aio import cancel_and_wait
 from e3.core.config import get_settings
 from e3.core.db import in_session
 from e3.core.security import Actor
-from e3.orchestrator.membership import MembershipPolicy, transitions
+from e3.orchestrator.membership import MembershipPolicy, seen_if_lost, transitions
 from e3.services import agents, commands, failover, live_state
 from e3.services.agents import AgentError
 from e3.services.command_streams import CommandStream, CommandStreams
@@ -152,6 +152,14 @@ class AgentHub:
         await self.writer.flush()
 
     # --- Failure detection ----------------------------------------------------------------------
+    def connection_lost(self, agent_id: str) -> None:
+        """`agent_id`'s heartbeat stream broke: its nodes go down `lost_grace_s` from now unless it is heard
+        from again (a killed process is down within that, not the whole silence timeout)."""
+        now = self.clock()
+        for node in self.nodes.values():
+            if node.agent_id == agent_id:
+                node.last_seen = seen_if_lost(node.last_seen, now, self.policy)
+
     async def check_membership(self) -> dict[uuid.UUID, str]:
         """Apply state changes due now; returns them."""
         now = self.clock()

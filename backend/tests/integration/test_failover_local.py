@@ -48,15 +48,19 @@ def test_a_killed_primarys_backup_serves_and_a_new_backup_is_seeded(client, trio
     promoted, fresh = after["kv"], after["kv-backup"]
     assert promoted["id"] == backup["id"] and promoted["node"] == backup["node"]
     assert fresh["id"] not in (kv["id"], backup["id"]) and fresh["server"] not in (kv["server"], backup["server"])
+
+    def seeded():
+        items = client.get("/api/v1/migrations", params={"instance_id": fresh["id"]}).json()["items"]
+        return items if items and items[0]["state"] not in ("pending", "running") else None
+
+    seeds = wait_until(seeded, timeout=30, what="the seed migration ended")
+    assert [(m["kind"], m["state"], m["reason"]) for m in seeds] == [("seed", "succeeded", "failover")]
     for i in range(0, 300, 13):  # the copy: everything the promoted primary held
         assert ask(fresh, f"GET pre{i}") == (True, f"VALUE {i}"), i
     assert _through_gateway(gw, "pre1") == "ALLOW\nVALUE 1"
     assert ask(gw, f"{KEY} client-1\nPUT after-failover yes") == (True, "ALLOW\nOK")
     wait_until(lambda: ask(fresh, "GET after-failover") == (True, "VALUE yes"),
                what="the new backup follows the promoted primary")
-
-    seeds = client.get("/api/v1/migrations", params={"instance_id": fresh["id"]}).json()["items"]
-    assert [(m["kind"], m["state"], m["reason"]) for m in seeds] == [("seed", "succeeded", "failover")]
     print("seed steps (ms):", {s["name"]: s["ms"] for s in seeds[0]["steps"]})
     kinds = [e["kind"] for e in client.get("/api/v1/events", params={"kind": "failover.", "limit": 50}).json()["items"]]
     assert kinds[0] == "failover.started" and "failover.promoted" in kinds and "failover.backup_placed" in kinds

@@ -29,3 +29,15 @@ def test_configurable_and_checked():
     assert state_after(4.5, slow) == UP and state_after(6, slow) == SUSPECT and state_after(31, slow) == DOWN
     with pytest.raises(ValueError):
         MembershipPolicy(period_s=0.5, suspect_after_missed=3, down_after_s=1.0)  # down before suspect
+
+
+def test_a_node_whose_connection_broke_goes_down_after_the_grace_not_the_whole_timeout():
+    from e3.orchestrator.membership import seen_if_lost
+
+    policy = MembershipPolicy(period_s=0.05, suspect_after_missed=3, down_after_s=1.0, lost_grace_s=0.25)
+    seen = seen_if_lost(last_seen=100.0, now=100.0, policy=policy)
+    assert state_after(100.2 - seen, policy) == "suspect" and state_after(100.26 - seen, policy) == "down"
+    # already silent for longer: the grace never postpones its going down
+    assert seen_if_lost(last_seen=98.0, now=100.0, policy=policy) == 98.0
+    with pytest.raises(ValueError):
+        MembershipPolicy(down_after_s=1.0, lost_grace_s=1.5)
