@@ -11,7 +11,7 @@ import e3
 from e3.api.errors import install_error_handlers
 from e3.api.middleware import BodyGuard
 from e3.api.routers import (applications, audit, clusters, deployments, events, health, jobs, local, me,
-                            migrations, nodes, placements, templates, tokens)
+                            migrations, nodes, orchestrator, placements, templates, tokens)
 from e3.core.config import get_settings
 from e3.schemas.common import ErrorBody
 
@@ -40,7 +40,7 @@ def create_app() -> FastAPI:
     app.include_router(health.router)
     api = APIRouter(prefix=API_PREFIX, responses=ERROR_RESPONSES)
     for module in (clusters, nodes, applications, templates, deployments, placements, jobs, migrations, events,
-                   tokens, audit, me, local):
+                   orchestrator, tokens, audit, me, local):
         api.include_router(module.router)
     app.include_router(api)
     dist = frontend_dist()

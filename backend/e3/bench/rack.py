@@ -40,8 +40,9 @@ Report = Callable[[str], None]
 
 
 @contextmanager
-def rack_up(servers: int, server_type: str, report: Report) -> Iterator[Api]:
-    """`e3 up` with an emulated rack of `servers` x `server_type`; yields an admin Api to it."""
+def rack_up(servers: int, server_type: str, report: Report, extra_env: dict[str, str] | None = None) -> Iterator[Api]:
+    """`e3 up` with an emulated rack of `servers` x `server_type` (`extra_env` added to its environment, e.g.
+    E3_ORCHESTRATOR); yields an admin Api to it."""
     reason = netns.netns_supported()
     if reason:
         raise RuntimeError(f"the rack benchmarks need an emulated rack: {reason}")
@@ -53,6 +54,7 @@ def rack_up(servers: int, server_type: str, report: Report) -> Iterator[Api]:
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "E3_URL", "E3_TOKEN")}
     env.update(E3_DATA_DIR=str(data), E3_API_PORT=str(free_tcp_port()), E3_CONTROLLER_PORT=str(free_tcp_port()),
                E3_CLUSTER_MODE="rack", E3_RACK_SERVERS=str(servers), E3_RACK_TYPE=server_type, E3_DEMO_RATE="0")
+    env.update(extra_env or {})
     log = workdir / "up.log"
     report(f"starting e3 up with a rack of {servers} {server_type} (log {log}) ...")
     with log.open("wb") as out:

@@ -61,6 +61,7 @@ class AgentHub:
         self.intake = HeartbeatIntake(self.nodes, lambda: self.clock(), time.time_ns)
         self.commands = CommandStreams(get_settings().database_url)
         self._monitor: asyncio.Task | None = None
+        self._mode: asyncio.Task | None = None
         self._failovers: set[asyncio.Task] = set()
 
     @property
@@ -77,9 +78,12 @@ class AgentHub:
         self.writer.start()
         self.commands.start()
         self._monitor = asyncio.get_running_loop().create_task(self._watch(), name="membership")
+        self._mode = asyncio.get_running_loop().create_task(self.orchestrator.follow_mode(self.redis),
+                                                            name="orchestrator-mode")
 
     async def stop(self) -> None:
         await cancel_and_wait(self._monitor)
+        await cancel_and_wait(self._mode)
         await self.orchestrator.stop()
         await asyncio.gather(*self._failovers, return_exceptions=True)  # a failover under way is finished
         await self.commands.stop()

@@ -21,9 +21,10 @@ from e3.core.security import Actor
 from e3.orchestrator.decision import Decision, decide
 from e3.orchestrator.detection import SMARTNIC, Detection, DetectionPolicy, Detector, InstanceSample, NodeSample
 from e3.services import cluster_views, events, migrations
+from e3.services.orchestrator_mode import MODE_KEY, MODES
 
 log = logging.getLogger(__name__)
-MODES = ("migrate", "observe", "off")
+MODE_POLL_S = 1.0
 ORCHESTRATOR = Actor(token_id=None, name="orchestrator", scopes=frozenset({"deploy"}))
 
 
@@ -87,7 +88,7 @@ class DataplaneOrchestrator:
                  act: Callable[..., Acted] = _run_detection):
         if mode not in MODES:
             raise ValueError(f"orchestrator mode must be one of {', '.join(MODES)}, not {mode!r}")
-        self.mode = mode
+        self.mode = self.default_mode = mode
         self.detector = Detector(policy)
         self._act = act
         self._acting: dict[uuid.UUID, asyncio.Task] = {}
@@ -118,6 +119,19 @@ class DataplaneOrchestrator:
             log.exception("acting on a %s detection on node %s failed", detection.kind, node.name)
         finally:
             self._acting.pop(node.node_id, None)
+
+    async def follow_mode(self, redis) -> None:
+        """Follow the mode set through the API (orchestrator_mode), forever; the default when none is set."""
+        while True:
+            try:
+                value = await redis.get(MODE_KEY)
+                mode = value.decode() if value is not None else self.default_mode
+                if mode in MODES and mode != self.mode:
+                    log.info("orchestrator mode: %s -> %s", self.mode, mode)
+                    self.mode = mode
+            except Exception as exc:  # Redis away: keep the mode in force
+                log.warning("reading the orchestrator mode from Redis failed: %s", exc)
+            await asyncio.sleep(MODE_POLL_S)
 
     def forget(self, node_id: uuid.UUID) -> None:
         """A node went down or left: its detection state starts afresh when it is back."""
