@@ -20,6 +20,19 @@ def wait_for_job(client, job_id: str, timeout: float = 60.0) -> dict:
         time.sleep(0.1)
 
 
+def deploy_on_new_cluster(client, cluster: str, app: dict, servers: int = 3,
+                          server_type: str = "type1-smartnic") -> str:
+    """Create a FatTree cluster and the application, deploy it with HCM (a real worker) and return the
+    deployment's id once placed."""
+    assert client.post("/api/v1/clusters", json={"generator": "fattree", "servers": servers,
+                                                 "server_type": server_type, "name": cluster}).status_code == 201
+    assert client.post("/api/v1/applications", json=app).status_code == 201
+    accepted = client.post("/api/v1/deployments", json={"application": app["metadata"]["name"],
+                                                         "cluster": cluster}).json()
+    assert wait_for_job(client, accepted["job_id"])["state"] == "succeeded"
+    return accepted["deployment_id"]
+
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 

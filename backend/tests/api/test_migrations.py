@@ -6,7 +6,7 @@ agents is in tests/integration/test_migration_local.py."""
 import uuid
 
 import pytest
-from helpers import wait_for_job
+from helpers import deploy_on_new_cluster
 from sqlalchemy import func, select, update
 
 from e3.core.db import session_scope
@@ -26,16 +26,12 @@ APP = {
 
 @pytest.fixture
 def placed(client, worker):
-    assert client.post("/api/v1/clusters", json={"generator": "fattree", "servers": 3,
-                                                 "server_type": "type1-smartnic", "name": "m3"}).status_code == 201
-    assert client.post("/api/v1/applications", json=APP).status_code == 201
-    accepted = client.post("/api/v1/deployments", json={"application": "mig", "cluster": "m3"}).json()
-    assert wait_for_job(client, accepted["job_id"])["state"] == "succeeded"
-    items = client.get(f"/api/v1/deployments/{accepted['deployment_id']}/placement",
+    deployment_id = deploy_on_new_cluster(client, "m3", APP)
+    items = client.get(f"/api/v1/deployments/{deployment_id}/placement",
                        params={"limit": 1000}).json()["items"]
     nodes = {n["name"]: n for n in client.get("/api/v1/clusters/m3/nodes").json()["items"]}
     by = {(i["dag_node"], i["replica"]): i for i in items if i["shard"] == 0}
-    return dict(by=by, nodes=nodes, deployment_id=accepted["deployment_id"])
+    return dict(by=by, nodes=nodes, deployment_id=deployment_id)
 
 
 def _free_host(placed, *avoid_servers):

@@ -1,4 +1,5 @@
-"""The local trio: a controller and 3 local agents with gw -> kvs placed and running (local_trio.py)."""
+"""Clusters of real agents for the integration tests: the local trio (a controller and 3 local agents with
+gw -> kvs placed and running, local_trio.py) and emulated racks (root: `e3 cluster up --mode rack`)."""
 
 import json
 import os
@@ -8,7 +9,10 @@ import pytest
 from helpers import start_process, stop_process, wait_for_job, wait_until
 from local_trio import AGENT, APP, running
 
+from e3.cli import rack_cluster
 from e3.core.embedded import free_tcp_port
+from e3.emulation import rack_network
+from e3.emulation.rack_plan import MGMT_GATEWAY, plan_rack
 
 
 @pytest.fixture
@@ -39,3 +43,34 @@ def trio(e3, worker, backing_services, tmp_path, client):
             except ProcessLookupError:
                 pass
         stop_process(controller)
+
+
+@pytest.fixture
+def rack_controller(backing_services):
+    """The controller on loopback and on the rack's management bridge."""
+    rack_network.ensure_mgmt_bridge()
+    port = free_tcp_port()
+    proc = start_process(["controller", "--host", f"127.0.0.1,{MGMT_GATEWAY}", "--port", str(port)],
+                         backing_services, "controller-rack.log", lambda log: b"controller listening" in log)
+    yield f"127.0.0.1:{port}"
+    stop_process(proc)
+    rack_network.remove_mgmt_bridge_if_unused()
+
+
+@pytest.fixture
+def rack_of(e3, rack_controller, tmp_path):
+    """rack_of(name, servers): an emulated rack of type1-smartnic servers registered with `rack_controller`;
+    its programs (node, kind, pid, ...), env and folder. Taken down at the end, whatever happened."""
+    started = []
+
+    def up(name: str, servers: int, server_type: str = "type1-smartnic") -> dict:
+        env = dict(E3_DATA_DIR=str(tmp_path / f"data-{name}"))
+        started.append((name, servers, server_type, env))
+        out = e3("cluster", "up", "--mode", "rack", "--servers", str(servers), "--type", server_type, "--name", name,
+                 "--controller", rack_controller, "--output", "json", extra_env=env)
+        return dict(programs=json.loads(out.stdout), env=env, folder=rack_cluster.folder(name))
+
+    yield up
+    for name, servers, server_type, env in started:
+        e3("cluster", "down", name, extra_env=env, check=False)
+        rack_network.destroy(plan_rack(name, servers, server_type))  # whatever `down` left, if it failed

@@ -109,3 +109,33 @@ def test_a_migration_whose_runner_is_killed_is_finished_by_the_next_worker(clien
     assert now["node"] == (target if m["state"] == "succeeded" else kv["node"])
     for i in range(0, 500, 7):  # never lost: on whichever node it ended, the state is whole
         assert ask(now, f"GET pre{i}") == (True, f"VALUE {i}"), (m["state"], i)
+
+
+def test_a_migration_whose_transfer_cannot_start_is_rolled_back_and_the_source_keeps_serving(client, e3, trio):
+    """The target cannot listen on the transfer port (taken): ImportState is NACKed, the target copy is
+    removed, the migration ends rolled_back with the agent's reason, and the instance serves where it was."""
+    import socket
+
+    from e3.services.migrations import TRANSFER_PORTS
+
+    placed = trio["placed"]
+    kv = placed["kv"]
+    assert ask(kv, "PUT stays here") == (True, "OK")
+    squatter = socket.socket()  # the agents run on this machine: take the first transfer port
+    squatter.bind(("0.0.0.0", TRANSFER_PORTS.start))
+    squatter.listen()
+    try:
+        done = e3("migrate", kv["id"], "--to", third_host(client, placed), "--wait", "--output", "json", check=False)
+    finally:
+        squatter.close()
+    assert done.returncode == 1
+    m = json.loads(done.stdout)
+    assert m["state"] == "rolled_back" and m["error"]["code"] == "listen_failed", m
+    assert [(s["name"], s["state"]) for s in m["steps"]] == [("push", "done"), ("open_transfer", "failed"),
+                                                             ("undo_push", "done")]
+    now = running(client, trio["deployment_id"])["kv"]
+    assert (now["node"], now["port"]) == (kv["node"], kv["port"])
+    assert ask(kv, "GET stays") == (True, "VALUE here")
+    kinds = [e["kind"] for e in client.get("/api/v1/events", params={"kind": "migration.", "limit": 100})
+             .json()["items"]]
+    assert "migration.rolling_back" in kinds and kinds[-1] == "migration.rolled_back"

@@ -9,13 +9,10 @@ import os
 from pathlib import Path
 
 import pytest
-from helpers import start_process, stop_process, wait_for_job, wait_until
+from helpers import wait_for_job, wait_until
 
-from e3.core.embedded import free_tcp_port
-from e3.cli import rack_cluster
 from e3.dataplane import udp
-from e3.emulation import netns, rack_network
-from e3.emulation.rack_plan import MGMT_GATEWAY, plan_rack
+from e3.emulation import netns
 
 pytestmark = pytest.mark.skipif(netns.netns_supported() is not None,
                                 reason=f"needs network namespaces: {netns.netns_supported()}")
@@ -31,25 +28,8 @@ APP = {
 
 
 @pytest.fixture
-def controller(backing_services):
-    """The controller on loopback and on the rack's management bridge."""
-    rack_network.ensure_mgmt_bridge()
-    port = free_tcp_port()
-    proc = start_process(["controller", "--host", f"127.0.0.1,{MGMT_GATEWAY}", "--port", str(port)],
-                         backing_services, "controller-rack.log", lambda log: b"controller listening" in log)
-    yield f"127.0.0.1:{port}"
-    stop_process(proc)
-    rack_network.remove_mgmt_bridge_if_unused()
-
-
-@pytest.fixture
-def rack(e3, controller, tmp_path):
-    env = dict(E3_DATA_DIR=str(tmp_path / "data"))
-    up = e3("cluster", "up", "--mode", "rack", "--servers", "2", "--type", "type1-smartnic", "--name", NAME,
-            "--controller", controller, "--output", "json", extra_env=env)
-    yield dict(programs=json.loads(up.stdout), env=env, folder=rack_cluster.folder(NAME))
-    e3("cluster", "down", NAME, extra_env=env, check=False)
-    rack_network.destroy(plan_rack(NAME, 2, "type1-smartnic"))  # whatever `down` left, if it failed
+def rack(rack_of):
+    return rack_of(NAME, 2)
 
 
 def _placement(client, deployment_id: str) -> list[dict]:

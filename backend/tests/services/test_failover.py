@@ -6,7 +6,7 @@ the down node told to forget its instances; an instance with no backup placed ag
 from types import SimpleNamespace
 
 import pytest
-from helpers import wait_for_job
+from helpers import deploy_on_new_cluster
 from sqlalchemy import select, update
 
 from e3.core.db import session_scope
@@ -24,11 +24,7 @@ APP = {
 @pytest.fixture
 def running(client, worker):
     """gw and the kvs primary on one host, its backup on another; every node agent-run, everything running."""
-    assert client.post("/api/v1/clusters", json={"generator": "fattree", "servers": 3,
-                                                 "server_type": "type1-smartnic", "name": "f3"}).status_code == 201
-    assert client.post("/api/v1/applications", json=APP).status_code == 201
-    accepted = client.post("/api/v1/deployments", json={"application": "fo", "cluster": "f3"}).json()
-    assert wait_for_job(client, accepted["job_id"])["state"] == "succeeded"
+    deploy_on_new_cluster(client, "f3", APP)
     with session_scope() as session:
         nodes = list(session.scalars(select(ComputeNode).order_by(ComputeNode.name)))
         for k, n in enumerate(nodes):

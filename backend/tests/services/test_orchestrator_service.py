@@ -7,7 +7,7 @@ import uuid
 from types import SimpleNamespace
 
 import pytest
-from helpers import wait_for_job
+from helpers import deploy_on_new_cluster
 from sqlalchemy import select, update
 
 from e3.core.db import session_scope
@@ -27,11 +27,7 @@ APP = {
 def on_a_nic(client, worker):
     """The gateway (free to move) and a count pinned to SmartNICs, both running on one NIC of a 3-server rack
     whose nodes are all agent-run."""
-    assert client.post("/api/v1/clusters", json={"generator": "fattree", "servers": 3,
-                                                 "server_type": "type1-smartnic", "name": "o3"}).status_code == 201
-    assert client.post("/api/v1/applications", json=APP).status_code == 201
-    accepted = client.post("/api/v1/deployments", json={"application": "orch", "cluster": "o3"}).json()
-    assert wait_for_job(client, accepted["job_id"])["state"] == "succeeded"
+    deploy_on_new_cluster(client, "o3", APP)
     with session_scope() as session:
         nic = session.scalars(select(ComputeNode).where(ComputeNode.kind == "smartnic")
                               .order_by(ComputeNode.name)).first()
