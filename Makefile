@@ -13,7 +13,7 @@ DATAPLANE_ARGS ?=
 RACK_ARGS ?=
 ORCHESTRATOR_ARGS ?=
 
-.PHONY: fuzz bench bench-placement bench-ingest bench-agent bench-orchestrator bench-dataplane up test test-backend test-frontend test-e2e test-compose test-agents agents backend frontend lock clean distclean help
+.PHONY: fuzz bench bench-placement bench-ingest bench-agent bench-orchestrator bench-orchestrator-rack bench-dataplane up test test-backend test-frontend test-e2e test-compose test-agents agents backend frontend lock clean distclean help
 
 help:
 	@echo "make up      run the control plane (embedded Postgres/Redis unless DATABASE_URL/REDIS_URL are set)"
@@ -24,6 +24,8 @@ help:
 	@echo "make bench-dataplane  (root) packets/s through e3-nic beside raw af_packet, memif messages/s"
 	@echo "             (DATAPLANE_ARGS=\"--seconds 5\"), then on the emulated rack: ECMP and failover over a"
 	@echo "             type2 server's NICs, NFV-FIN HCM vs hosts (RACK_ARGS=\"--seconds 20\"); not in make bench"
+	@echo "make bench-orchestrator-rack  (root) on the emulated rack: kvs migration and failover times, the"
+	@echo "             paper's Figure 7 (gateway on a SmartNIC, before/after the orchestrator; ORCHESTRATOR_RACK_ARGS=\"--seconds 20\")"
 	@echo "make fuzz    fuzz the data plane's frame parser (libFuzzer; FUZZ_SECONDS=60; needs clang)"
 	@echo "make lock    re-pin the backend's dependencies into backend/requirements.lock"
 
@@ -45,6 +47,10 @@ bench-agent: backend agents
 
 bench-orchestrator: backend
 	$(E3) bench orchestrator $(ORCHESTRATOR_ARGS)
+
+# Root only (an emulated rack per section), so not part of `make bench`.
+bench-orchestrator-rack: backend agents
+	$(E3) bench orchestrator --section migration,figure7 $(ORCHESTRATOR_RACK_ARGS)
 
 # Root only (network namespaces e3b-*), so not part of `make bench`.
 bench-dataplane: backend agents

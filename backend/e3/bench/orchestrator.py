@@ -14,7 +14,7 @@ the garbage collector's pauses, which count in both). Steady rounds time `observ
 this machine's, single-threaded Python; the paper's Figure 11 is beside them, not a comparison of
 like with like (the paper's figure includes sending the heartbeat).
 
-The sections `migration` and `figure7` are named so the CLI can grow them; they are not written yet.
+The sections `migration` and `figure7` run on an emulated rack (root): see `orchestrator_rack` and `figure7`.
 """
 
 import random
@@ -27,7 +27,7 @@ from e3.orchestrator.decision import ClusterView, Decision, InstanceView, decide
 from e3.orchestrator.detection import HOST_STARVATION, OVERLOAD, DetectionPolicy, Detector, InstanceSample, NodeSample
 
 SECTIONS = ("decision", "migration", "figure7")
-IMPLEMENTED = ("decision",)
+RACK_SECTIONS = ("migration", "figure7")  # root: in orchestrator_rack, each on its own emulated rack
 
 # Paper §5.4 "Mechanism scalability" and Figure 11 ("Orchestrator migration decision time
 # scalability"): a 16 B heartbeat every 50 ms from each SmartNIC (traffic-manager queue length and

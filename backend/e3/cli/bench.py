@@ -1,6 +1,7 @@
 """`e3 bench ...`: benchmarks that print figures and ratios (and JSON with --json)."""
 
 import json
+import os
 
 import typer
 
@@ -152,18 +153,22 @@ def register(app: typer.Typer) -> None:
 
     @bench_app.command("orchestrator")
     def bench_orchestrator(
-        section: str = typer.Option("decision", help="Sections, comma-separated: decision (migration and figure7 "
-                                                     "are not implemented yet)"),
+        section: str = typer.Option("decision", help="Sections, comma-separated: decision (in memory); migration "
+                                                     "and figure7 (root: each runs its own emulated rack)"),
         servers: str = typer.Option("1000,10000", help="decision: cluster sizes (type2-smartnic servers)"),
         injections: int = typer.Option(400, min=1, help="decision: troubled NICs per size (half overload, half "
                                                         "host starvation)"),
         batch: int = typer.Option(100, min=1, help="decision: NICs in trouble at the same time"),
         hosts_full: float = typer.Option(0.5, min=0.0, max=1.0, help="decision: share of hosts with no cores left"),
         seed: int = typer.Option(1, help="Random seed"),
+        keys: int = typer.Option(100_000, min=1, max=10_000_000, help="migration: keys preloaded into the kvs"),
+        seconds: float = typer.Option(10.0, min=1, max=600, help="figure7: load window per phase"),
+        connections: int = typer.Option(64, min=1, max=4096, help="figure7: e3-loadgen's requests outstanding"),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON object, a key per section"),
     ) -> None:
-        """Data-plane orchestrator: detection-to-decision latency at scale beside the paper's Figure 11."""
-        from e3.bench.orchestrator import IMPLEMENTED, SECTIONS, DecisionBenchConfig, decision_section
+        """Data-plane orchestrator: decision latency at scale (Figure 11); on the emulated rack, migration and
+        failover times and the paper's Figure 7 (gateway on a SmartNIC, before and after the orchestrator)."""
+        from e3.bench.orchestrator import RACK_SECTIONS, SECTIONS, DecisionBenchConfig, decision_section
         from e3.bench.orchestrator_report import render
 
         wanted = list(dict.fromkeys(s.strip() for s in section.split(",") if s.strip()))
@@ -171,12 +176,23 @@ def register(app: typer.Typer) -> None:
         if unknown or not wanted:
             raise CliError(f"--section: {', '.join(unknown) or 'none given'}; valid: {', '.join(SECTIONS)}",
                            exit_code=2)
-        missing = [s for s in wanted if s not in IMPLEMENTED]
-        if missing:
-            raise CliError(f"--section {', '.join(missing)}: not implemented yet")
+        rack = [s for s in wanted if s in RACK_SECTIONS]
+        if rack and os.geteuid() != 0:
+            raise CliError(f"--section {', '.join(rack)}: needs root (it runs an emulated rack: network namespaces, "
+                           "DPDK); run it as root, e.g. `sudo make bench-orchestrator-rack`")
+        quiet = (lambda *_: None) if as_json else (lambda text: typer.echo(text, err=True))
+
+        def rack_section(name):
+            from e3.bench.figure7 import figure7_section
+            from e3.bench.orchestrator_rack import migration_section
+
+            if name == "migration":
+                return _run(lambda cfg, report: migration_section(keys, report=report), None)
+            return _run(lambda cfg, report: figure7_section(seconds, connections, report=report), None)
+
         runs = {"decision": lambda: decision_section(
             DecisionBenchConfig(servers=_int_list(servers), injections=injections, batch=batch,
-                                hosts_full=hosts_full, seed=seed),
-            report=(lambda *_: None) if as_json else (lambda text: typer.echo(text, err=True)))}
+                                hosts_full=hosts_full, seed=seed), report=quiet),
+                "migration": lambda: rack_section("migration"), "figure7": lambda: rack_section("figure7")}
         result = {name: runs[name]() for name in wanted}
         print(json.dumps(result, indent=1) if as_json else render(result))

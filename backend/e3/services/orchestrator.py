@@ -128,6 +128,8 @@ class DataplaneOrchestrator:
                 mode = value.decode() if value is not None else self.default_mode
                 if mode in MODES and mode != self.mode:
                     log.info("orchestrator mode: %s -> %s", self.mode, mode)
+                    if mode == "migrate":  # trouble seen while observing is latched and cooling down: start afresh
+                        self.detector = Detector(self.detector.policy)
                     self.mode = mode
             except Exception as exc:  # Redis away: keep the mode in force
                 log.warning("reading the orchestrator mode from Redis failed: %s", exc)

@@ -45,6 +45,7 @@ def test_the_controllers_orchestrator_follows_the_mode_set(client, backing_servi
     async def run():
         redis_client = aioredis.Redis.from_url(backing_services["redis_url"])
         orch = DataplaneOrchestrator("migrate")
+        orch.detector.cool_down("nic", 1000.0)  # as after a decision observed
         follower = asyncio.create_task(orch.follow_mode(redis_client))
         seen = []
         for mode in ("off", "observe"):
@@ -60,8 +61,9 @@ def test_the_controllers_orchestrator_follows_the_mode_set(client, backing_servi
                 break
             await asyncio.sleep(0.01)
         seen.append(orch.mode)
+        seen.append(len(orch.detector))  # back to migrate: what was latched while observing is forgotten
         follower.cancel()
         await redis_client.aclose()
         return seen
 
-    assert asyncio.run(run()) == ["off", "observe", "migrate"]
+    assert asyncio.run(run()) == ["off", "observe", "migrate", 0]
