@@ -122,6 +122,7 @@ def test_a_migration_whose_transfer_cannot_start_is_rolled_back_and_the_source_k
     kv = placed["kv"]
     assert ask(kv, "PUT stays here") == (True, "OK")
     squatter = socket.socket()  # the agents run on this machine: take the first transfer port
+    squatter.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # past TIME_WAITs; a listener still excludes
     squatter.bind(("0.0.0.0", TRANSFER_PORTS.start))
     squatter.listen()
     try:
