@@ -51,28 +51,25 @@ class AgentServicer(agent_pb2_grpc.AgentServiceServicer):
     async def StreamHeartbeats(self, request_iterator, context):
         await self._authenticate(context)
         summary = agent_pb2.HeartbeatSummary()
-        sender = []  # the agent streaming, once a batch named it
-
-        def ended(_) -> None:
+        agent_id = None  # the agent streaming, once a batch named it
+        try:
+            async for batch in request_iterator:
+                agent_id = agent_id or batch.agent_id
+                # the messages go to the hub as they are; it waits here when the writer is full (backpressure)
+                accepted, rejections = await self.hub.accept_batch(batch.agent_id, batch.heartbeats)
+                summary.accepted += accepted
+                if rejections:
+                    summary.rejected += len(rejections)
+                    room = MAX_REPORTED_REJECTIONS - len(summary.rejections)
+                    summary.rejections.extend(agent_pb2.HeartbeatRejection(sequence=batch.sequence, index=r.index,
+                                                                            node_id=r.node_id, reason=r.reason)
+                                              for r in rejections[:max(room, 0)])
+        finally:
             # An agent ends its heartbeat stream only when it stops or reconnects (it registers again
             # within ~100 ms), and a killed one's connection is reset by its kernel: either way it
             # heartbeats no more on this stream.
-            if sender:
-                self.hub.connection_lost(sender[0])
-
-        context.add_done_callback(ended)
-        async for batch in request_iterator:
-            if not sender:
-                sender.append(batch.agent_id)
-            # the messages go to the hub as they are; it waits here when the writer is full (backpressure)
-            accepted, rejections = await self.hub.accept_batch(batch.agent_id, batch.heartbeats)
-            summary.accepted += accepted
-            if rejections:
-                summary.rejected += len(rejections)
-                room = MAX_REPORTED_REJECTIONS - len(summary.rejections)
-                summary.rejections.extend(agent_pb2.HeartbeatRejection(sequence=batch.sequence, index=r.index,
-                                                                        node_id=r.node_id, reason=r.reason)
-                                          for r in rejections[:max(room, 0)])
+            if agent_id:
+                self.hub.connection_lost(agent_id)
         await self.hub.flush()  # "accepted" means written by the time the agent reads the answer
         return summary
 

@@ -1,7 +1,11 @@
-"""Failover on the emulated rack (root): 3 type1-smartnic servers, a gateway on the hosts and a kvs with one
-backup on the SmartNICs. `kill -9` of the e3-nic running the kvs primary: the node goes down, the backup on
-another server's NIC is promoted and answers through the gateway for the keys written before, and a new
-backup is seeded on the third server's NIC and follows the promoted primary."""
+"""Migration and failover on the emulated rack (root): 3 type1-smartnic servers, a gateway on the hosts and a
+kvs with one backup on the SmartNICs.
+
+- A manual migration of the kvs primary to another server's NIC while a writer keeps sending PUTs through
+  the gateway: every acknowledged PUT is readable afterwards.
+- `kill -9` of the e3-nic running the kvs primary: the node goes down, the backup on another server's NIC
+  is promoted and answers through the gateway for the keys written before, and a new backup is seeded on
+  the third server's NIC and follows the promoted primary."""
 
 import os
 import signal
@@ -9,6 +13,7 @@ import time
 
 import pytest
 from helpers import wait_for_job, wait_until
+from local_trio import KEY, Writer
 
 from e3.dataplane import udp
 from e3.emulation import netns
@@ -20,7 +25,7 @@ NAME = "fo3"
 APP = {
     "apiVersion": "e3/v1", "kind": "Application", "metadata": {"name": "rack-failover"},
     "spec": {"nodes": [{"id": "gw", "service": "api_gateway", "replicas": 0, "constraints": {"platform": "host"},
-                        "config": {"keys": "k1", "rate": "100000", "burst": "100000"}},
+                        "config": {"keys": KEY, "rate": "1000000", "burst": "1000000"}},
                        {"id": "kv", "service": "kvs", "replicas": 1, "constraints": {"platform": "smartnic"}}],
              "edges": [{"from": "gw", "to": "kv"}]},
 }
@@ -42,7 +47,9 @@ def _ask(instance: dict, text: str) -> str | None:
     return reply.body.decode() if reply.ok else None
 
 
-def test_kill_9_of_a_nic_fails_its_kvs_primary_over_to_the_backup(client, worker, rack_of):
+def _placed(client, rack_of) -> tuple[dict, str]:
+    """The rack up, the application running, the gateway on a host of another server than the kvs primary's
+    (a type1 host's data path is its NIC); the rack's programs, the instances and the deployment's id."""
     rack = rack_of(NAME, 3)
     assert client.post("/api/v1/applications", json=APP).status_code == 201
     r = client.post("/api/v1/deployments", json={"application": "rack-failover", "cluster": NAME})
@@ -50,22 +57,54 @@ def test_kill_9_of_a_nic_fails_its_kvs_primary_over_to_the_backup(client, worker
     deployment = r.json()["deployment_id"]
     placed = wait_until(lambda: _instances(client, deployment), timeout=30, what="instances running")
     kv, backup, gw = placed["kv"], placed["kv-backup"], placed["gw"]
-    if gw["server"] == kv["server"]:  # a type1 host's data path is its NIC: keep the gateway off the victim
+    if gw["server"] == kv["server"]:
         other = next(n["name"] for n in client.get(f"/api/v1/clusters/{NAME}/nodes").json()["items"]
                      if n["kind"] == "host" and n["server"] != kv["server"])
         assert client.post(f"/api/v1/instances/{gw['id']}/migrations", json={"target_node": other}).status_code == 202
         gw = wait_until(lambda: (p := _instances(client, deployment)) and p["gw"]["node"] == other and p["gw"],
                         timeout=30, what="the gateway off the kvs primary's server")
-    wait_until(lambda: _ask(gw, "k1 c0\nPUT warm up") == "ALLOW\nOK", timeout=15, what="a first reply (ARP)")
+    wait_until(lambda: _ask(gw, f"{KEY} c0\nPUT warm up") == "ALLOW\nOK", timeout=15, what="a first reply (ARP)")
+    return dict(programs=rack["programs"], kv=kv, backup=backup, gw=gw), deployment
+
+
+def test_a_kvs_primary_migrates_between_nics_under_load_without_losing_an_acknowledged_put(client, worker, rack_of):
+    placed, deployment = _placed(client, rack_of)
+    kv, backup, gw = placed["kv"], placed["backup"], placed["gw"]
+    target = next(n["name"] for n in client.get(f"/api/v1/clusters/{NAME}/nodes").json()["items"]
+                  if n["kind"] == "smartnic" and n["server"] not in (kv["server"], backup["server"]))
+    writer = Writer(gw)
+    writer.start()
+    wait_until(lambda: len(writer.acked) >= 50, timeout=10, what="PUTs acknowledged before the migration")
+    r = client.post(f"/api/v1/instances/{kv['id']}/migrations", json={"target_node": target})
+    assert r.status_code == 202, r.json()
+    url = f"/api/v1/migrations/{r.json()['migration_id']}"
+    m = wait_until(lambda: (x := client.get(url).json())["state"] not in ("pending", "running") and x, timeout=60,
+                   what="the migration ended")
+    before_stop = len(writer.acked)
+    wait_until(lambda: len(writer.acked) >= before_stop + 50, timeout=10, what="PUTs acknowledged after it")
+    writer.stop.set()
+    writer.join()
+    assert m["state"] == "succeeded", m
+    print("rack migration steps (ms):", {s["name"]: s["ms"] for s in m["steps"]},
+          f"acked {len(writer.acked)}, unanswered {writer.failed}")
+    moved = _instances(client, deployment)["kv"]
+    assert (moved["id"], moved["node"]) == (kv["id"], target)
+    for i in writer.acked:  # every acknowledged PUT, read back through the gateway
+        assert _ask(gw, f"{KEY} c9\nGET k{i}") == f"ALLOW\nVALUE v{i}", i
+
+
+def test_kill_9_of_a_nic_fails_its_kvs_primary_over_to_the_backup(client, worker, rack_of):
+    placed, deployment = _placed(client, rack_of)
+    kv, backup, gw = placed["kv"], placed["backup"], placed["gw"]
     for i in range(200):
-        assert _ask(gw, f"k1 c{i}\nPUT pre{i} {i}") == "ALLOW\nOK", i
+        assert _ask(gw, f"{KEY} c{i}\nPUT pre{i} {i}") == "ALLOW\nOK", i
     wait_until(lambda: _ask(backup, "GET pre199") == "VALUE 199", what="the backup caught up")
 
-    nic = next(p for p in rack["programs"] if p["node"] == kv["node"])
+    nic = next(p for p in placed["programs"] if p["node"] == kv["node"])
     assert nic["kind"] == "nic"
     killed = time.monotonic()
     os.kill(nic["pid"], signal.SIGKILL)
-    wait_until(lambda: _ask(gw, "k1 c1\nGET pre7") == "ALLOW\nVALUE 7", timeout=15,
+    wait_until(lambda: _ask(gw, f"{KEY} c1\nGET pre7") == "ALLOW\nVALUE 7", timeout=15,
                what="the primary's keys answered again through the gateway")
     print(f"kill -9 of {kv['node']}'s e3-nic -> its backup answering through the gateway: "
           f"{time.monotonic() - killed:.2f} s")
@@ -75,12 +114,12 @@ def test_kill_9_of_a_nic_fails_its_kvs_primary_over_to_the_backup(client, worker
     assert promoted["id"] == backup["id"] and fresh["node_kind"] == "smartnic"
     assert fresh["server"] not in (kv["server"], promoted["server"])
     for i in range(0, 200, 11):
-        assert _ask(gw, f"k1 c2\nGET pre{i}") == f"ALLOW\nVALUE {i}", i
+        assert _ask(gw, f"{KEY} c2\nGET pre{i}") == f"ALLOW\nVALUE {i}", i
     seeds = wait_until(lambda: (m := client.get("/api/v1/migrations", params={"instance_id": fresh["id"]})
                                 .json()["items"]) and m[0]["state"] == "succeeded" and m, timeout=30,
                        what="the seed migration succeeded")
     print("seed steps (ms):", {s["name"]: s["ms"] for s in seeds[0]["steps"]})
-    assert _ask(gw, "k1 c3\nPUT after yes") == "ALLOW\nOK"
+    assert _ask(gw, f"{KEY} c3\nPUT after yes") == "ALLOW\nOK"
     wait_until(lambda: _ask(fresh, "GET after") == "VALUE yes", what="the new backup follows the promoted primary")
     nodes = {n["name"]: n["state"] for n in client.get(f"/api/v1/clusters/{NAME}/nodes").json()["items"]}
     assert nodes[kv["node"]] == "down"
