@@ -13,7 +13,7 @@ row locked, like every writer of commands). For each instance that was on the no
 
 Every lost backup, and the backup used up by a promotion, is replaced by a new backup (a new row,
 `seeding`) placed by HCM on a server holding no other replica of its shard (a server and its
-SmartNICs are one fault domain), and seeded by a `seed` migration: its primary's state copied, then
+SmartNICs are one fault domain; nothing is placed again on the failed node's server), and seeded by a `seed` migration: its primary's state copied, then
 its replication log (services.migration_runner). When no node has room the shard runs with fewer
 backups (`failover.unprotected`). The route table goes to every agent-run node; the down node gets
 a RemoveInstance for each of its instances, so that an agent restarted there does not bring them
@@ -100,7 +100,8 @@ def fail_over(session: Session, node_id: uuid.UUID) -> list[uuid.UUID]:
     events.emit(session, "failover.started", subject, cluster_id, name=node.name, instances=len(lost))
     down = set(session.scalars(select(ComputeNode.id).where(ComputeNode.cluster_id == cluster_id,
                                                             ComputeNode.state == "down")))
-    up = cluster_capacities(session, cluster_id)
+    # A server and its SmartNICs are one fault domain: nothing is placed again on the failed node's server
+    up = [n for n in cluster_capacities(session, cluster_id) if n.server != node.server_id]
     names = dict(session.execute(select(ComputeNode.id, ComputeNode.name)
                                  .where(ComputeNode.cluster_id == cluster_id)).all())
     _end_migrations(session, [i.id for i in lost], node.name)
