@@ -147,9 +147,7 @@ class AgentHub:
         """The accepted heartbeats to the data-plane orchestrator (it judges SmartNICs only)."""
         for index, hb in enumerate(heartbeats):
             if index not in rejected:
-                node = self.intake.tracked(agent_id, hb.node_id)
-                if node is not None and node.kind == "smartnic":
-                    self.orchestrator.observe(node, hb)
+                self.orchestrator.observe(self.intake.tracked(agent_id, hb.node_id), hb)
 
     async def flush(self) -> None:
         """Return once every heartbeat accepted so far is in the database."""

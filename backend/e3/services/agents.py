@@ -119,7 +119,7 @@ def mark_registered(session: Session, node: RegisteredNode, agent_id: str, softw
                     address: str, control_address: str | None = None) -> None:
     """The node is up, run by `agent_id` at `address`: state, a `node.registered` event, `node.up` if it
     was not, and the commands for instances already placed on it (sent when the transaction commits)."""
-    row = session.get(ComputeNode, node.node_id)  # not FOR UPDATE: see commands._lock_cluster
+    row = session.get(ComputeNode, node.node_id)  # not FOR UPDATE: see commands.lock_cluster
     if row is None:
         return  # deleted meanwhile; its heartbeats will be refused by nobody and stored harmlessly
     previous = row.state

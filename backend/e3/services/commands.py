@@ -46,7 +46,7 @@ class NoFreePort(Exception):
     pass
 
 
-def _lock_cluster(session: Session, cluster_id: uuid.UUID) -> None:
+def lock_cluster(session: Session, cluster_id: uuid.UUID) -> None:
     """Every writer of commands holds its cluster's row: versions and ports are handed out one
     writer at a time. (Placement holds it already.) Node rows are never locked here, so an agent
     registering its node cannot deadlock with a placement that references it."""
@@ -161,7 +161,7 @@ def issue_deploys(session: Session, cluster_id: uuid.UUID) -> set[uuid.UUID]:
     agent-run node the new route table. Returns the nodes that got commands (for `notify`)."""
     if session.scalar(_placed_on_agents(cluster_id).limit(1)) is None:
         return set()  # the common case (an agent registering into an idle cluster) takes no lock
-    _lock_cluster(session, cluster_id)
+    lock_cluster(session, cluster_id)
     nodes = {n.id: n for n in _agent_nodes(session, cluster_id)}
     waiting = list(session.scalars(_placed_on_agents(cluster_id).order_by(Instance.deployment_id, Instance.ordinal)))
     if not waiting:
@@ -182,7 +182,7 @@ def issue_deploys(session: Session, cluster_id: uuid.UUID) -> set[uuid.UUID]:
 def issue_removals(session: Session, deployment: Deployment) -> set[uuid.UUID]:
     """Remove a deployment's instances from their agents (before the deployment row is deleted),
     then send the remaining route table. Returns the nodes that got commands."""
-    _lock_cluster(session, deployment.cluster_id)
+    lock_cluster(session, deployment.cluster_id)
     nodes = {n.id: n for n in _agent_nodes(session, deployment.cluster_id)}
     leaving = [i for i in deployment.instances if i.node_id in nodes and i.state in ("deploying", "running")]
     if not leaving:
@@ -212,7 +212,7 @@ def _add_routes(session: Session, batch: _Batch, nodes: Iterable[ComputeNode]) -
 def issue(session: Session, cluster_id: uuid.UUID, node_id: uuid.UUID, kind: str, payload: dict,
           instance_id: uuid.UUID | None = None) -> int:
     """One command for one node (delivered when the transaction commits); returns its version."""
-    _lock_cluster(session, cluster_id)
+    lock_cluster(session, cluster_id)
     batch = _Batch(session, [node_id])
     batch.add(node_id, kind, payload, instance_id)
     session.flush()
@@ -223,7 +223,7 @@ def issue(session: Session, cluster_id: uuid.UUID, node_id: uuid.UUID, kind: str
 def issue_routes(session: Session, cluster_id: uuid.UUID) -> dict[uuid.UUID, int]:
     """Send every agent-run node of the cluster the route table as the instance rows now say; returns the
     version of the SetRoutes each node got."""
-    _lock_cluster(session, cluster_id)
+    lock_cluster(session, cluster_id)
     nodes = _agent_nodes(session, cluster_id)
     batch = _Batch(session, [n.id for n in nodes])
     _add_routes(session, batch, nodes)

@@ -1,7 +1,7 @@
 """Events: state changes worth a timeline entry, and reading them back in order.
 
-Each transaction that adds events also sends a Postgres NOTIFY on `e3_events` (delivered when it commits,
-never for one rolled back, once per transaction): live readers LISTEN and read on from their cursor
+Each transaction that adds events also sends a Postgres NOTIFY on `e3_events` (sent once per transaction,
+delivered when it commits, never for one rolled back): live readers LISTEN and read on from their cursor
 (`list_events(since=...)`), so a burst of events costs them one read and an event is pushed only once
 it is stored.
 """
@@ -20,7 +20,18 @@ NOTIFY_CHANNEL = "e3_events"
 
 def emit(session: Session, kind: str, subject: str, cluster_id: uuid.UUID | None = None, **data) -> None:
     session.add(Event(kind=kind, subject=subject, cluster_id=cluster_id, data=data))
-    session.execute(text(f"NOTIFY {NOTIFY_CHANNEL}"))
+    transaction = session.get_transaction()
+    if session.info.get(NOTIFY_CHANNEL) is not transaction:  # one NOTIFY per transaction is enough
+        session.execute(text(f"NOTIFY {NOTIFY_CHANNEL}"))
+        session.info[NOTIFY_CHANNEL] = session.get_transaction()
+
+
+def cluster_id_named(session: Session, cluster: str) -> uuid.UUID:
+    """The id of the cluster called `cluster`; a 422 on the `cluster` field when there is none."""
+    cluster_id = session.scalar(select(Cluster.id).where(Cluster.name == cluster))
+    if cluster_id is None:
+        raise ValidationFailed([FieldError("cluster", f"no cluster named {cluster!r}", "not_found")])
+    return cluster_id
 
 
 def list_events(session: Session, *, since: int = 0, limit: int = 100, kind: str | None = None,
@@ -30,10 +41,7 @@ def list_events(session: Session, *, since: int = 0, limit: int = 100, kind: str
     if kind:
         stmt = stmt.where(Event.kind.startswith(kind, autoescape=True) if kind.endswith(".") else Event.kind == kind)
     if cluster:
-        cluster_id = session.scalar(select(Cluster.id).where(Cluster.name == cluster))
-        if cluster_id is None:
-            raise ValidationFailed([FieldError("cluster", f"no cluster named {cluster!r}", "not_found")])
-        stmt = stmt.where(Event.cluster_id == cluster_id)
+        stmt = stmt.where(Event.cluster_id == cluster_id_named(session, cluster))
     if subject:
         stmt = stmt.where(Event.subject == subject)
     return [dict(id=e.id, ts=e.ts, kind=e.kind, cluster_id=e.cluster_id, subject=e.subject, data=e.data)

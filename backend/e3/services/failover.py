@@ -13,11 +13,11 @@ row locked, like every writer of commands). For each instance that was on the no
 
 Every lost backup, and the backup used up by a promotion, is replaced by a new backup (a new row,
 `seeding`) placed by HCM on a server holding no other replica of its shard (a server and its
-SmartNICs are one fault domain; nothing is placed again on the failed node's server), and seeded by a `seed` migration: its primary's state copied, then
-its replication log (services.migration_runner). When no node has room the shard runs with fewer
-backups (`failover.unprotected`). The route table goes to every agent-run node; the down node gets
-a RemoveInstance for each of its instances, so that an agent restarted there does not bring them
-back when its command history is replayed.
+SmartNICs are one fault domain; nothing is placed again on the failed node's server), and seeded
+by a `seed` migration: its primary's state copied, then its replication log (services.migration_runner).
+When no node has room the shard runs with fewer backups (`failover.unprotected`). The route table goes
+to every agent-run node; the down node gets a RemoveInstance for each of its instances, so that an
+agent restarted there does not bring them back when its command history is replayed.
 """
 
 import logging
@@ -91,7 +91,7 @@ def fail_over(session: Session, node_id: uuid.UUID) -> list[uuid.UUID]:
     node = session.get(ComputeNode, node_id)
     if node is None or node.state != "down":
         return []
-    commands._lock_cluster(session, node.cluster_id)
+    commands.lock_cluster(session, node.cluster_id)
     lost = list(session.scalars(select(Instance).where(Instance.node_id == node_id, Instance.state.in_(LOST_STATES))
                                 .order_by(Instance.deployment_id, Instance.ordinal)))
     if not lost:

@@ -108,8 +108,8 @@ class _Run:
         if self.seed and error and self.instance.state == "seeding":  # the new backup never got its state
             self.instance.state, self.instance.error = "failed", error
         total_ms = round(sum(e.get("ms") or 0 for e in self.m.steps), 1)
-        self._event(f"migration.{state}", migration_kind=self.m.kind, source=self.source.name, target=self.target.name,
-                    total_ms=total_ms,
+        self._event(f"migration.{state}", migration_kind=self.m.kind, source=self.source.name,
+                    target=self.target.name, total_ms=total_ms,
                     **({"error": error["message"], "code": error["code"]} if error else {}))
         self.s.commit()
         log.info("migration %s %s (%s -> %s)%s", self.m.id, state, self.source.name, self.target.name,

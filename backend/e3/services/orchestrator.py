@@ -34,14 +34,10 @@ class Acted:
     migration_id: uuid.UUID | None = None  # the migration recorded, to be queued
 
 
-def _node_subject(node_id) -> str:
-    return f"node/{node_id}"
-
-
 def act_on_detection(session, cluster_id: uuid.UUID, detection: Detection, mode: str) -> Acted:
     """Record a detection, decide, and in `migrate` mode request the migration (committed by the caller's
     transaction; the migration is then queued by the caller)."""
-    subject = _node_subject(detection.node_id)
+    subject = f"node/{detection.node_id}"
     events.emit(session, "orchestrator.detection", subject, cluster_id, trouble=detection.kind,
                 instance_id=detection.instance_id, detail=detection.detail)
     outcome = decide(detection, cluster_views.cluster_view(session, cluster_id))
@@ -68,16 +64,12 @@ def act_on_detection(session, cluster_id: uuid.UUID, detection: Detection, mode:
     return Acted(True, migration.id)
 
 
-def _queue_migration(session, migration_id: uuid.UUID) -> None:
+def _run_detection(session, cluster_id: uuid.UUID, detection: Detection, mode: str) -> Acted:
     from e3.tasks.migrations import queue  # the Celery app only where migrations are queued
 
-    queue(session, migration_id)
-
-
-def _run_detection(session, cluster_id: uuid.UUID, detection: Detection, mode: str) -> Acted:
     acted = act_on_detection(session, cluster_id, detection, mode)
     if acted.migration_id is not None:
-        _queue_migration(session, acted.migration_id)
+        queue(session, acted.migration_id)
     return acted
 
 
@@ -95,8 +87,9 @@ class DataplaneOrchestrator:
         self.detections = 0
 
     def observe(self, node, hb) -> None:
-        """One accepted Heartbeat message of `node` (a TrackedNode: node_id, cluster_id, kind, bandwidth_mbps)."""
-        if self.mode == "off" or node.kind != SMARTNIC:
+        """One accepted Heartbeat message of `node` (a TrackedNode: node_id, cluster_id, kind, bandwidth_mbps;
+        None for a node no longer tracked)."""
+        if self.mode == "off" or node is None or node.kind != SMARTNIC:
             return
         sample = NodeSample(node.node_id, hb.timestamp_unix_ns / 1e9, hb.queue_length, hb.rx_bytes, hb.tx_bytes,
                             node.bandwidth_mbps,

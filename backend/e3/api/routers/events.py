@@ -47,8 +47,8 @@ async def stream_events(request: Request, since: SinceQuery = 0, kind: KindQuery
     `Last-Event-ID` a reconnecting client sends), then each new one within milliseconds of its commit."""
     await asyncio.to_thread(authorize, request, "read")
     start = since if last_event_id is None else last_event_id
-    # an unknown cluster is a 422 now, not a broken stream later
-    await asyncio.to_thread(in_session, events.list_events, since=start, limit=1, cluster=cluster)
+    if cluster:  # an unknown cluster is a 422 now, not a broken stream later
+        await asyncio.to_thread(in_session, events.cluster_id_named, cluster)
 
     async def body():
         async for items in event_feed.follow(get_settings().database_url, start, kind=kind, cluster=cluster,
