@@ -7,8 +7,19 @@ emulated server shares this machine's cores; energy is the power model's (source
 import time
 from datetime import datetime
 
-from e3.bench.orchestrator_rack import (HEARTBEAT_MS, OBSERVE_ENV, events, finish_load, last_event_id, migrate,
-                                        nodes, placement, set_mode, start_load, ts)
+from e3.bench.orchestrator_rack import (
+    HEARTBEAT_MS,
+    OBSERVE_ENV,
+    events,
+    finish_load,
+    last_event_id,
+    migrate,
+    nodes,
+    placement,
+    set_mode,
+    start_load,
+    ts,
+)
 from e3.bench.rack import Report, _cluster_watts, deploy, rack_up
 from e3.cli.client import Api
 from e3.cli.demo import API_KEY, demo_application

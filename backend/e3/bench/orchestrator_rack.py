@@ -11,18 +11,19 @@ It runs its own `e3 up` (rack.rack_up) with E3_ORCHESTRATOR=observe so that noth
 Every emulated server shares this machine's cores; energy is the power model's (source: model).
 """
 
+import json
 import os
 import select
 import signal
 import socket
 import subprocess
-import json
 import time
 from datetime import datetime
 
 from e3.bench.rack import NFV_CONFIG, RACK, Report, deploy, rack_up
 from e3.cli import rack_cluster
-from e3.cli.client import Api
+from e3.cli.client import Api, CliError
+from e3.cli.migrations import ENDED, wait_for_migration
 from e3.dataplane import udp
 from e3.emulation.binaries import loadgen_binary
 from e3.emulation.rack_supervisor import load_status
@@ -32,7 +33,6 @@ FAILOVER_TARGET_S = 1.0  # the issue: backups serving within 1 s
 PAPER_MIGRATION = "steps of 10s-100s of ms (paper §5.4)"
 HEARTBEAT_MS = 50
 POLL_S = 0.005
-TERMINAL = ("succeeded", "rolled_back", "failed")
 GW_KEY = "bench-key"
 OBSERVE_ENV = {"E3_ORCHESTRATOR": "observe"}
 
@@ -79,14 +79,12 @@ def migrate(api: Api, instance_id: str, target: str, timeout_s: float = 60.0) ->
     """POST a migration and poll it every 5 ms until it ends; end-to-end ms and the record's step ms."""
     started = time.perf_counter()
     answer = api.post(f"/api/v1/instances/{instance_id}/migrations", json={"target_node": target}).json()
-    record, deadline = {}, started + timeout_s
-    while time.perf_counter() < deadline:
-        record = api.get(f"/api/v1/migrations/{answer['migration_id']}")
-        if record["state"] in TERMINAL:
-            break
-        time.sleep(POLL_S)
+    try:
+        record = wait_for_migration(api, str(answer["migration_id"]), timeout_s, show=False, interval=POLL_S)
+    except CliError:
+        record = {"state": "timeout"}
     return {"source": answer["source_node"], "target": answer["target_node"], "stateful": answer["stateful"],
-            "state": record.get("state", "timeout"), "end_to_end_ms": (time.perf_counter() - started) * 1000,
+            "state": record["state"], "end_to_end_ms": (time.perf_counter() - started) * 1000,
             "steps": {s["name"]: s["ms"] for s in record.get("steps", [])}, "error": record.get("error")}
 
 
@@ -165,23 +163,20 @@ def finish_load(proc: subprocess.Popen, timeout_s: float = 120) -> dict:
             "requests": run.get("requests", run.get("completed"))}
 
 
-def last_event_id(api: Api) -> int:
-    since = 0
-    while True:
-        page = api.get("/api/v1/events", since=since, limit=1000)
-        if len(page["items"]) < 1000:
-            return page["next_since"]
-        since = page["next_since"]
-
-
-def events(api: Api, since: int, kind: str) -> list[dict]:
+def events(api: Api, since: int, kind: str | None = None) -> list[dict]:
+    """Every event after `since` (of `kind`, a kind or a prefix ending in '.'), oldest first."""
     items = []
     while True:
-        page = api.get("/api/v1/events", since=since, limit=1000, kind=kind)
+        page = api.get("/api/v1/events", since=since, limit=1000, **({"kind": kind} if kind else {}))
         items += page["items"]
         if len(page["items"]) < 1000:
             return items
         since = page["next_since"]
+
+
+def last_event_id(api: Api) -> int:
+    latest = events(api, 0)
+    return latest[-1]["id"] if latest else 0
 
 
 def ts(value: str) -> float:
@@ -256,7 +251,7 @@ def _failover(api: Api, keys: int, report: Report) -> dict:
 
     def seeded():
         done = [m for m in api.all_pages("/api/v1/migrations", cluster=RACK)
-                if m["kind"] == "seed" and ts(m["created_at"]) >= killed_wall - 1 and m["state"] in TERMINAL]
+                if m["kind"] == "seed" and ts(m["created_at"]) >= killed_wall - 1 and m["state"] in ENDED]
         return done or None
 
     seeds = wait_for(seeded, 60, "the new backup's seed migration", period_s=0.05)
