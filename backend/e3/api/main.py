@@ -10,7 +10,7 @@ from fastapi.staticfiles import StaticFiles
 import e3
 from e3.api.errors import install_error_handlers
 from e3.api.middleware import BodyGuard
-from e3.api.routers import (applications, audit, clusters, deployments, events, health, jobs, local, me,
+from e3.api.routers import (applications, audit, clusters, deployments, events, health, jobs, live, local, me,
                             migrations, nodes, orchestrator, placements, templates, tokens)
 from e3.core.config import get_settings
 from e3.schemas.common import ErrorBody
@@ -39,8 +39,8 @@ def create_app() -> FastAPI:
     install_error_handlers(app)
     app.include_router(health.router)
     api = APIRouter(prefix=API_PREFIX, responses=ERROR_RESPONSES)
-    for module in (clusters, nodes, applications, templates, deployments, placements, jobs, migrations, events,
-                   orchestrator, tokens, audit, me, local):
+    for module in (clusters, live, nodes, applications, templates, deployments, placements, jobs, migrations,
+                   events, orchestrator, tokens, audit, me, local):
         api.include_router(module.router)
     app.include_router(api)
     dist = frontend_dist()

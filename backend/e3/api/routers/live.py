@@ -1,0 +1,128 @@
+"""A cluster's live state pushed to browsers: WebSocket, with server-sent events and polling as fallbacks.
+
+The protocol is in docs/live.md. A browser cannot set headers on a WebSocket, so the token comes as a
+subprotocol: `new WebSocket(url, ["e3.live.v1", "e3.bearer." + token])` (a token is `e3_` and URL-safe
+base64, valid in that header). Unlike a query parameter, it lands in no access log or proxy log and no
+browser history; unlike a first message, the socket is authorised before anything is sent. An
+`Authorization: Bearer` header is accepted too (non-browser clients). The socket is accepted, then closed
+with a code a browser can read: 4401 (no or bad token), 4403 (no `read` scope), 4404 (no such cluster).
+"""
+
+import asyncio
+import json
+import logging
+import time
+
+from fastapi import APIRouter, Request, WebSocket
+from fastapi.responses import StreamingResponse
+from starlette.websockets import WebSocketDisconnect
+
+from e3.api.deps import authorize
+from e3.core.config import get_settings
+from e3.core.db import session_scope
+from e3.core.errors import E3Error, Forbidden, Unauthorized
+from e3.schemas.live import LiveMessage
+from e3.services import live_feed
+from e3.services.tokens import authenticate
+
+log = logging.getLogger(__name__)
+router = APIRouter(prefix="/clusters", tags=["live"])
+PROTOCOL = "e3.live.v1"
+BEARER_PROTOCOL = "e3.bearer."
+CLOSE_CODES = {401: 4401, 403: 4403, 404: 4404}
+
+
+def _hub() -> live_feed.LiveHub:
+    return live_feed.hub(get_settings().redis_url)
+
+
+def _dumps(message: dict) -> str:
+    return json.dumps(message, separators=(",", ":"))
+
+
+def _socket_token(websocket: WebSocket) -> str:
+    for offered in websocket.scope.get("subprotocols", []):
+        if offered.startswith(BEARER_PROTOCOL) and len(offered) > len(BEARER_PROTOCOL):
+            return offered[len(BEARER_PROTOCOL):]
+    scheme, _, token = websocket.headers.get("authorization", "").partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        return token.strip()
+    raise Unauthorized(f"missing token: offer the subprotocol '{BEARER_PROTOCOL}<token>' beside '{PROTOCOL}'")
+
+
+def _check_socket(websocket: WebSocket) -> None:
+    token = _socket_token(websocket)
+    with session_scope() as session:
+        actor = authenticate(session, token)
+        if actor is None:
+            raise Unauthorized("invalid, revoked or expired token")
+        if not actor.can("read"):
+            raise Forbidden(f"token '{actor.name}' lacks the 'read' scope")
+
+
+@router.websocket("/{cluster}/live")
+async def live_socket(websocket: WebSocket, cluster: str):
+    """The cluster's live state: a snapshot, then updates (at most 10 a second, at least 4)."""
+    offered = websocket.scope.get("subprotocols", [])
+    await websocket.accept(subprotocol=PROTOCOL if PROTOCOL in offered else None)
+    hub = _hub()
+    try:
+        await asyncio.to_thread(_check_socket, websocket)
+        sub = await hub.subscribe(cluster)
+    except E3Error as exc:
+        await websocket.close(CLOSE_CODES.get(exc.status, 4400), reason=exc.message[:120])
+        return
+
+    async def send():
+        async for message in sub.messages():
+            await websocket.send_text(_dumps(message))
+
+    async def receive():  # nothing is expected from the client; this notices it leave
+        while (await websocket.receive())["type"] != "websocket.disconnect":
+            pass
+
+    tasks = [asyncio.create_task(send()), asyncio.create_task(receive())]
+    try:
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for task in done:
+            if not task.cancelled() and task.exception() is not None and not isinstance(
+                    task.exception(), (WebSocketDisconnect, RuntimeError, OSError)):
+                log.error("live socket for cluster '%s' failed", cluster, exc_info=task.exception())
+    finally:
+        for task in tasks:
+            task.cancel()
+        hub.unsubscribe(sub)
+
+
+@router.get("/{cluster}/live/stream", response_class=StreamingResponse,
+            responses={200: {"content": {"text/event-stream": {}},
+                             "description": "Server-sent events: `event` the message type (snapshot | update), "
+                                            "`data` a LiveMessage as JSON"}})
+async def stream_live(request: Request, cluster: str):
+    """The WebSocket's feed as server-sent events, for where a proxy blocks WebSockets: a snapshot, then
+    updates (at most 10 a second, at least 4). Authenticate with the Authorization header."""
+    await asyncio.to_thread(authorize, request, "read")
+    hub = _hub()
+    sub = await hub.subscribe(cluster)
+
+    async def body():
+        try:
+            async for message in sub.messages():
+                yield f"event: {message['type']}\ndata: {_dumps(message)}\n\n".encode()
+        finally:
+            hub.unsubscribe(sub)
+
+    return StreamingResponse(body(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+@router.get("/{cluster}/live/snapshot", response_model=LiveMessage, response_model_exclude_none=False)
+async def get_live_snapshot(request: Request, cluster: str) -> dict:
+    """The live channel's snapshot once (the last fallback: poll it about once a second)."""
+    await asyncio.to_thread(authorize, request, "read")
+    hub = _hub()
+    sub = await hub.subscribe(cluster)
+    try:
+        return sub.next_message(time.time())
+    finally:
+        hub.unsubscribe(sub)

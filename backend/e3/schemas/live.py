@@ -1,0 +1,118 @@
+"""The live channel's messages (services.live_feed, docs/live.md): the same JSON over WebSocket, SSE and polling."""
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+PowerSource = Literal["rapl", "ipmi", "model"]
+
+
+class LivePower(BaseModel):
+    watts: float
+    source: PowerSource
+
+
+class LiveInstanceFigures(BaseModel):
+    id: str
+    requests_per_s: float | None = Field(description="over the last second of heartbeats; null until two came")
+    exec_us: float = Field(description="mean execution time per request in the last heartbeat period, µs")
+    exec_ema_us: float
+    cpu_share: float = Field(description="share of the node's CPU, 0..1")
+
+
+class LiveNode(BaseModel):
+    id: str
+    name: str
+    kind: Literal["host", "smartnic"]
+    server: str
+    rack: str
+    state: Literal["up", "suspect", "down"]
+    state_since: str | None
+    ts: str | None = Field(description="when the latest heartbeat was measured (ISO 8601); null: none yet")
+    age_ms: int | None = Field(description="server_time - ts")
+    stale: bool = Field(description="no heartbeat for more than stale_after_ms: the figures are not current")
+    queue_len: int | None = Field(description="traffic-manager ingress queue depth, packets")
+    cpu_util: float | None = Field(description="0..1")
+    power: LivePower | None
+    rx_bytes: int | None = None
+    tx_bytes: int | None = None
+    rx_packets: int | None = None
+    tx_packets: int | None = None
+    instances: list[LiveInstanceFigures]
+
+
+class LiveInstance(BaseModel):
+    id: str
+    node_id: str
+    deployment_id: str
+    application: str
+    dag_node: str
+    service: str
+    role: Literal["primary", "backup"]
+    shard: int
+    replica: int
+
+
+class LiveAggregatePower(BaseModel):
+    watts: float | None
+    source: Literal["rapl", "ipmi", "model", "mixed"] | None
+    sources: list[PowerSource]
+
+
+class LiveLatency(BaseModel):
+    avg_us: float | None = Field(description="sum of mean execution times along the DAG's slowest path: no "
+                                             "network, no queueing (a lower bound)")
+    p99_us: None = Field(description="always null: heartbeats carry no per-request latency")
+    basis: Literal["exec_time_path"]
+
+
+class LivePredicted(BaseModel):
+    throughput_rps: float | None
+    avg_latency_ms: float | None
+    p99_latency_ms: float | None
+    joules_per_request: float | None
+    source: str = Field(description="model: the cost model's prediction for the placement")
+
+
+class LiveApplication(BaseModel):
+    deployment_id: str
+    application: str
+    version: int
+    instances: int
+    nodes_stale: int = Field(description="nodes of its instances not reporting (left out of the figures)")
+    complete: bool
+    throughput_rps: float | None = Field(description="requests/s completed by the primaries of its entry DAG nodes")
+    latency: LiveLatency
+    power: LiveAggregatePower
+    joules_per_request: float | None
+    predicted: LivePredicted | None
+
+
+class LiveTotals(BaseModel):
+    nodes: int
+    nodes_reporting: int
+    nodes_stale: int
+    complete: bool
+    power: LiveAggregatePower
+    throughput_rps: float | None
+    requests_per_joule: float | None
+
+
+class LiveCluster(BaseModel):
+    id: str
+    name: str
+
+
+class LiveMessage(BaseModel):
+    """A snapshot (every node, `cluster` and `instances` set) or an update (the nodes changed since the
+    previous message; applications and totals always whole)."""
+
+    type: Literal["snapshot", "update"]
+    seq: int = Field(description="1, 2, ... per connection")
+    server_time: str = Field(description="when the message was made (ISO 8601, UTC)")
+    stale_after_ms: int
+    nodes: list[LiveNode]
+    applications: list[LiveApplication]
+    totals: LiveTotals
+    cluster: LiveCluster | None = None
+    instances: list[LiveInstance] | None = None

@@ -1,0 +1,262 @@
+"""What the live channel shows, computed from heartbeats: per node, per application (deployment), per cluster.
+
+Pure: no database, no Redis, no clock of its own (every function takes `now`, seconds since the epoch).
+
+Heartbeats carry, per instance, the requests it completed since the node's previous heartbeat, their
+average execution time and its CPU share; per node the queue depth, CPU, and power with its source. So:
+
+- requests/s of an instance: its requests over the heartbeats of the last `RATE_WINDOW_S`, divided by the
+  time they span (the first one's requests are before the span and not counted); null until a node has
+  sent two heartbeats;
+- an application's throughput: the requests/s of the primaries of its entry DAG nodes (those no edge
+  leads to), i.e. the requests entering it;
+- its latency: NOT end-to-end (heartbeats carry no per-request latency and no percentile): the sum, along
+  the DAG's slowest path, of each DAG node's mean execution time (request-weighted over the window). It
+  leaves out network and queueing, so it is a lower bound, labelled `basis: "exec_time_path"`; the p99
+  is null. The cost model's predicted average and p99 are given beside it, labelled `source: "model"`;
+- its power: each node's watts shared among the instances on it by their CPU share (evenly when none
+  reports a share), summed over the application's instances; joules per request = those watts / its
+  throughput. The sources (rapl | ipmi | model) are those of the nodes it drew from;
+- the cluster: the watts of the nodes reporting, the summed throughput of its applications, requests
+  per joule.
+
+A node whose latest heartbeat is older than `STALE_AFTER_MS` is stale: its figures are shown as what they
+were at `ts`, and it counts in no aggregate (an aggregate that misses a node says `complete: false`).
+"""
+
+import json
+from collections import deque
+from dataclasses import dataclass, field
+from datetime import datetime
+
+STALE_AFTER_MS = 500  # ten heartbeat periods (50 ms) without one
+RATE_WINDOW_S = 1.0
+
+_NUMBERS = ("queue_len", "rx_bytes", "tx_bytes", "rx_packets", "tx_packets")
+
+
+@dataclass(frozen=True)
+class NodeMeta:
+    id: str
+    name: str
+    kind: str  # host | smartnic
+    server: str
+    rack: str
+    core_class: str
+
+
+@dataclass(frozen=True)
+class InstanceMeta:
+    id: str
+    node_id: str
+    deployment_id: str
+    application: str
+    dag_node: str
+    service: str
+    role: str  # primary | backup
+    shard: int
+    replica: int
+
+
+@dataclass(frozen=True)
+class AppMeta:
+    deployment_id: str
+    application: str
+    version: int
+    dag_nodes: tuple[str, ...]
+    edges: tuple[tuple[str, str], ...]  # (from, to), the direction requests flow
+    predicted: dict | None = None  # the cost model's figures for its placement
+
+    @property
+    def entries(self) -> set[str]:
+        targets = {b for _, b in self.edges}
+        return {n for n in self.dag_nodes if n not in targets}
+
+
+@dataclass
+class ClusterMeta:
+    id: str
+    name: str
+    nodes: dict[str, NodeMeta] = field(default_factory=dict)
+    instances: dict[str, InstanceMeta] = field(default_factory=dict)
+    apps: dict[str, AppMeta] = field(default_factory=dict)
+
+
+def parse_ts(text: str) -> float:
+    return datetime.fromisoformat(text).timestamp()
+
+
+def parse_heartbeat(fields: dict) -> dict | None:
+    """A heartbeat from an `e3:live` item (JSON values) or an `e3:node:<id>` hash (all strings), normalised;
+    None when it holds no heartbeat (a hash with only a state)."""
+    if not fields.get("ts") or fields.get("power_watts") in (None, ""):
+        return None
+    instances = fields.get("instances") or []
+    if isinstance(instances, str):
+        instances = json.loads(instances)
+    hb = {k: int(fields.get(k) or 0) for k in _NUMBERS}
+    hb.update(node_id=str(fields["node_id"]), ts=str(fields["ts"]), t=parse_ts(str(fields["ts"])),
+              cpu_util=float(fields.get("cpu_util") or 0.0), power_watts=float(fields["power_watts"]),
+              power_source=str(fields.get("power_source") or "model"),
+              instances=[dict(id=str(i["id"]), requests=int(i.get("requests", 0)),
+                              exec_us=float(i.get("exec_us", 0.0)), exec_ema_us=float(i.get("exec_ema_us", 0.0)),
+                              cpu_share=float(i.get("cpu_share", 0.0))) for i in instances])
+    return hb
+
+
+class NodeWindow:
+    """One node's heartbeats of the last RATE_WINDOW_S (before its latest), oldest first."""
+
+    __slots__ = ("items",)
+
+    def __init__(self) -> None:
+        self.items: deque[dict] = deque()
+
+    @property
+    def latest(self) -> dict | None:
+        return self.items[-1] if self.items else None
+
+    def add(self, hb: dict) -> bool:
+        """Keep `hb` if it is newer than the latest; False (ignored) otherwise."""
+        if self.items and hb["t"] <= self.items[-1]["t"]:
+            return False
+        self.items.append(hb)
+        while len(self.items) > 2 and self.items[1]["t"] < hb["t"] - RATE_WINDOW_S:
+            self.items.popleft()
+        return True
+
+    def span(self) -> float:
+        return self.items[-1]["t"] - self.items[0]["t"] if len(self.items) > 1 else 0.0
+
+    def instance_rates(self) -> dict[str, tuple[float, float | None]]:
+        """Per instance: (requests/s, request-weighted mean exec time in µs or None without requests)
+        over the window; empty until there are two heartbeats."""
+        span = self.span()
+        if span <= 0:
+            return {}
+        counts: dict[str, list[float]] = {}
+        for hb in list(self.items)[1:]:
+            for i in hb["instances"]:
+                c = counts.setdefault(i["id"], [0, 0.0])
+                c[0] += i["requests"]
+                c[1] += i["requests"] * i["exec_us"]
+        for i in self.items[-1]["instances"]:
+            counts.setdefault(i["id"], [0, 0.0])
+        return {iid: (n / span, total / n if n else None) for iid, (n, total) in counts.items()}
+
+    def mean_watts(self) -> float:
+        return sum(hb["power_watts"] for hb in self.items) / len(self.items)
+
+
+def age_ms(hb: dict | None, now: float) -> int | None:
+    return None if hb is None else max(0, round((now - hb["t"]) * 1000))
+
+
+def is_stale(hb: dict | None, now: float) -> bool:
+    return hb is None or (now - hb["t"]) * 1000 > STALE_AFTER_MS
+
+
+def node_view(meta: NodeMeta, window: NodeWindow | None, state: str, state_since: str | None, now: float) -> dict:
+    """One node as the channel sends it: its metadata, state, and latest heartbeat with its age."""
+    hb = window.latest if window else None
+    view = dict(id=meta.id, name=meta.name, kind=meta.kind, server=meta.server, rack=meta.rack, state=state,
+                state_since=state_since, ts=hb["ts"] if hb else None, age_ms=age_ms(hb, now),
+                stale=is_stale(hb, now))
+    if hb is None:
+        return view | dict(queue_len=None, cpu_util=None, power=None, instances=[])
+    rates = window.instance_rates()
+    view.update({k: hb[k] for k in _NUMBERS}, cpu_util=hb["cpu_util"],
+                power=dict(watts=hb["power_watts"], source=hb["power_source"]),
+                instances=[dict(id=i["id"], requests_per_s=_round(rates[i["id"]][0]) if i["id"] in rates else None,
+                                exec_us=i["exec_us"], exec_ema_us=i["exec_ema_us"], cpu_share=i["cpu_share"])
+                           for i in hb["instances"]])
+    return view
+
+
+def _round(x: float | None) -> float | None:
+    """Six significant digits: the figures are estimates, and a small J/req keeps its precision."""
+    return None if x is None else float(f"{x:.6g}")
+
+
+def _source(sources: set[str]) -> str | None:
+    return None if not sources else next(iter(sources)) if len(sources) == 1 else "mixed"
+
+
+def slowest_path_us(app: AppMeta, exec_us: dict[str, float]) -> float | None:
+    """The largest sum of per-DAG-node times over the paths from an entry (DAG nodes without a time count 0);
+    None if no DAG node has one."""
+    if not exec_us:
+        return None
+    incoming: dict[str, list[str]] = {n: [] for n in app.dag_nodes}
+    for a, b in app.edges:
+        incoming.setdefault(b, []).append(a)
+    best: dict[str, float] = {}
+
+    def longest(n: str, seen: frozenset) -> float:
+        if n not in best:  # specs are acyclic (validated); `seen` only guards a bad one
+            best[n] = exec_us.get(n, 0.0) + max((longest(p, seen | {n}) for p in incoming.get(n, ()) if p not in seen),
+                                                default=0.0)
+        return best[n]
+
+    return max(longest(n, frozenset()) for n in incoming)
+
+
+def aggregate(meta: ClusterMeta, windows: dict[str, NodeWindow], now: float) -> tuple[list[dict], dict]:
+    """Per application (deployment) and for the cluster, from the nodes that are not stale."""
+    fresh = {nid: w for nid, w in windows.items() if nid in meta.nodes and not is_stale(w.latest, now)}
+    rates: dict[str, tuple[float, float | None]] = {}
+    watts_of: dict[str, float] = {}  # instance -> watts attributed to it
+    for nid, w in fresh.items():
+        node_rates = w.instance_rates()
+        rates.update(node_rates)
+        hb, watts = w.latest, w.mean_watts()
+        reported = {i["id"]: i["cpu_share"] for i in hb["instances"]}
+        total = sum(reported.values())
+        on_node = set(reported) | {iid for iid, i in meta.instances.items() if i.node_id == nid}
+        for iid in on_node:
+            watts_of[iid] = watts * reported.get(iid, 0.0) / total if total > 0 else watts / len(on_node)
+    by_app: dict[str, list[InstanceMeta]] = {}
+    for inst in meta.instances.values():
+        by_app.setdefault(inst.deployment_id, []).append(inst)
+    apps = []
+    for dep_id, app in sorted(meta.apps.items(), key=lambda kv: (kv[1].application, kv[0])):
+        insts = by_app.get(dep_id, [])
+        missing = {i.node_id for i in insts if i.node_id not in fresh}
+        live = [i for i in insts if i.node_id in fresh]
+        entries = app.entries
+        entry = [rates[i.id][0] for i in live if i.dag_node in entries and i.role == "primary" and i.id in rates]
+        throughput = sum(entry) if entry else None
+        weighted: dict[str, list[float]] = {}
+        for i in live:
+            rps, ex = rates.get(i.id, (0.0, None))
+            if i.role == "primary" and ex is not None and rps > 0:
+                w = weighted.setdefault(i.dag_node, [0.0, 0.0])
+                w[0] += rps
+                w[1] += rps * ex
+        path = slowest_path_us(app, {n: total / n_rps for n, (n_rps, total) in weighted.items()})
+        watts = sum(watts_of.get(i.id, 0.0) for i in live) if live else None
+        sources = {fresh[i.node_id].latest["power_source"] for i in live}
+        predicted = None
+        if app.predicted:
+            p = app.predicted
+            predicted = dict(throughput_rps=p.get("throughput_rps"), avg_latency_ms=p.get("avg_latency_ms"),
+                             p99_latency_ms=p.get("p99_latency_ms"), joules_per_request=p.get("joules_per_request"),
+                             source=p.get("source", "model"))
+        apps.append(dict(
+            deployment_id=dep_id, application=app.application, version=app.version, instances=len(insts),
+            nodes_stale=len(missing), complete=not missing,
+            throughput_rps=_round(throughput),
+            latency=dict(avg_us=_round(path), p99_us=None, basis="exec_time_path"),
+            power=dict(watts=_round(watts), source=_source(sources), sources=sorted(sources)),
+            joules_per_request=_round(watts / throughput) if watts is not None and throughput else None,
+            predicted=predicted))
+    watts = sum(w.latest["power_watts"] for w in fresh.values())
+    sources = {w.latest["power_source"] for w in fresh.values()}
+    known = [a["throughput_rps"] for a in apps if a["throughput_rps"] is not None]
+    throughput = sum(known) if known else None
+    totals = dict(nodes=len(meta.nodes), nodes_reporting=len(fresh), nodes_stale=len(meta.nodes) - len(fresh),
+                  complete=len(fresh) == len(meta.nodes),
+                  power=dict(watts=_round(watts) if fresh else None, source=_source(sources), sources=sorted(sources)),
+                  throughput_rps=_round(throughput),
+                  requests_per_joule=_round(throughput / watts) if throughput is not None and watts > 0 else None)
+    return apps, totals
