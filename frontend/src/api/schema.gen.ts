@@ -200,6 +200,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/clusters/{cluster}/live/snapshot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Live Snapshot
+         * @description The live channel's snapshot once (the last fallback: poll it about once a second).
+         */
+        get: operations["get_live_snapshot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/clusters/{cluster}/live/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream Live
+         * @description The WebSocket's feed as server-sent events, for where a proxy blocks WebSockets: a snapshot, then
+         *     updates (at most 10 a second, at least 4). Authenticate with the Authorization header.
+         */
+        get: operations["stream_live"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/clusters/{name}": {
         parameters: {
             query?: never;
@@ -1367,6 +1408,247 @@ export interface components {
             rack: number;
             /** Server Type */
             server_type: string;
+        };
+        /** LiveAggregatePower */
+        LiveAggregatePower: {
+            /** Source */
+            source: ("rapl" | "ipmi" | "model" | "mixed") | null;
+            /** Sources */
+            sources: ("rapl" | "ipmi" | "model")[];
+            /** Watts */
+            watts: number | null;
+        };
+        /** LiveApplication */
+        LiveApplication: {
+            /** Application */
+            application: string;
+            /** Complete */
+            complete: boolean;
+            /** Deployment Id */
+            deployment_id: string;
+            /** Instances */
+            instances: number;
+            /** Joules Per Request */
+            joules_per_request: number | null;
+            latency: components["schemas"]["LiveLatency"];
+            /**
+             * Nodes Stale
+             * @description nodes of its instances not reporting (left out of the figures)
+             */
+            nodes_stale: number;
+            power: components["schemas"]["LiveAggregatePower"];
+            predicted: components["schemas"]["LivePredicted"] | null;
+            /**
+             * Throughput Rps
+             * @description requests/s completed by the primaries of its entry DAG nodes
+             */
+            throughput_rps: number | null;
+            /** Version */
+            version: number;
+        };
+        /** LiveCluster */
+        LiveCluster: {
+            /** Id */
+            id: string;
+            /** Name */
+            name: string;
+        };
+        /** LiveInstance */
+        LiveInstance: {
+            /** Application */
+            application: string;
+            /** Dag Node */
+            dag_node: string;
+            /** Deployment Id */
+            deployment_id: string;
+            /** Id */
+            id: string;
+            /** Node Id */
+            node_id: string;
+            /** Replica */
+            replica: number;
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "primary" | "backup";
+            /** Service */
+            service: string;
+            /** Shard */
+            shard: number;
+        };
+        /** LiveInstanceFigures */
+        LiveInstanceFigures: {
+            /**
+             * Cpu Share
+             * @description share of the node's CPU, 0..1
+             */
+            cpu_share: number;
+            /** Exec Ema Us */
+            exec_ema_us: number;
+            /**
+             * Exec Us
+             * @description mean execution time per request in the last heartbeat period, µs
+             */
+            exec_us: number;
+            /** Id */
+            id: string;
+            /**
+             * Requests Per S
+             * @description over the last second of heartbeats; null until two came
+             */
+            requests_per_s: number | null;
+        };
+        /** LiveLatency */
+        LiveLatency: {
+            /**
+             * Avg Us
+             * @description sum of mean execution times along the DAG's slowest path: no network, no queueing (a lower bound)
+             */
+            avg_us: number | null;
+            /**
+             * Basis
+             * @constant
+             */
+            basis: "exec_time_path";
+            /**
+             * P99 Us
+             * @description always null: heartbeats carry no per-request latency
+             */
+            p99_us: null;
+        };
+        /**
+         * LiveMessage
+         * @description A snapshot (every node, `cluster` and `instances` set) or an update (the nodes changed since the
+         *     previous message; applications and totals always whole).
+         */
+        LiveMessage: {
+            /** Applications */
+            applications: components["schemas"]["LiveApplication"][];
+            cluster?: components["schemas"]["LiveCluster"] | null;
+            /** Instances */
+            instances?: components["schemas"]["LiveInstance"][] | null;
+            /** Nodes */
+            nodes: components["schemas"]["LiveNode"][];
+            /**
+             * Seq
+             * @description 1, 2, ... per connection
+             */
+            seq: number;
+            /**
+             * Server Time
+             * @description when the message was made (ISO 8601, UTC)
+             */
+            server_time: string;
+            /** Stale After Ms */
+            stale_after_ms: number;
+            totals: components["schemas"]["LiveTotals"];
+            /**
+             * Type
+             * @enum {string}
+             */
+            type: "snapshot" | "update";
+        };
+        /** LiveNode */
+        LiveNode: {
+            /**
+             * Age Ms
+             * @description server_time - ts
+             */
+            age_ms: number | null;
+            /**
+             * Cpu Util
+             * @description 0..1
+             */
+            cpu_util: number | null;
+            /** Id */
+            id: string;
+            /** Instances */
+            instances: components["schemas"]["LiveInstanceFigures"][];
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "host" | "smartnic";
+            /** Name */
+            name: string;
+            power: components["schemas"]["LivePower"] | null;
+            /**
+             * Queue Len
+             * @description traffic-manager ingress queue depth, packets
+             */
+            queue_len: number | null;
+            /** Rack */
+            rack: string;
+            /** Rx Bytes */
+            rx_bytes?: number | null;
+            /** Rx Packets */
+            rx_packets?: number | null;
+            /** Server */
+            server: string;
+            /**
+             * Stale
+             * @description no heartbeat for more than stale_after_ms: the figures are not current
+             */
+            stale: boolean;
+            /**
+             * State
+             * @enum {string}
+             */
+            state: "up" | "suspect" | "down";
+            /** State Since */
+            state_since: string | null;
+            /**
+             * Ts
+             * @description when the latest heartbeat was measured (ISO 8601); null: none yet
+             */
+            ts: string | null;
+            /** Tx Bytes */
+            tx_bytes?: number | null;
+            /** Tx Packets */
+            tx_packets?: number | null;
+        };
+        /** LivePower */
+        LivePower: {
+            /**
+             * Source
+             * @enum {string}
+             */
+            source: "rapl" | "ipmi" | "model";
+            /** Watts */
+            watts: number;
+        };
+        /** LivePredicted */
+        LivePredicted: {
+            /** Avg Latency Ms */
+            avg_latency_ms: number | null;
+            /** Joules Per Request */
+            joules_per_request: number | null;
+            /** P99 Latency Ms */
+            p99_latency_ms: number | null;
+            /**
+             * Source
+             * @description model: the cost model's prediction for the placement
+             */
+            source: string;
+            /** Throughput Rps */
+            throughput_rps: number | null;
+        };
+        /** LiveTotals */
+        LiveTotals: {
+            /** Complete */
+            complete: boolean;
+            /** Nodes */
+            nodes: number;
+            /** Nodes Reporting */
+            nodes_reporting: number;
+            /** Nodes Stale */
+            nodes_stale: number;
+            power: components["schemas"]["LiveAggregatePower"];
+            /** Requests Per Joule */
+            requests_per_joule: number | null;
+            /** Throughput Rps */
+            throughput_rps: number | null;
         };
         /** MePublic */
         MePublic: {
@@ -3455,6 +3737,212 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ClusterPublic"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Precondition Failed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_live_snapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                cluster: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveMessage"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Precondition Failed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    stream_live: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                cluster: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Server-sent events: `event` the message type (snapshot | update), `data` a LiveMessage as JSON */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": unknown;
                 };
             };
             /** @description Bad Request */
