@@ -80,6 +80,9 @@ struct cmd_state {
     uint32_t accept_timeout_ms; /* an import's wait for its exporter (SX_ACCEPT_TIMEOUT_MS) */
     uint64_t applied;           /* highest version handled */
     cmd_outcome memory[CMD_OUTCOME_MEMORY]; /* outcomes by version % CMD_OUTCOME_MEMORY */
+    pthread_t ticker;           /* calls rep_primary_tick on every primary (cmd_tick_main) */
+    pthread_cond_t tick_cond;   /* wakes the ticker to stop (with lock) */
+    int ticker_stop;            /* set under lock by cmd_free */
 };
 
 /* NACK `out` with `code` and a formatted message; returns 0 (nothing applied). */
@@ -95,10 +98,45 @@ static int cmd_nack(cmd_outcome *out, const char *code, const char *fmt, ...) {
     return 0;
 }
 
+/* The replication ticker: every REP_TICK_MS, each primary resends what its backups have not
+ * confirmed for too long (replica.h, "Repair"). */
+static void *cmd_tick_main(void *arg) {
+    cmd_state *s = arg;
+    pthread_mutex_lock(&s->lock);
+    while (!s->ticker_stop) {
+        struct timespec at;
+        clock_gettime(CLOCK_MONOTONIC, &at);
+        at.tv_nsec += REP_TICK_MS * 1000000L;
+        if (at.tv_nsec >= 1000000000L) {
+            at.tv_sec++;
+            at.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&s->tick_cond, &s->lock, &at);
+        for (size_t i = 0; !s->ticker_stop && i < s->n_insts; i++)
+            if (s->insts[i].primary) rep_primary_tick(s->insts[i].primary);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return NULL;
+}
+
 cmd_state *cmd_new(eng *e, pl_ctx *pl, rt_table *routes, chan_net *net, const char *bind_ip) {
     cmd_state *s = calloc(1, sizeof(*s));
     if (!s) return NULL;
-    if (pthread_mutex_init(&s->lock, NULL) != 0) {
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    int ok = pthread_mutex_init(&s->lock, NULL) == 0;
+    if (ok && pthread_cond_init(&s->tick_cond, &ca) != 0) {
+        pthread_mutex_destroy(&s->lock);
+        ok = 0;
+    }
+    pthread_condattr_destroy(&ca);
+    if (ok && pthread_create(&s->ticker, NULL, cmd_tick_main, s) != 0) {
+        pthread_cond_destroy(&s->tick_cond);
+        pthread_mutex_destroy(&s->lock);
+        ok = 0;
+    }
+    if (!ok) {
         free(s);
         return NULL;
     }
@@ -134,18 +172,28 @@ static void cmd_on_log(void *ctx, const uint8_t *records, size_t len) {
     if (r->p) rep_primary_on_log(r->p, records, len);
 }
 
+/* Add the primary counters of replaced targets to `past` (their outstanding ones were handed
+ * over: rep_primary_adopt). */
+static void cmd_rep_add_past(rep_counters *past, const rep_counters *old) {
+    past->sent += old->sent;
+    past->resent += old->resent;
+    past->replicated += old->replicated;
+    past->failed += old->failed;
+    past->dropped += old->dropped;
+}
+
 /* Both sides' replication counters of one instance (lock held). */
 static void cmd_rep_counters(const cmd_inst *in, rep_counters *out) {
     rep_counters b;
     memset(out, 0, sizeof(*out));
     if (in->primary) rep_primary_counters(in->primary, out);
-    out->sent += in->rep_past.sent;
-    out->replicated += in->rep_past.replicated;
-    out->failed += in->rep_past.failed;
+    cmd_rep_add_past(out, &in->rep_past);
     if (in->backup) {
         rep_backup_counters(in->backup, &b);
         out->applied = b.applied;
         out->gaps = b.gaps;
+        out->out_of_order = b.out_of_order;
+        out->duplicates = b.duplicates;
         out->refused = b.refused;
     }
 }
@@ -171,9 +219,12 @@ static void cmd_destroy(cmd_state *s, cmd_inst *in) {
     if (in->repl) {
         cmd_rep_counters(in, &rc);
         alog(ALOG_INFO,
-             "instance %s replication: sent %llu, replicated %llu, failed %llu; applied %llu, gaps %llu, refused %llu",
-             in->id, (unsigned long long)rc.sent, (unsigned long long)rc.replicated, (unsigned long long)rc.failed,
-             (unsigned long long)rc.applied, (unsigned long long)rc.gaps, (unsigned long long)rc.refused);
+             "instance %s replication: sent %llu, resent %llu, replicated %llu, failed %llu, dropped %llu, "
+             "outstanding %llu; applied %llu, gaps %llu, out of order %llu, duplicates %llu, refused %llu",
+             in->id, (unsigned long long)rc.sent, (unsigned long long)rc.resent, (unsigned long long)rc.replicated,
+             (unsigned long long)rc.failed, (unsigned long long)rc.dropped, (unsigned long long)rc.outstanding,
+             (unsigned long long)rc.applied, (unsigned long long)rc.gaps, (unsigned long long)rc.out_of_order,
+             (unsigned long long)rc.duplicates, (unsigned long long)rc.refused);
     }
     rep_primary_release(in->primary); /* the instance is gone: no more hook calls */
     free(in->repl);
@@ -190,6 +241,12 @@ static cmd_inst cmd_detach(cmd_state *s, size_t idx) {
 
 void cmd_free(cmd_state *s) {
     if (!s) return;
+    pthread_mutex_lock(&s->lock);
+    s->ticker_stop = 1;
+    pthread_cond_signal(&s->tick_cond);
+    pthread_mutex_unlock(&s->lock);
+    pthread_join(s->ticker, NULL);
+    pthread_cond_destroy(&s->tick_cond);
     while (s->n_insts) {
         pthread_mutex_lock(&s->lock);
         cmd_inst in = cmd_detach(s, s->n_insts - 1);
@@ -446,15 +503,12 @@ typedef struct cmd_switch_ctx {
 } cmd_switch_ctx;
 
 /* eng_op_fn (op_ctx = cmd_switch_ctx), instance entered: a backup in both lists continues its
- * numbering; a new one starts at 0 (its first update is seq 1). */
+ * numbering with its unconfirmed updates; a new one starts at 0 (its first update is seq 1). */
 static int cmd_switch_op(void *op_ctx, const svc_type *type, svc_instance *inst, const uint8_t *data, size_t len,
                          svc_buf *resp, char *err) {
     cmd_switch_ctx *x = op_ctx;
-    char ids[REP_MAX_BACKUPS][E3RPC_ID_LEN];
-    uint64_t seqs[REP_MAX_BACKUPS];
     (void)type, (void)inst, (void)data, (void)len, (void)resp, (void)err;
-    size_t n = x->repl->p ? rep_primary_sequences(x->repl->p, ids, seqs, REP_MAX_BACKUPS) : 0;
-    for (size_t i = 0; x->next && i < n; i++) (void)rep_primary_continue(x->next, ids[i], seqs[i]); /* -1: dropped */
+    rep_primary_adopt(x->next, x->repl->p); /* kept backups: numbers and unconfirmed updates */
     x->prev = x->repl->p;
     x->repl->p = x->next;
     return ENG_OK;
@@ -470,9 +524,7 @@ static int cmd_switch(cmd_state *s, cmd_inst *in, rep_primary *next, char *err) 
     if (x.prev) rep_primary_counters(x.prev, &old);
     pthread_mutex_lock(&s->lock);
     in->primary = next;
-    in->rep_past.sent += old.sent;
-    in->rep_past.replicated += old.replicated;
-    in->rep_past.failed += old.failed;
+    cmd_rep_add_past(&in->rep_past, &old);
     pthread_mutex_unlock(&s->lock);
     rep_primary_release(x.prev); /* updates in flight hold it until answered */
     return SX_OK;

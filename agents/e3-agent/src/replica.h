@@ -7,37 +7,51 @@
  * instance runs as an engine "replicated" instance; its log hook hands the records to its
  * current rep_primary's rep_primary_on_log (commands.c), or drops them when it has none, and
  * the rep_primary is replaced only in an engine op on the instance. After each request that
- * changed its state the hook sends the drained records to every backup, resolved through the
- * route table, as one replicate frame (chan.h type 3) from the egress node, and returns: the
- * client's reply never waits for a backup. The backup's reply (or its absence within the egress
- * node's timeout) only moves counters.
+ * changed its state the hook numbers the drained records for every backup, keeps them, and
+ * sends them, resolved through the route table, as one replicate frame (chan.h type 3) from the
+ * egress node, and returns: the client's reply never waits for a backup (asynchronous
+ * replication: an update acknowledged to a client less than a round trip before the primary
+ * dies can be missing at the backup).
  *
  * Replicate payload (network byte order):
- *   u64 seq | u8 id_len | primary id (id_len bytes, the controller's id) | records
- * seq counts from 1 per (primary, backup) pair; every update takes the next one, also when it
- * could not be sent (no route, too large, socket full), so the backup sees the hole.
+ *   u64 seq (top bits: REP_JUMP, REP_HOLE) | u8 id_len | primary id (id_len bytes, the controller's id) | records
+ * seq counts from 1 per (primary, backup) pair.
  *
  * Backup side (rep_backup): each stateful instance takes replicate frames on its own port
  * (chan_udp_node_set_replicate with rep_backup_deliver). An update is applied through the
  * engine (eng_submit_op: on the instance's first worker, in arrival order, never beside a
- * request), where its seq is checked against the last one applied from that primary:
- *   - the next one: applied, reply "OK <seq>";
- *   - further on: the missing ones are counted as a gap, then it is applied (records are whole
- *     values, so later ones are right; the lost ones stay missing: the backup has diverged,
- *     which the gap counter shows). Nothing repairs a gap (no resend, no snapshot);
- *   - at or below the last: refused (error reply "stale ..."), counted;
- *   - malformed records: refused (apply_log's reason), counted, state unchanged.
+ * request), strictly in sequence per primary id:
+ *   - the next one: applied, answer "OK <seq>";
+ *   - at or below the last applied (a resend): not applied again, answer "OK <last>";
+ *   - further on: refused, error answer "GAP <last>: ...", counted as out_of_order; unless it
+ *     carries REP_JUMP: then the missing ones are counted as a gap (the backup has diverged: the
+ *     primary no longer had them) and it is applied;
+ *   - malformed records: refused (apply_log's reason), counted; its number is used up;
+ *   - REP_HOLE (an update too large for one datagram, given up by the primary): its number is
+ *     used up and it counts as a gap.
  *
- * Not thread-safe by design where it need not be: a rep_primary's sequence numbers are touched
- * only with its instance entered (its log hook, or an engine op on the instance: one at a time),
- * a rep_backup's streams only from its ops. Counters are atomics, read from any thread.
+ * Repair (go-back-N): the primary keeps each backup's updates until the backup confirms them
+ * ("OK <n>" confirms everything up to n), at most REP_WINDOW updates and REP_WINDOW_BYTES. A
+ * "GAP" answer, an error, or no answer within the egress node's timeout makes the frame owed;
+ * the primary then resends, in order, every kept update after the last confirmed one up to the
+ * highest owed (a round of at most REP_ROUND_MAX; the next round when it is confirmed, or again
+ * after REP_RESEND_MS without). rep_primary_tick, called every few ms, owes everything
+ * outstanding to a backup that confirmed nothing for REP_STALL_MS: that covers updates that
+ * could not leave (no route yet, a full socket) and lost last frames, which no later answer
+ * reveals. Updates dropped unconfirmed (window full, no memory) are jumped over: the next frame
+ * numbered after them carries REP_JUMP, and the backup counts the gap.
+ *
+ * Thread safety: a rep_primary has a lock taken by the hook, the answers (egress receive
+ * thread), rep_primary_tick and rep_primary_drain; counters are atomics. A rep_backup's streams
+ * are touched only from its ops.
  *
  * Cold migration (state_xfer.h) moves a primary's sequence numbers with its state: the source
- * reads them (rep_primary_sequences) and the destination continues from them
- * (rep_primary_continue), both inside the engine op that exports or imports the state, so the
- * backups, which keep the last seq per primary id, take the moved primary's next update as the
- * next one and not as stale. A copy's switch of targets does the same, in one op, for every
- * backup in both the old and the new list.
+ * drains (rep_primary_drain: waits until its backups confirmed every update) and reads them
+ * (rep_primary_sequences), the destination continues from them (rep_primary_continue), both
+ * inside the engine op that exports or imports the state, so the backups, which keep the last
+ * seq per primary id, take the moved primary's next update as the next one. A copy's switch of
+ * targets hands each kept backup's numbers and unconfirmed updates over in one op
+ * (rep_primary_adopt).
  */
 #ifndef E3AGENT_REPLICA_H
 #define E3AGENT_REPLICA_H
@@ -53,15 +67,30 @@
 #define REP_MAX_BACKUPS 8   /* backups per primary */
 #define REP_MAX_PRIMARIES 8 /* primaries a backup follows at once (the oldest is forgotten) */
 #define REP_HDR_MAX (8 + 1 + E3RPC_ID_LEN) /* bytes of payload header, at most */
+#define REP_JUMP (1ull << 63)              /* seq flag: the updates before this one are not coming */
+#define REP_HOLE (1ull << 62)              /* seq flag: this update was given up (no records follow) */
+#define REP_FLAGS (REP_JUMP | REP_HOLE)
+#define REP_WINDOW 4096                    /* updates kept per backup until confirmed */
+#define REP_WINDOW_BYTES (16u << 20)       /* record bytes kept per backup until confirmed */
+#define REP_ROUND_MAX 512                  /* updates per resend round */
+#define REP_RESEND_MS 100                  /* a round with no answer is sent again after this */
+#define REP_STALL_MS 200                   /* rep_primary_tick: no confirmation this long -> resend */
+#define REP_DRAIN_STALL_MS 20              /* rep_primary_drain: the same, while draining */
+#define REP_TICK_MS 25                     /* how often the owner should call rep_primary_tick */
 
 /* Replication counters of one instance: updates (one per state-changing request) per backup. */
 typedef struct rep_counters {
-    uint64_t sent;       /* primary: updates handed to the socket */
-    uint64_t replicated; /* primary: updates a backup acknowledged */
-    uint64_t failed;     /* primary: not sent (no route, too large, socket), refused, or unanswered */
-    uint64_t applied;    /* backup: updates applied */
-    uint64_t gaps;       /* backup: sequence numbers skipped (lost or reordered updates) */
-    uint64_t refused;    /* backup: stale or malformed updates refused */
+    uint64_t sent;         /* primary: updates handed to the socket the first time */
+    uint64_t resent;       /* primary: updates sent again (repair) */
+    uint64_t replicated;   /* primary: updates a backup confirmed */
+    uint64_t failed;       /* primary: sends that failed (no route, too large, socket), error answers, no answer */
+    uint64_t dropped;      /* primary: updates given up unconfirmed (window full, no memory) */
+    uint64_t outstanding;  /* primary: updates not yet confirmed, now */
+    uint64_t applied;      /* backup: updates applied */
+    uint64_t gaps;         /* backup: updates jumped over (dropped by the primary): the state diverged */
+    uint64_t out_of_order; /* backup: updates refused as ahead of the next one (resent by the primary) */
+    uint64_t duplicates;   /* backup: resends of updates already applied */
+    uint64_t refused;      /* backup: malformed updates refused */
 } rep_counters;
 
 typedef struct rep_primary rep_primary; /* opaque */
@@ -74,8 +103,17 @@ typedef struct rep_backup rep_backup;   /* opaque */
 rep_primary *rep_primary_new(rt_table *routes, chan_udp_node *egress, const char *self_id, const char *backups_csv,
                              char *err);
 
-/* eng_log_fn with ctx = a rep_primary: send `records` to every backup. */
+/* eng_log_fn with ctx = a rep_primary: number, keep and send `records` to every backup. */
 void rep_primary_on_log(void *ctx, const uint8_t *records, size_t len);
+
+/* Resend to every backup that confirmed nothing for REP_STALL_MS while updates are outstanding.
+ * The owner calls it every REP_TICK_MS or so, from any thread, while it holds its reference. */
+void rep_primary_tick(rep_primary *p);
+
+/* Wait up to `timeout_ms` until every backup confirmed every update, resending what stalls for
+ * REP_DRAIN_STALL_MS. Returns how many updates are still unconfirmed (0: drained). With the
+ * instance entered (no update can be added meanwhile), e.g. in the op that exports its state. */
+uint64_t rep_primary_drain(rep_primary *p, uint32_t timeout_ms);
 
 /* Drop the owner's reference: call once the engine instance is removed (no more hook calls). The
  * memory goes when the last update in flight is answered or failed. NULL is fine. */
@@ -84,20 +122,27 @@ void rep_primary_release(rep_primary *p);
 /* Number of backups. */
 size_t rep_primary_backups(const rep_primary *p);
 
-/* The primary's counters (sent, replicated, failed; the others 0). Any thread. */
+/* The primary's counters (sent, resent, replicated, failed, dropped, outstanding; the backup
+ * ones 0). Any thread. */
 void rep_primary_counters(rep_primary *p, rep_counters *out);
 
 /* The last seq given to each backup: up to `max` backup ids into `ids` and their seqs into
  * `seqs`, in the order of e3.backups. Returns how many were written. Only with the instance
  * entered (an engine op on it), like the hook. */
-size_t rep_primary_sequences(const rep_primary *p, char (*ids)[E3RPC_ID_LEN], uint64_t *seqs, size_t max);
+size_t rep_primary_sequences(rep_primary *p, char (*ids)[E3RPC_ID_LEN], uint64_t *seqs, size_t max);
 
-/* Continue backup `backup_id`'s numbering after `seq` (the next update takes seq + 1); never
+/* Continue backup `backup_id`'s numbering after `seq` (the next update takes seq + 1), taking
+ * everything up to `seq` as confirmed (what the backup lacks of it is jumped over); never
  * moves a number back. Returns 0, or -1 if `backup_id` is not one of this primary's backups
  * (nothing changed). Only with the instance entered, before its first update to that backup is
  * taken for granted by anyone: in practice, in the op that imports the state or switches the
  * instance's targets. */
 int rep_primary_continue(rep_primary *p, const char *backup_id, uint64_t seq);
+
+/* Hand every backup of `prev` that `next` lists too over to `next`: its numbers and its kept,
+ * unconfirmed updates (answers still due go to `prev` and are ignored; the tick resends). With
+ * the instance entered, in the op that switches the targets, before `next` sends anything. */
+void rep_primary_adopt(rep_primary *next, rep_primary *prev);
 
 /* The backup side of engine instance `engine_id`. NULL when memory runs out. */
 rep_backup *rep_backup_new(eng *e, uint32_t engine_id);
@@ -109,7 +154,8 @@ void rep_backup_free(rep_backup *b);
 int rep_backup_deliver(void *sink, uint32_t instance_id, const uint8_t *payload, size_t len, chan_reply_fn reply,
                        void *reply_ctx, char *err);
 
-/* The backup's counters (applied, gaps, refused; the others 0). Any thread. */
+/* The backup's counters (applied, gaps, out_of_order, duplicates, refused; the primary ones 0).
+ * Any thread. */
 void rep_backup_counters(rep_backup *b, rep_counters *out);
 
 /* Build a replicate payload into `out` (reset first): header for (`seq`, `primary_id`), then

@@ -218,8 +218,13 @@ static int sx_export_op(void *op_ctx, const svc_type *type, svc_instance *inst, 
     size_t at, n = 0;
     if (sx_encode_begin(x->frame, x->instance_id, type->name, &at, err) != SX_OK) return ENG_ERR;
     if (type->export_state && type->export_state(inst, x->frame, err) != SVC_OK) return ENG_ERR;
-    /* Same op as the state: no request runs between, so the numbers match the state exactly. */
-    if (x->primary) n = rep_primary_sequences(x->primary, ids, last, REP_MAX_BACKUPS);
+    /* Same op as the state: no request runs between, so the numbers match the state exactly.
+     * The destination takes them as confirmed: first let the backups confirm (or get resent)
+     * every update; what is still owed after SX_DRAIN_MS is jumped over there (a gap). */
+    if (x->primary) {
+        (void)rep_primary_drain(x->primary, SX_DRAIN_MS);
+        n = rep_primary_sequences(x->primary, ids, last, REP_MAX_BACKUPS);
+    }
     for (size_t i = 0; i < n; i++) {
         memcpy(seq[i].backup_id, ids[i], E3RPC_ID_LEN);
         seq[i].last_seq = last[i];

@@ -43,6 +43,7 @@
 #define SX_CONNECT_TIMEOUT_MS 5000     /* exporter: TCP connect */
 #define SX_ANSWER_TIMEOUT_MS 10000     /* exporter: wait for the importer's line once all is sent */
 #define SX_IO_TIMEOUT_MS 10000         /* either side: longest silence while a frame moves */
+#define SX_DRAIN_MS 250                /* exporter: wait this long for the backups to confirm every update */
 #define SX_ANSWER_LEN 256              /* bytes of the importer's answer line, at most */
 
 /* One backup's sequence number, as carried in a frame. */
