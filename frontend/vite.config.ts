@@ -9,7 +9,8 @@ export default defineConfig({
   plugins: [react()],
   server: {
     proxy: {
-      "/api": backend,
+      // ws: the live channel's WebSocket (/api/v1/clusters/{name}/live) goes through the proxy too.
+      "/api": { target: backend, ws: true },
       "/healthz": backend,
       "/readyz": backend,
       // So the "API docs" link works under `npm run dev` too.
