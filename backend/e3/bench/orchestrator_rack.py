@@ -76,16 +76,54 @@ def set_mode(api: Api, mode: str) -> bool:
 
 
 def migrate(api: Api, instance_id: str, target: str, timeout_s: float = 60.0) -> dict:
-    """POST a migration and poll it every 5 ms until it ends; end-to-end ms and the record's step ms."""
-    started = time.perf_counter()
+    """POST a migration and poll it every 5 ms until it ends; end-to-end ms (from just before the POST to the poll
+    that sees it ended), the record's step ms, and where the time went (`timeline`)."""
+    since = last_event_id(api)
+    posted_wall, started = time.time(), time.perf_counter()
     answer = api.post(f"/api/v1/instances/{instance_id}/migrations", json={"target_node": target}).json()
+    answered_wall = time.time()
     try:
         record = wait_for_migration(api, str(answer["migration_id"]), timeout_s, show=False, interval=POLL_S)
     except CliError:
         record = {"state": "timeout"}
+    end_to_end_ms = (time.perf_counter() - started) * 1000
+    seen_wall = posted_wall + end_to_end_ms / 1000
     return {"source": answer["source_node"], "target": answer["target_node"], "stateful": answer["stateful"],
-            "state": record["state"], "end_to_end_ms": (time.perf_counter() - started) * 1000,
-            "steps": {s["name"]: s["ms"] for s in record.get("steps", [])}, "error": record.get("error")}
+            "state": record["state"], "end_to_end_ms": end_to_end_ms,
+            "steps": {s["name"]: s["ms"] for s in record.get("steps", [])}, "error": record.get("error"),
+            "timeline": timeline(api, record, since, posted_wall, answered_wall, seen_wall)}
+
+
+def timeline(api: Api, record: dict, since: int, posted: float, answered: float, seen: float) -> dict | None:
+    """Where a migration's end-to-end time went, in ms from the wall clocks (one machine): the POST (and, inside
+    it, until the record was written), the hand-over to a worker until the first step started, each step split
+    into its commands' answers stored (command.ack|nack events) and the runner seeing them, the gaps between
+    steps, the end, and the poll that saw it."""
+    steps = record.get("steps") or []
+    if not steps or not record.get("finished_at"):
+        return None
+    acks = {}
+    for e in events(api, since, "command."):
+        acks[(e["subject"].removeprefix("node/"), e["data"].get("version"))] = ts(e["ts"])
+    started = [e for e in events(api, since, "migration.started")
+               if e["data"].get("migration_id") == str(record["id"])]
+    out = {"post_ms": (answered - posted) * 1000, "record_written_ms": (ts(record["created_at"]) - posted) * 1000,
+           "to_worker_ms": ((ts(started[0]["ts"]) if started else ts(steps[0]["started_at"])) - answered) * 1000,
+           "to_first_step_ms": (ts(steps[0]["started_at"]) - answered) * 1000, "steps": []}
+    previous = None
+    for s in steps:
+        begin, end = ts(s["started_at"]), ts(s["finished_at"]) if s.get("finished_at") else None
+        answers = [acks.get((c["node_id"], c["version"])) for c in s.get("commands") or []]
+        last_answer = max((a for a in answers if a), default=None)
+        gap = None if previous is None else (begin - previous) * 1000
+        out["steps"].append({"name": s["name"], "gap_before_ms": gap,
+                             "answered_ms": None if last_answer is None else (last_answer - begin) * 1000,
+                             "seen_ms": None if last_answer is None or end is None else (end - last_answer) * 1000,
+                             "ms": s["ms"]})
+        previous = end
+    out["finish_ms"] = (ts(record["finished_at"]) - previous) * 1000 if previous else None
+    out["poll_seen_ms"] = (seen - ts(record["finished_at"])) * 1000
+    return out
 
 
 def preload(address: str, port: int, keys: int, window: int = 64, timeout_s: float = 0.5) -> dict:

@@ -64,6 +64,24 @@ def _verdict(ok: bool) -> str:
     return "met" if ok else "NOT met"
 
 
+def _timeline(t: dict | None) -> list[str]:
+    """Where the end-to-end time went (bench.orchestrator_rack.timeline)."""
+    if not t:
+        return []
+    steps = "; ".join(f"{x['name']} {x['ms'] or 0:.0f} (answers stored {_opt_ms(x['answered_ms'])}, runner saw them "
+                      f"{_opt_ms(x['seen_ms'])}" + ("" if x["gap_before_ms"] is None else
+                                                     f", {x['gap_before_ms']:.0f} after the previous") + ")"
+                      for x in t["steps"])
+    return [f"    where the time went (ms): POST {t['post_ms']:.0f} (record written at {t['record_written_ms']:.0f}); "
+            f"POST answered -> runner started {t['to_worker_ms']:.0f}, -> first step {t['to_first_step_ms']:.0f}; "
+            f"last step -> ended {_opt_ms(t['finish_ms'])}; ended -> seen by the poll {t['poll_seen_ms']:.0f}",
+            f"    steps: {steps}"]
+
+
+def _opt_ms(v) -> str:
+    return "-" if v is None else f"{v:.0f}"
+
+
 def render_migration(s: dict) -> str:
     kv, fo = s["kvs"], s["failover"]
     move, load, pre = kv["move"], kv["load"], kv["preload"]
@@ -73,6 +91,7 @@ def render_migration(s: dict) -> str:
         f"  preload: {pre['stored']:,}/{pre['keys']:,} PUTs in {pre['seconds']:.2f} s ({pre['rate']:,.0f}/s, "
         f"pipelined UDP), {pre['failed']} failed",
         f"  kvs primary host -> host: {_move(move)}",
+        *_timeline(move.get("timeline")),
         f"    under load through the gateway ({load['connections']} connections closed loop, {load['seconds']:g} s "
         f"around the move): {load['throughput_rps']:,.0f} req/s, p99 {_ms(load['p99_us'] and load['p99_us'] / 1000)} "
         f"ms, {load['errors']} errors, {load['timeouts']} timeouts",
