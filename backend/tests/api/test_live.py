@@ -224,6 +224,10 @@ def test_sse_fallback_delivers_the_same_feed_and_refuses_before_it_starts(api_se
         await controller.feed.close()
 
     asyncio.run(scenario())
+    # the last resort, polling: the same snapshot once
+    snap = httpx.get(f"{api_server}/api/v1/clusters/live4/live/snapshot",
+                     headers={"Authorization": f"Bearer {token}"}).json()
+    assert snap["type"] == "snapshot" and _node(snap, nodes[0])["queue_len"] == 77
 
 
 def test_application_figures_from_its_instances_heartbeats(api_server, client, worker, admin_token,
