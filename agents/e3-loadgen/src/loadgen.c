@@ -3,6 +3,7 @@
 #include "loadgen.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <stdarg.h>
@@ -90,8 +91,9 @@ typedef struct run {
     const lg_config *cfg;
     lg_result *res;
     int fd;            /* connected, non-blocking */
-    uint8_t *tx;       /* header + payload; only the request id changes between sends */
+    uint8_t *tx;       /* header + payload; only the request id (and {seq}) changes between sends */
     size_t tx_len;     /* bytes */
+    size_t seq_at;     /* offset of LG_SEQ_MARK in the payload, or SIZE_MAX: none */
     uint8_t *rx;       /* one datagram */
     ring r;            /* requests in flight */
     lg_stats lat;      /* latencies of measured ok replies */
@@ -105,12 +107,23 @@ typedef struct run {
 
 static int in_window(const run *s, uint64_t t) { return t >= s->t_warm && t < s->t_end; }
 
+/* Write the payload with `seq` in place of LG_SEQ_MARK after the header. */
+static void put_seq(run *s, uint64_t seq) {
+    const lg_config *c = s->cfg;
+    size_t tail = c->payload_len - s->seq_at - LG_SEQ_MARK_LEN;
+    uint8_t *at = s->tx + LG_HDR_LEN + s->seq_at;
+    int n = snprintf((char *)at, 21, "%" PRIu64, seq);
+    memcpy(at + n, c->payload + s->seq_at + LG_SEQ_MARK_LEN, tail);
+    s->tx_len = LG_HDR_LEN + s->seq_at + (size_t)n + tail;
+}
+
 /* Send request `r.next`, due at `t_sched` (the window it counts in). LG_ERR if the kernel
  * refused it (counted). */
 static int send_one(run *s, uint64_t t_sched) {
     int measured = in_window(s, t_sched);
     if (measured) s->res->offered++;
     e3frame_hdr_set_request_id(s->tx, s->r.next);
+    if (s->seq_at != SIZE_MAX) put_seq(s, s->r.next);
     uint64_t now = now_ns();
     if (measured && s->cfg->mode == LG_MODE_OPEN && lg_stats_add(&s->lag, now - t_sched) != LG_STATS_OK) s->oom = 1;
     ssize_t n = send(s->fd, s->tx, s->tx_len, 0);
@@ -200,6 +213,12 @@ static int open_socket(run *s, char *err) {
     return LG_OK;
 }
 
+size_t lg_seq_mark(const uint8_t *payload, size_t len) {
+    for (size_t i = 0; i + LG_SEQ_MARK_LEN <= len; i++)
+        if (memcmp(payload + i, LG_SEQ_MARK, LG_SEQ_MARK_LEN) == 0) return i;
+    return SIZE_MAX;
+}
+
 int lg_run(const lg_config *cfg, lg_result *out, char *err) {
     memset(out, 0, sizeof(*out));
     if (cfg->payload_len > LG_MAX_PAYLOAD) return set_error(err, "payload of %zu bytes does not fit a datagram", cfg->payload_len);
@@ -211,7 +230,11 @@ int lg_run(const lg_config *cfg, lg_result *out, char *err) {
     lg_stats_init(&s.lag);
     int rc = LG_ERR;
     s.tx_len = LG_HDR_LEN + cfg->payload_len;
-    s.tx = malloc(s.tx_len);
+    s.seq_at = lg_seq_mark(cfg->payload, cfg->payload_len);
+    if (s.seq_at != SIZE_MAX && cfg->payload_len - LG_SEQ_MARK_LEN + 20 > LG_MAX_PAYLOAD)
+        return set_error(err, "payload of %zu bytes with a 20-digit %s does not fit a datagram", cfg->payload_len,
+                         LG_SEQ_MARK);
+    s.tx = malloc(LG_HDR_LEN + cfg->payload_len + 21); /* room for the number (and snprintf's NUL) */
     s.rx = malloc(LG_HDR_LEN + LG_MAX_PAYLOAD);
     if (!s.tx || !s.rx) {
         set_error(err, "out of memory");

@@ -39,6 +39,8 @@
 #define LG_ERRBUF_LEN 256                 /* size of the error buffers callers pass */
 #define LG_HDR_LEN E3FRAME_HDR_LEN         /* bytes of framing header (20) */
 #define LG_MAX_PAYLOAD E3FRAME_MAX_PAYLOAD /* bytes of request in one UDP datagram */
+#define LG_SEQ_MARK "{seq}"                /* in a payload: replaced by the request's number (1, 2, ...) */
+#define LG_SEQ_MARK_LEN 5
 #define LG_TYPE_REQUEST E3FRAME_TYPE_REQUEST
 #define LG_TYPE_REPLY E3FRAME_TYPE_REPLY
 #define LG_STATUS_OK E3FRAME_STATUS_OK
@@ -85,6 +87,11 @@ typedef struct lg_result {
     lg_summary latency;     /* over the completed requests only (error replies excluded) */
     lg_summary send_lag;    /* open loop: actual send time - scheduled time, every measured send */
 } lg_result;
+
+/* Offset of the first LG_SEQ_MARK in `payload`, or SIZE_MAX. With one, every request carries its
+ * own number there (the request id: 1, 2, ... in send order, warmup included), so each PUT of a
+ * run can write its own key; only the first mark is replaced. */
+size_t lg_seq_mark(const uint8_t *payload, size_t len);
 
 /* Write the header `h` into `out` (LG_HDR_LEN bytes). */
 void lg_hdr_encode(const lg_hdr *h, uint8_t *out);
