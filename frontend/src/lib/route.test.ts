@@ -11,6 +11,7 @@ describe("parseRoute", () => {
     expect(parseRoute("#/deploy/iot-ts")).toEqual({ name: "deploy", application: "iot-ts" });
     expect(parseRoute("#/clusters")).toEqual({ name: "clusters" });
     expect(parseRoute("#/clusters/c1")).toEqual({ name: "cluster", cluster: "c1" });
+    expect(parseRoute("#/clusters/c1/dashboard")).toEqual({ name: "dashboard", cluster: "c1" });
     expect(parseRoute("#/applications")).toEqual({ name: "applications" });
     expect(parseRoute("#/applications/iot-ts")).toEqual({ name: "application", application: "iot-ts" });
     expect(parseRoute("#/deployments")).toEqual({ name: "deployments" });
@@ -30,6 +31,9 @@ describe("parseRoute", () => {
   it("gives not-found for unknown paths, extra segments, missing names and bad escapes", () => {
     expect(parseRoute("#/nope")).toEqual({ name: "not-found", path: "/nope" });
     expect(parseRoute("#/clusters/c1/extra").name).toBe("not-found");
+    expect(parseRoute("#/clusters/c1/dashboard/x").name).toBe("not-found");
+    expect(parseRoute("#/applications/a/dashboard").name).toBe("not-found");
+    expect(parseRoute("#/clusters/%20/dashboard").name).toBe("not-found");
     expect(parseRoute("#/templates").name).toBe("not-found");
     expect(parseRoute("#/deploy").name).toBe("not-found");
     expect(parseRoute("#/jobs/123").name).toBe("not-found");
@@ -47,6 +51,7 @@ describe("routeHref", () => {
     { name: "deploy", application: "a/b" },
     { name: "clusters" },
     { name: "cluster", cluster: "c#1" },
+    { name: "dashboard", cluster: "rack a/b?" },
     { name: "applications" },
     { name: "application", application: "ä?x" },
     { name: "deployments" },
@@ -61,6 +66,7 @@ describe("routeHref", () => {
     expect(routeHref({ name: "cluster", cluster: "c1" })).toBe("#/clusters/c1");
     expect(routeHref({ name: "template", template: "nfv-fin" })).toBe("#/templates/nfv-fin");
     expect(routeHref({ name: "home" })).toBe("#/");
+    expect(routeHref({ name: "dashboard", cluster: "rack" })).toBe("#/clusters/rack/dashboard");
   });
 });
 
@@ -68,6 +74,7 @@ describe("navSection", () => {
   it("highlights the section a page belongs to", () => {
     expect(navSection(parseRoute("#/templates/iot-ts"))).toBe("editor");
     expect(navSection(parseRoute("#/clusters/c1"))).toBe("clusters");
+    expect(navSection(parseRoute("#/clusters/c1/dashboard"))).toBe("clusters");
     expect(navSection(parseRoute("#/deploy/x"))).toBe("applications");
     expect(navSection(parseRoute("#/"))).toBeNull();
   });

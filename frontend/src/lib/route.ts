@@ -7,6 +7,7 @@ export type Route =
   | { name: "deploy"; application: string }
   | { name: "clusters" }
   | { name: "cluster"; cluster: string }
+  | { name: "dashboard"; cluster: string }
   | { name: "applications" }
   | { name: "application"; application: string }
   | { name: "deployments" }
@@ -40,8 +41,12 @@ export function parseRoute(hash: string): Route {
   const segments = raw.map(decode);
   const notFound: Route = { name: "not-found", path: `/${raw.join("/")}` };
   if (segments.some((s) => s === null || s.trim() === "")) return notFound;
-  const [first, second, ...rest] = segments as string[];
+  const [first, second, third, ...rest] = segments as string[];
   if (rest.length > 0) return notFound;
+  // Only a cluster has a page below it: its live dashboard.
+  if (third !== undefined) {
+    return first === "clusters" && third === "dashboard" ? { name: "dashboard", cluster: second as string } : notFound;
+  }
 
   switch (first) {
     case undefined:
@@ -85,6 +90,8 @@ export function routeHref(route: Route): string {
       return `#/${route.name}`;
     case "cluster":
       return `#/clusters/${part(route.cluster)}`;
+    case "dashboard":
+      return `#/clusters/${part(route.cluster)}/dashboard`;
     case "application":
       return `#/applications/${part(route.application)}`;
     case "not-found":
@@ -100,6 +107,7 @@ export function navSection(route: Route): NavSection | null {
       return "editor";
     case "clusters":
     case "cluster":
+    case "dashboard":
       return "clusters";
     case "applications":
     case "application":
@@ -127,6 +135,8 @@ export function routeTitle(route: Route): string {
       return `Deploy ${route.application} · E3`;
     case "cluster":
       return `${route.cluster} · Cluster · E3`;
+    case "dashboard":
+      return `${route.cluster} · Dashboard · E3`;
     case "application":
       return `${route.application} · Application · E3`;
     case "not-found":
