@@ -1,0 +1,95 @@
+// The dashboard's figures as text, each with its unit; a dash when there is no figure. en-US, like the
+// rest of the UI, so tests and screenshots agree.
+
+import { MISSING, formatPercent, formatSignificant, formatWithUnit } from "../lib/deployFormat";
+import type { LiveAggregatePower } from "../live/types";
+
+export { MISSING, formatPercent };
+export { formatJoulesPerRequest, formatRequestsPerJoule, formatRps, formatWatts } from "../lib/deployFormat";
+
+const finite = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
+
+/** A latency given in µs: "310 µs" below a millisecond, "1.25 ms", "2.5 s". */
+export function formatLatencyUs(us: unknown): string {
+  if (!finite(us)) return MISSING;
+  if (Math.abs(us) < 1000) return formatWithUnit(us, "µs");
+  if (Math.abs(us) < 1_000_000) return formatWithUnit(us / 1000, "ms");
+  return formatWithUnit(us / 1_000_000, "s");
+}
+
+/** A latency given in ms (the model's predictions). */
+export const formatLatencyMs = (ms: unknown): string => (finite(ms) ? formatLatencyUs(ms * 1000) : MISSING);
+
+/** A traffic-manager queue depth in packets. */
+export function formatQueue(packets: unknown): string {
+  if (!finite(packets)) return MISSING;
+  return `${Math.round(packets).toLocaleString("en-US")} pkt`;
+}
+
+/** How long ago: "0.4 s", "12 s", "3 min", "2 h" (one decimal only below 10 s, so the text does not churn). */
+export function formatAge(ms: unknown): string {
+  if (!finite(ms) || ms < 0) return MISSING;
+  const s = ms / 1000;
+  if (s < 10) return `${s.toFixed(1)} s`;
+  if (s < 120) return `${Math.floor(s)} s`;
+  if (s < 7200) return `${Math.floor(s / 60)} min`;
+  return `${Math.floor(s / 3600)} h`;
+}
+
+/** Dollars, whole: "$13,950". */
+export function formatUsd(usd: unknown): string {
+  if (!finite(usd)) return MISSING;
+  return `$${Math.round(usd).toLocaleString("en-US")}`;
+}
+
+/** An electricity price: "$0.0733/kWh". */
+export function formatPrice(usdPerKwh: unknown): string {
+  const text = formatSignificant(usdPerKwh);
+  return text === null ? MISSING : `$${text}/kWh`;
+}
+
+const SI: [number, string][] = [
+  [1e12, "T"],
+  [1e9, "G"],
+  [1e6, "M"],
+  [1e3, "k"],
+];
+
+/** A large count with an SI prefix: "1.23 M", "950". */
+export function formatCount(value: unknown): string {
+  if (!finite(value)) return MISSING;
+  for (const [scale, prefix] of SI) {
+    if (Math.abs(value) >= scale) return `${formatSignificant(value / scale)} ${prefix}`;
+  }
+  return formatSignificant(value) ?? MISSING;
+}
+
+/** Cost efficiency: "1.23 M req/$". */
+export const formatRequestsPerUsd = (value: unknown): string => (finite(value) ? `${formatCount(value)} req/$` : MISSING);
+
+export type PowerSource = "rapl" | "ipmi" | "model" | "mixed";
+
+/** Whether a power source is a measurement (RAPL, IPMI) rather than the model's estimate. */
+export const isMeasured = (source: string | null | undefined): boolean => source === "rapl" || source === "ipmi";
+
+/** The label of a power source: measured ones named, the model's called an estimate, a mix spelled out. */
+export function sourceLabel(source: string | null | undefined, sources: readonly string[] = []): string {
+  switch (source) {
+    case "rapl":
+      return "RAPL (measured)";
+    case "ipmi":
+      return "IPMI (measured)";
+    case "model":
+      return "model (estimated)";
+    case "mixed": {
+      const parts = [...sources].sort().map((s) => (s === "model" ? "model" : s.toUpperCase()));
+      return `mixed: ${parts.join(" + ")}`;
+    }
+    default:
+      return "no source";
+  }
+}
+
+/** An aggregate power's source as one label ("mixed: MODEL + RAPL"). */
+export const aggregateSourceLabel = (power: LiveAggregatePower | null | undefined): string =>
+  sourceLabel(power?.source ?? null, power?.sources ?? []);

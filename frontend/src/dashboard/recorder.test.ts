@@ -1,0 +1,88 @@
+import { describe, expect, it } from "vitest";
+
+import { message, node } from "../live/fixtures";
+import { applyMessage, emptyLiveData, liveView } from "../live/liveState";
+import type { LiveApplication } from "../live/types";
+import { LiveRecorder } from "./recorder";
+
+const app = (patch: Partial<LiveApplication> = {}): LiveApplication => ({
+  deployment_id: "d1",
+  application: "iot-ts",
+  version: 1,
+  instances: 4,
+  nodes_stale: 0,
+  complete: true,
+  throughput_rps: 100,
+  latency: { avg_us: 300, p99_us: null, basis: "exec_time_path" },
+  power: { watts: 40, source: "model", sources: ["model"] },
+  joules_per_request: 0.4,
+  predicted: null,
+  ...patch,
+});
+
+describe("LiveRecorder", () => {
+  it("records one sample per heartbeat, at the heartbeat's time, however often the view is rendered", () => {
+    const rec = new LiveRecorder(10);
+    let data = applyMessage(emptyLiveData, message("snapshot", 1, [node("a", { ts: "2026-01-01T00:00:00Z" })]), 1000);
+    const view1 = liveView(data, "live", 1000);
+    rec.record(view1, 1000);
+    rec.record(view1, 1100); // a second render of the same view
+    rec.record(liveView(data, "live", 1250), 1250); // a tick: same heartbeat
+    expect(rec.nodes.get("a")?.version).toBe(1);
+    expect(rec.nodes.get("a")?.queue.toArray()).toEqual([[Date.parse("2026-01-01T00:00:00Z"), 3]]);
+
+    data = applyMessage(data, message("update", 2, [node("a", { ts: "2026-01-01T00:00:00.100Z", queue_len: 9 })]), 1100);
+    rec.record(liveView(data, "live", 1100), 1100);
+    expect(rec.nodes.get("a")?.queue.toArray().map(([, v]) => v)).toEqual([3, 9]);
+  });
+
+  it("keeps a node's missing figures as gaps", () => {
+    const rec = new LiveRecorder(10);
+    const data = applyMessage(
+      emptyLiveData,
+      message("snapshot", 1, [node("a", { cpu_util: null, power: null, queue_len: null })]),
+      0,
+    );
+    rec.record(liveView(data, "live", 0), 0);
+    const h = rec.nodes.get("a");
+    expect(Number.isNaN(h?.cpu.toArray()[0]?.[1])).toBe(true);
+    expect(Number.isNaN(h?.watts.toArray()[0]?.[1])).toBe(true);
+  });
+
+  it("records applications and totals once per message, and nothing while the stream is not current", () => {
+    const rec = new LiveRecorder(10);
+    rec.record(liveView(emptyLiveData, "connecting", 0), 0);
+    expect(rec.lastMessageAt).toBeNull();
+
+    const withApps = (seq: number, throughput: number) => ({
+      ...message(seq === 1 ? "snapshot" : "update", seq, [node("a")]),
+      applications: [app({ throughput_rps: throughput })],
+    });
+    let data = applyMessage(emptyLiveData, withApps(1, 100), 1000);
+    rec.record(liveView(data, "live", 1000), 1000);
+    rec.record(liveView(data, "live", 1250), 1250); // ticks repeat the message: no new sample
+    data = applyMessage(data, withApps(2, 120), 1300);
+    rec.record(liveView(data, "live", 1300), 1300);
+    expect(rec.applications.get("d1")?.throughput.toArray()).toEqual([
+      [1000, 100],
+      [1300, 120],
+    ]);
+    expect(rec.totals.version).toBe(2);
+    expect(rec.lastMessageAt).toBe(1300);
+
+    // The connection dropped: the view is not current, and the same message is not recorded again.
+    rec.record(liveView(data, "reconnecting", 5000), 5000);
+    expect(rec.applications.get("d1")?.version).toBe(2);
+    expect(rec.lastMessageAt).toBe(1300);
+  });
+
+  it("keeps a measured p99 when the channel starts sending one", () => {
+    const rec = new LiveRecorder(10);
+    const msg = {
+      ...message("snapshot", 1, []),
+      applications: [app({ latency: { avg_us: 300, p99_us: 900 as unknown as null, basis: "exec_time_path" } })],
+    };
+    rec.record(liveView(applyMessage(emptyLiveData, msg, 0), "live", 0), 0);
+    expect(rec.applications.get("d1")?.p99Us.toArray()).toEqual([[0, 900]]);
+  });
+});
