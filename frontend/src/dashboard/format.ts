@@ -2,7 +2,9 @@
 // rest of the UI, so tests and screenshots agree.
 
 import { MISSING, formatPercent, formatSignificant, formatWithUnit } from "../lib/deployFormat";
-import type { LiveAggregatePower } from "../live/types";
+import type { LiveTotals } from "../live/types";
+
+type LiveAggregatePower = LiveTotals["power"];
 
 export { MISSING, formatPercent };
 export { formatJoulesPerRequest, formatRequestsPerJoule, formatRps, formatWatts } from "../lib/deployFormat";
