@@ -33,8 +33,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, tuple_
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import flag_modified
 
 from e3.core.db import get_engine
 from e3.models import ComputeNode, Instance, Migration, NodeCommand
@@ -44,9 +45,17 @@ from e3.services.migrations import TRANSFER_PORTS
 
 log = logging.getLogger(__name__)
 
-STATEFUL_STEPS = ("push", "open_transfer", "stop_and_transfer", "update_routes", "cleanup_source")
-STATELESS_STEPS = ("push", "update_routes", "cleanup_source")
-SEED_STEPS = ("push", "open_transfer", "copy_state", "update_routes")
+# Steps in rounds: the steps of a round are issued together (one commit) and waited for in order, each with its
+# own record and timing. Together only where nothing waits on the other's outcome: the target applies its
+# commands in version order (DeployInstance, then ImportState); after a stateful transfer the source copy is
+# stopped and its state is on the target, so removing it need not wait for the routes. A stateless move
+# removes its serving source only once every node routes to the target (make before break).
+STATEFUL_ROUNDS = (("push", "open_transfer"), ("stop_and_transfer",), ("update_routes", "cleanup_source"))
+STATELESS_ROUNDS = (("push",), ("update_routes",), ("cleanup_source",))
+SEED_ROUNDS = (("push", "open_transfer"), ("copy_state",), ("update_routes",))
+STATEFUL_STEPS = tuple(n for r in STATEFUL_ROUNDS for n in r)
+STATELESS_STEPS = tuple(n for r in STATELESS_ROUNDS for n in r)
+SEED_STEPS = tuple(n for r in SEED_ROUNDS for n in r)
 TRANSFER_STEPS = ("stop_and_transfer", "copy_state")
 AWAIT_STATE_KEY = "e3.await_state"
 STEP_TIMEOUT_S = 20.0  # a command unanswered this long (its node up) fails the step
@@ -59,6 +68,7 @@ class StepFailed(Exception):
     def __init__(self, code: str, message: str):
         super().__init__(message)
         self.code, self.message = code, message
+        self.entry: dict | None = None  # the step that could not be issued (issue_round)
 
 
 @dataclass
@@ -67,6 +77,7 @@ class Outcome:
     version: int
     state: str  # pending | acked | nacked
     error: dict | None
+    node_up: bool = True
 
 
 def _now() -> datetime:
@@ -91,13 +102,23 @@ class _Run:
 
     # --- the record -----------------------------------------------------------------------------
     def _entry(self, name: str) -> dict | None:
-        return next((e for e in self.m.steps if e["name"] == name), None)
+        """A copy of the step's entry: an entry changed in place would compare equal to the loaded list (the
+        session does not expire on commit) and its change would never be written."""
+        return next((dict(e) for e in self.m.steps if e["name"] == name), None)
 
-    def _save_entry(self, entry: dict) -> None:
-        steps = [e for e in self.m.steps if e["name"] != entry["name"]] + [entry]
-        self.m.steps = steps  # a new list: JSONB change tracking sees it
+    def _save_entry(self, entry: dict, commit: bool = True) -> None:
+        """Store a step's entry, in its place (steps keep their order when a round's entries are saved twice)."""
+        steps = list(self.m.steps)
+        at = next((i for i, e in enumerate(steps) if e["name"] == entry["name"]), None)
+        if at is None:
+            steps.append(entry)
+        else:
+            steps[at] = entry
+        self.m.steps = steps
+        flag_modified(self.m, "steps")  # written even when equal to what the session last loaded
         self.m.step = entry["name"]
-        self.s.commit()
+        if commit:
+            self.s.commit()
 
     def _event(self, kind: str, **data) -> None:
         events.emit(self.s, kind, f"instance/{self.m.instance_id}", self.m.cluster_id, migration_id=str(self.m.id),
@@ -121,13 +142,17 @@ class _Run:
         return dict(node_id=str(node.id), version=version)
 
     def _outcomes(self, issued: list[dict]) -> list[Outcome]:
+        """The issued commands' states, and whether each one's node is up, in one query."""
+        keys = [(uuid.UUID(c["node_id"]), c["version"]) for c in issued]
+        rows = {(n, v): (state, error, node_state) for n, v, state, error, node_state in self.s.execute(
+            select(NodeCommand.node_id, NodeCommand.version, NodeCommand.state, NodeCommand.error, ComputeNode.state)
+            .join(ComputeNode, ComputeNode.id == NodeCommand.node_id)
+            .where(tuple_(NodeCommand.node_id, NodeCommand.version).in_(keys)))} if keys else {}
         out = []
-        for c in issued:
-            row = self.s.execute(select(NodeCommand.state, NodeCommand.error)
-                                 .where(NodeCommand.node_id == uuid.UUID(c["node_id"]),
-                                        NodeCommand.version == c["version"])).one_or_none()
-            state, error = row or ("nacked", {"code": "lost", "message": "the command is no longer stored"})
-            out.append(Outcome(uuid.UUID(c["node_id"]), c["version"], state, error))
+        for node_id, version in keys:
+            state, error, node_state = rows.get((node_id, version)) or (
+                "nacked", {"code": "lost", "message": "the command is no longer stored"}, None)
+            out.append(Outcome(node_id, version, state, error, node_state == "up"))
         return out
 
     def _node_up(self, node_id: uuid.UUID) -> bool:
@@ -144,7 +169,7 @@ class _Run:
                 if o.state == "nacked" and (o.error or {}).get("code") not in ok_codes:
                     err = o.error or {}
                     raise StepFailed(err.get("code", "nacked"), err.get("message", "the agent refused the command"))
-            pending = [o for o in outcomes if o.state == "pending" and self._node_up(o.node_id)]
+            pending = [o for o in outcomes if o.state == "pending" and o.node_up]
             if not pending:
                 return outcomes
             if time.monotonic() > deadline:
@@ -218,34 +243,67 @@ class _Run:
                                             "failover takes over from the backups")
         self._commit_move()
 
-    def run_step(self, name: str) -> None:
-        entry = self._entry(name)
-        if entry and entry["state"] == "done":
-            return
-        if entry is None or not entry.get("commands"):
-            entry = dict(name=name, state="running", started_at=_now().isoformat(), finished_at=None, ms=None,
-                         commands=[], detail=None)
-        started = datetime.fromisoformat(entry["started_at"])
+    def issue_round(self, names: tuple[str, ...], commit: bool = True) -> dict[str, dict]:
+        """Issue the round's steps not issued yet, together: recorded with their commands in one transaction (a
+        resumed run waits for these). Returns the entries of its steps not done yet."""
+        entries = {}
+        for name in names:
+            entry = self._entry(name)
+            if entry and entry["state"] == "done":
+                continue
+            if entry is None or not entry.get("commands"):
+                entry = dict(name=name, state="running", started_at=_now().isoformat(), finished_at=None, ms=None,
+                             commands=[], detail=None)
+            entries[name] = entry
+        fresh = [e for e in entries.values() if not e["commands"]]
+        for entry in fresh:
+            try:
+                entry["commands"] = self._issue_step(entry["name"])
+            except StepFailed as exc:  # the caller rolls back: nothing of the round is issued
+                entry["commands"], exc.entry = [], entry
+                raise
+            self._event("migration.step", step=entry["name"], state="running")
+            self._save_entry(entry, commit=False)
+        if fresh and commit:
+            self.s.commit()
+        return entries
+
+    def run_round(self, names: tuple[str, ...], last: bool = False) -> None:
+        """Issue the round (what is not issued yet), then wait for each of its steps in order. A step that fails
+        fails the round; the steps after it in the round are recorded failed too, not waited for. With `last`,
+        the last step's end is left for the migration's end to commit (a resumed run waits for it again)."""
         try:
-            if not entry["commands"]:
-                entry["commands"] = self._issue_step(name)
-                self._event("migration.step", step=name, state="running")
-                self._save_entry(entry)  # issued and recorded in one commit: a resumed run waits for these
-            self._wait_step(name, entry["commands"])
+            entries = self.issue_round(names)
         except StepFailed as exc:
             self.s.rollback()
-            entry.update(state="failed", finished_at=_now().isoformat(), detail=f"{exc.code}: {exc.message}",
-                         ms=_elapsed_ms(started))
-            self._event("migration.step", step=name, state="failed", error=exc.message)
-            self._save_entry(entry)
+            self._step_failed(exc.entry, exc)
             raise
-        entry.update(state="done", finished_at=_now().isoformat(), ms=_elapsed_ms(started))
-        self._event("migration.step", step=name, state="done", ms=entry["ms"])
+        for name, entry in entries.items():
+            try:
+                self._wait_step(name, entry["commands"])
+            except StepFailed as exc:
+                self.s.rollback()
+                self._step_failed(entry, exc)
+                for later in list(entries)[list(entries).index(name) + 1:]:
+                    self._step_failed(entries[later], StepFailed("not_waited", f"{name} failed first"))
+                raise
+            entry.update(state="done", finished_at=_now().isoformat(),
+                         ms=_elapsed_ms(datetime.fromisoformat(entry["started_at"])))
+            self._event("migration.step", step=name, state="done", ms=entry["ms"])
+            self._save_entry(entry, commit=not (last and name == names[-1]))
+
+    def run_step(self, name: str) -> None:
+        self.run_round((name,))
+
+    def _step_failed(self, entry: dict, exc: StepFailed) -> None:
+        entry.update(state="failed", finished_at=_now().isoformat(), detail=f"{exc.code}: {exc.message}",
+                     ms=_elapsed_ms(datetime.fromisoformat(entry["started_at"])))
+        self._event("migration.step", step=entry["name"], state="failed", error=exc.message)
         self._save_entry(entry)
 
     # --- the whole run --------------------------------------------------------------------------
-    def steps(self) -> tuple[str, ...]:
-        return SEED_STEPS if self.seed else STATEFUL_STEPS if self.m.stateful else STATELESS_STEPS
+    def rounds(self) -> tuple[tuple[str, ...], ...]:
+        return SEED_ROUNDS if self.seed else STATEFUL_ROUNDS if self.m.stateful else STATELESS_ROUNDS
 
     def no_return_step(self) -> str:
         """The step that commits the change: the transfer (a stateful move, a seed), else the routes."""
@@ -261,10 +319,13 @@ class _Run:
             self._event("migration.started", source=self.source.name, target=self.target.name,
                         stateful=self.m.stateful)
             self.s.commit()
-        for name in self.steps():
+        rounds = self.rounds()
+        for names in rounds:
             try:
-                self.run_step(name)
+                self.run_round(names, last=names == rounds[-1])
             except StepFailed as exc:
+                name = next((e["name"] for e in self.m.steps if e["name"] in names and e["state"] == "failed"),
+                            names[0])
                 if self.past_no_return() or exc.code in ("export_unanswered", "source_down"):
                     self._finish("failed", dict(code=exc.code, message=f"{name}: {exc.message}"))
                 else:
@@ -284,6 +345,35 @@ class _Run:
             except StepFailed as exc:
                 log.warning("migration %s: removing the target copy failed: %s", self.m.id, exc.message)
         self._finish("rolled_back", self.m.error or error)
+
+
+def begin(session: Session, migration_id: uuid.UUID) -> bool:
+    """Issue a `pending` migration's first round in the caller's transaction, the one that records the migration,
+    so its commands reach the agents at that commit instead of after the hand-over to a worker; the run (or a
+    resumed one) waits for them as for any round issued before it started. Returns whether anything was issued
+    (a round that cannot be issued now is left to the run, which fails it and rolls back)."""
+    migration = session.get(Migration, migration_id)
+    if migration is None or migration.state != "pending" or migration.steps:
+        return False
+    run = _Run(session, migration)
+    try:
+        with session.begin_nested():
+            run.issue_round(run.rounds()[0], commit=False)
+    except StepFailed:
+        session.expire(migration)
+        return False
+    return True
+
+
+def abandon(session: Session, migration_id: uuid.UUID, error: dict) -> None:
+    """A migration whose first round was issued but which no worker will run (the queue is unreachable): the
+    target copy's removal is issued and the migration left `rolling_back`, for a worker to finish when one
+    starts (tasks.migrations.resume_unfinished). The source never stopped: nothing else to undo."""
+    migration = session.get(Migration, migration_id)
+    run = _Run(session, migration)
+    migration.state, migration.error = "rolling_back", error
+    run._event("migration.rolling_back", error=error["message"])
+    run.issue_round(("undo_push",), commit=False)
 
 
 def _free_transfer_port(session: Session) -> int:

@@ -23,16 +23,24 @@ def migrate(migration_id: str) -> str:
 
 
 def queue(session, migration_id: uuid.UUID) -> None:
-    """Commit the `pending` migration and hand it to a worker. If the queue (Redis) is unreachable the
-    migration is marked failed (nothing was done) and ServiceUnavailable says so."""
+    """Issue the `pending` migration's first round and commit it with the migration (its commands go out at once,
+    while a worker picks the run up), then hand it to a worker. If the queue (Redis) is unreachable the
+    migration is marked failed (nothing issued), or its target copy's removal is issued and the migration left
+    rolling back for the next worker; ServiceUnavailable says so."""
+    issued = migration_runner.begin(session, migration_id)
     session.commit()  # the worker must find the migration when it picks the task up
     try:
         migrate.delay(str(migration_id))
     except Exception as exc:  # broker down: the migration must not stay pending forever
-        migrations.fail_unqueued(session, migration_id, f"could not reach the job queue (Redis): {exc}")
+        reason = f"could not reach the job queue (Redis): {exc}"
+        if issued:
+            migration_runner.abandon(session, migration_id, dict(code="queue_unavailable", message=reason))
+        else:
+            migrations.fail_unqueued(session, migration_id, reason)
         session.commit()
-        raise ServiceUnavailable(f"the job queue is unreachable; migration {migration_id} was marked failed "
-                                 "(nothing was changed)", code="queue_unavailable") from exc
+        raise ServiceUnavailable(f"the job queue is unreachable; migration {migration_id} was "
+                                 + ("left rolling back: its target copy is removed" if issued else
+                                    "marked failed (nothing was changed)"), code="queue_unavailable") from exc
 
 
 @worker_ready.connect
