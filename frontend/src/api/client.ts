@@ -164,3 +164,36 @@ export function onUnauthorized(listener: UnauthorizedListener): () => void {
     unauthorizedListeners.delete(listener);
   };
 }
+
+export type MigrationRow = Schemas["MigrationPublic"];
+export type MigrationStepRow = Schemas["MigrationStep"];
+export type MigrationAnswer = Schemas["MigrationAnswer"];
+export type EventRow = Schemas["EventPublic"];
+
+/**
+ * POST /instances/{id}/migrations: with `dryRun` the cost model's predicted change (200), else the
+ * accepted migration (202, `migration_id`). A refusal throws ApiError with the API's reason.
+ */
+export async function requestMigration(
+  instanceId: string,
+  targetNode: string,
+  dryRun: boolean,
+  signal?: AbortSignal,
+): Promise<MigrationAnswer> {
+  return unwrap(
+    await api.POST("/api/v1/instances/{instance_id}/migrations", {
+      params: { path: { instance_id: instanceId } },
+      body: { target_node: targetNode, dry_run: dryRun },
+      signal,
+    }),
+  );
+}
+
+export async function getMigration(id: string, signal?: AbortSignal): Promise<MigrationRow> {
+  return unwrap(await api.GET("/api/v1/migrations/{migration_id}", { params: { path: { migration_id: id } }, signal }));
+}
+
+/** Migrations on `cluster`, newest first, with their steps and step timings. */
+export async function listMigrations(cluster: string, query: PageQuery, signal?: AbortSignal): Promise<ListPage<MigrationRow>> {
+  return unwrap(await api.GET("/api/v1/migrations", { params: { query: { ...query, cluster } }, signal }));
+}
