@@ -1,10 +1,15 @@
 import { type RefObject, useEffect, useRef } from "react";
+import type { DropTarget } from "../migrate/dropTarget";
 import type { Hit } from "../viz/clusterLayout";
 import { type ClusterCanvas, type ClusterCanvasModel, createClusterCanvas } from "../viz/clusterCanvas";
 
 export interface ClusterCanvasCallbacks {
   onHover: (hit: Hit | null, at: { x: number; y: number }) => void;
   onSelect: (hit: Hit | null) => void;
+  /** An instance dragged onto another node. */
+  onDrop?: (instance: number, target: DropTarget) => void;
+  /** Where the model's anchorInstance is on screen, as it moves (pan, zoom, redraw). */
+  onAnchor?: (at: { x: number; y: number } | null) => void;
 }
 
 /** Creates the canvas drawing on `ref` for the component's lifetime and feeds it `model`. */
@@ -25,6 +30,8 @@ export function useClusterCanvas(
       domNode,
       onHover: (hit, at) => latest.current.onHover(hit, at),
       onSelect: (hit) => latest.current.onSelect(hit),
+      onDrop: (instance, target) => latest.current.onDrop?.(instance, target),
+      onAnchor: (at) => latest.current.onAnchor?.(at),
     });
     drawing.current = canvas;
     return () => {

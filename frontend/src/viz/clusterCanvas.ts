@@ -1,10 +1,21 @@
-// Draws the cluster geometry (clusterLayout.ts) on a <canvas>, with d3-zoom for zoom and pan
-// and a grid index for hit-testing. A canvas, not SVG: 5,000 node boxes and 10K instance
-// marks as DOM elements would be slow to create and to pan. No React here.
+// Draws the cluster geometry (clusterLayout.ts) on a <canvas>, with d3-zoom for zoom and pan,
+// d3-drag for dragging an instance onto another node (a migration), and a grid index for
+// hit-testing. A canvas, not SVG: 5,000 node boxes and 10K instance marks as DOM elements would
+// be slow to create and to pan. No React here.
 
-import { type D3ZoomEvent, type ZoomBehavior, type ZoomTransform, select, zoom, zoomIdentity } from "d3";
+import { type D3DragEvent, type D3ZoomEvent, type ZoomBehavior, type ZoomTransform, drag, select, zoom, zoomIdentity } from "d3";
 
+import { DRAG_THRESHOLD_PX, type DropNode, type DropTarget, dropTargetAt, movedEnough } from "../migrate/dropTarget";
 import { type ClusterGeometry, type Hit, type HitIndex, type Mark, buildHitIndex, hitTest } from "./clusterLayout";
+
+/** A line between two instances' marks (live traffic along a DAG edge). */
+export interface CanvasEdge {
+  from: number;
+  to: number;
+  color: string;
+  /** CSS pixels. */
+  width: number;
+}
 
 export interface ClusterCanvasModel {
   geometry: ClusterGeometry;
@@ -19,6 +30,21 @@ export interface ClusterCanvasModel {
   fitKey: string;
   /** performance.now() when the data arrived; the first draw of it sets data-render-ms. */
   dataArrivedAt: number | null;
+  /** Fill per instance instead of its deployment's colour (live colouring), or null. */
+  instanceColors?: readonly string[] | null;
+  /** 1 for nodes (by layout index) whose live figures are not current: drawn greyed out. */
+  staleNodes?: Uint8Array | null;
+  /** Lines between instances (drawn under the marks). */
+  edges?: readonly CanvasEdge[] | null;
+  /** Dragging instances onto nodes: the layout's nodes (names, states), or null when not allowed. */
+  dragNodes?: readonly DropNode[] | null;
+  /** A proposed move under way: a ghost of the instance on the target node (by layout indices). */
+  ghost?: { instance: number; target: number } | null;
+  /** The instance whose screen position onAnchor reports (a note next to it), or null. */
+  anchorInstance?: number | null;
+  /** A node to outline (from the event timeline); `focusKey` changing scrolls it into view. */
+  focusNode?: number | null;
+  focusKey?: number;
 }
 
 export interface ClusterCanvasOptions {
@@ -28,6 +54,10 @@ export interface ClusterCanvasOptions {
   onHover?: (hit: Hit | null, at: { x: number; y: number }) => void;
   /** A click (not a drag) on something, or on nothing (null). */
   onSelect?: (hit: Hit | null) => void;
+  /** An instance dropped on a node box other than where it started (`ok`: worth asking the API). */
+  onDrop?: (instance: number, target: DropTarget) => void;
+  /** Where model.anchorInstance's mark is on screen (canvas CSS pixels), after every draw that moves it. */
+  onAnchor?: (at: { x: number; y: number } | null) => void;
 }
 
 export interface ClusterCanvas {
@@ -51,9 +81,25 @@ const COLORS = {
   barTrack: "#dde2e9",
   select: "#111111",
   peer: "#ff2d7a",
+  stale: "rgba(110, 118, 130, 0.38)",
+  dropOk: "#1f8a4c",
+  dropBad: "#c0392b",
+  focus: "#2457c5",
 };
 
-export function createClusterCanvas({ domNode, onHover, onSelect }: ClusterCanvasOptions): ClusterCanvas {
+interface Dragging {
+  instance: number;
+  source: number;
+  /** Pointer, world units; and where it went down, CSS pixels. */
+  wx: number;
+  wy: number;
+  x0: number;
+  y0: number;
+  moved: boolean;
+  target: DropTarget | null;
+}
+
+export function createClusterCanvas({ domNode, onHover, onSelect, onDrop, onAnchor }: ClusterCanvasOptions): ClusterCanvas {
   const canvas = domNode;
   const ctx = canvas.getContext("2d", { alpha: false });
   let model: ClusterCanvasModel | null = null;
@@ -67,6 +113,9 @@ export function createClusterCanvas({ domNode, onHover, onSelect }: ClusterCanva
   let fittedKey: string | null = null;
   let measuredArrival: number | null = null;
   let userMoved = false;
+  let dragging: Dragging | null = null;
+  let anchorAt = "";
+  let focusedKey: number | undefined;
   // Marks grouped by colour and role, rebuilt on update: few fillStyle changes per draw.
   let groups: { color: string; primary: boolean; marks: Mark[] }[] = [];
 
@@ -78,7 +127,62 @@ export function createClusterCanvas({ domNode, onHover, onSelect }: ClusterCanva
       schedule();
     });
   const selection = select(canvas);
-  selection.call(zoomBehavior).on("dblclick.zoom", null);
+
+  // The drag is registered before the zoom: a press on an instance mark (when dragging is allowed)
+  // starts a drag and stops the event there; anywhere else it has no subject and the zoom pans.
+  const dragBehavior = drag<HTMLCanvasElement, unknown, Dragging | null>()
+    .container(() => canvas)
+    .clickDistance(DRAG_THRESHOLD_PX)
+    .filter((event: MouseEvent) => !event.ctrlKey && !event.button && !!model?.dragNodes)
+    .subject((event: D3DragEvent<HTMLCanvasElement, unknown, unknown>) => {
+      if (!model || !index) return null;
+      const [wx, wy] = transform.invert([event.x, event.y]);
+      const hit = hitTest(model.geometry, index, wx, wy, 3 / transform.k);
+      if (hit?.kind !== "instance") return null;
+      const source = instanceNode(hit.instance);
+      return source < 0 ? null : { instance: hit.instance, source, wx, wy, x0: event.x, y0: event.y, moved: false, target: null };
+    })
+    .on("start", (event: D3DragEvent<HTMLCanvasElement, unknown, Dragging>) => {
+      dragging = event.subject;
+    })
+    .on("drag", (event: D3DragEvent<HTMLCanvasElement, unknown, Dragging>) => {
+      const d = dragging;
+      if (!d || !model || !index || !model.dragNodes) return;
+      if (!d.moved && !movedEnough(event.x - d.x0, event.y - d.y0)) return;
+      if (!d.moved) {
+        d.moved = true;
+        hovered = null;
+        onHover?.(null, { x: 0, y: 0 });
+      }
+      [d.wx, d.wy] = transform.invert([event.x, event.y]);
+      d.target = dropTargetAt(model.geometry, index, model.dragNodes, d.source, d.wx, d.wy);
+      canvas.style.cursor = d.target?.ok ? "copy" : "no-drop";
+      schedule();
+    })
+    .on("end", () => {
+      const d = dragging;
+      dragging = null;
+      canvas.style.cursor = "";
+      schedule();
+      if (d?.moved && d.target && d.target.node !== d.source) onDrop?.(d.instance, d.target);
+    });
+  selection.call(dragBehavior).call(zoomBehavior).on("dblclick.zoom", null);
+
+  function instanceNode(instance: number): number {
+    if (!model) return -1;
+    const mi = model.geometry.markOfInstance[instance] ?? -1;
+    if (mi < 0) return -1;
+    const m = model.geometry.marks[mi]!;
+    // The node box holding the mark.
+    for (const r of model.geometry.racks) {
+      if (mi < r.markStart || mi >= r.markEnd) continue;
+      for (let n = r.nodeStart; n < r.nodeEnd; n++) {
+        const b = model.geometry.nodes[n]!;
+        if (m.x >= b.x && m.x <= b.x + b.w && m.y >= b.y && m.y <= b.y + b.h) return b.node;
+      }
+    }
+    return -1;
+  }
 
   function resize(): boolean {
     const rect = canvas.getBoundingClientRect();
@@ -206,6 +310,15 @@ export function createClusterCanvas({ domNode, onHover, onSelect }: ClusterCanva
       ctx.fill();
     }
 
+    // Nodes whose live figures are not current.
+    const stale = model.staleNodes;
+    if (stale) {
+      ctx.fillStyle = COLORS.stale;
+      ctx.beginPath();
+      for (const n of boxes) if (stale[n.node] === 1) ctx.rect(n.x, n.y, n.w, n.h);
+      ctx.fill();
+    }
+
     // Server names.
     if (k * 9 >= 6) {
       ctx.font = "9px system-ui, sans-serif";
@@ -214,6 +327,35 @@ export function createClusterCanvas({ domNode, onHover, onSelect }: ClusterCanva
         if (!visible(s.x, s.y, s.w, s.h)) continue;
         ctx.fillText(shortServer(model.serverNames[s.server] ?? ""), s.x, s.y + s.h / 2, 58);
       }
+    }
+
+    const markOf = (i: number) => {
+      const mi = g.markOfInstance[i] ?? -1;
+      return mi >= 0 ? g.marks[mi] : undefined;
+    };
+
+    // Live traffic along DAG edges, under the marks.
+    if (model.edges && model.edges.length > 0) {
+      ctx.globalAlpha = 0.75;
+      ctx.lineCap = "round";
+      for (const e of model.edges) {
+        const a = markOf(e.from);
+        const b = markOf(e.to);
+        if (!a || !b) continue;
+        const ax = a.x + a.w / 2;
+        const ay = a.y + a.h / 2;
+        const bx = b.x + b.w / 2;
+        const by = b.y + b.h / 2;
+        if (Math.max(ax, bx) < vx0 || Math.min(ax, bx) > vx1 || Math.max(ay, by) < vy0 || Math.min(ay, by) > vy1) continue;
+        ctx.strokeStyle = e.color;
+        ctx.lineWidth = e.width * px;
+        ctx.beginPath();
+        ctx.moveTo(ax, ay);
+        ctx.lineTo(bx, by);
+        ctx.stroke();
+      }
+      ctx.globalAlpha = 1;
+      ctx.lineCap = "butt";
     }
 
     // Instance marks: primaries filled, backups outlined.
@@ -235,10 +377,6 @@ export function createClusterCanvas({ domNode, onHover, onSelect }: ClusterCanva
     }
 
     // Selection: the pinned instance, its DAG peers, and lines between them.
-    const markOf = (i: number) => {
-      const mi = g.markOfInstance[i] ?? -1;
-      return mi >= 0 ? g.marks[mi] : undefined;
-    };
     if (model.selected !== null) {
       const sel = markOf(model.selected);
       const peers = model.highlighted.map(markOf).filter((m): m is Mark => m !== undefined);
@@ -283,6 +421,81 @@ export function createClusterCanvas({ domNode, onHover, onSelect }: ClusterCanva
         if (r && (r.collapsed || (r.collapsible && hovered.header))) ctx.strokeRect(r.x, r.y, r.w, hovered.header && !r.collapsed ? r.header.h : r.h);
       }
     }
+
+    // A node picked in the event timeline.
+    if (model.focusNode != null) {
+      const n = g.nodes.find((b) => b.node === model!.focusNode);
+      if (n) {
+        ctx.strokeStyle = COLORS.focus;
+        ctx.lineWidth = 3 * px;
+        const pad = 2 * px;
+        ctx.strokeRect(n.x - pad, n.y - pad, n.w + 2 * pad, n.h + 2 * pad);
+      }
+    }
+
+    // A proposed move: the instance's ghost on the target, a dashed line from where it is.
+    if (model.ghost) drawMove(model.ghost.instance, model.ghost.target, null, COLORS.focus);
+
+    // A drag under way.
+    if (dragging?.moved) {
+      const t = dragging.target;
+      drawMove(dragging.instance, t?.node ?? null, { x: dragging.wx, y: dragging.wy }, t === null ? COLORS.select : t.ok ? COLORS.dropOk : COLORS.dropBad);
+    }
+
+    reportAnchor();
+
+    function drawMove(instance: number, target: number | null, at: { x: number; y: number } | null, color: string): void {
+      const m = markOf(instance);
+      if (!m || !ctx) return;
+      const box = target === null ? undefined : g.nodes.find((b) => b.node === target);
+      if (box) {
+        ctx.strokeStyle = color;
+        ctx.lineWidth = 2.5 * px;
+        ctx.strokeRect(box.x, box.y, box.w, box.h);
+      }
+      const to = at ?? (box ? { x: box.x + box.w - m.w - 2, y: box.y + 2 } : null);
+      if (!to) return;
+      ctx.strokeStyle = color;
+      ctx.lineWidth = 1.5 * px;
+      ctx.setLineDash([4 * px, 3 * px]);
+      ctx.beginPath();
+      ctx.moveTo(m.x + m.w / 2, m.y + m.h / 2);
+      ctx.lineTo(to.x + (at ? 0 : m.w / 2), to.y + (at ? 0 : m.h / 2));
+      ctx.stroke();
+      ctx.setLineDash([]);
+      // The ghost: at least 8 screen pixels, so it can be seen when zoomed out.
+      const size = Math.max(m.w, 8 * px);
+      const gx = at ? to.x - size / 2 : to.x;
+      const gy = at ? to.y - size / 2 : to.y;
+      ctx.globalAlpha = 0.7;
+      ctx.fillStyle = color;
+      ctx.fillRect(gx, gy, size, size);
+      ctx.globalAlpha = 1;
+    }
+  }
+
+  function reportAnchor(): void {
+    if (!onAnchor || !model) return;
+    const i = model.anchorInstance;
+    const mi = i == null ? -1 : (model.geometry.markOfInstance[i] ?? -1);
+    const m = mi >= 0 ? model.geometry.marks[mi] : undefined;
+    const at = m ? { x: transform.applyX(m.x + m.w), y: transform.applyY(m.y + m.h / 2) } : null;
+    const key = at ? `${Math.round(at.x)},${Math.round(at.y)}` : "";
+    if (key === anchorAt) return;
+    anchorAt = key;
+    onAnchor(at);
+  }
+
+  /** Pans (keeping the zoom) so the focused node is in view, when it is not. */
+  function reveal(): void {
+    if (!model || model.focusNode == null) return;
+    const n = model.geometry.nodes.find((b) => b.node === model!.focusNode);
+    if (!n) return;
+    const [x0, y0] = transform.apply([n.x, n.y]);
+    const [x1, y1] = transform.apply([n.x + n.w, n.y + n.h]);
+    if (x0 >= 0 && y0 >= 0 && x1 <= cssW && y1 <= cssH) return;
+    const k = Math.max(transform.k, 1);
+    selection.call(zoomBehavior.transform, zoomIdentity.translate(cssW / 2 - (n.x + n.w / 2) * k, cssH / 2 - (n.y + n.h / 2) * k).scale(k));
   }
 
   function pointer(event: MouseEvent): { x: number; y: number; wx: number; wy: number } {
@@ -305,6 +518,8 @@ export function createClusterCanvas({ domNode, onHover, onSelect }: ClusterCanva
   function onMove(event: MouseEvent): void {
     if (event.buttons !== 0) return; // panning
     const { hit, x, y } = hitAt(event);
+    // Over an instance: "move" when it can be dragged to another node, else "pointer" (it can be pinned).
+    canvas.style.cursor = hit?.kind === "instance" ? (model?.dragNodes ? "move" : "pointer") : "";
     if (!sameHit(hit, hovered)) {
       hovered = hit;
       schedule();
@@ -335,7 +550,7 @@ export function createClusterCanvas({ domNode, onHover, onSelect }: ClusterCanva
   return {
     update(next) {
       const geometryChanged = !model || model.geometry !== next.geometry;
-      const colorsChanged = !model || model.deploymentColors !== next.deploymentColors;
+      const colorsChanged = !model || model.deploymentColors !== next.deploymentColors || model.instanceColors !== next.instanceColors;
       model = next;
       if (geometryChanged) {
         index = buildHitIndex(next.geometry);
@@ -344,7 +559,7 @@ export function createClusterCanvas({ domNode, onHover, onSelect }: ClusterCanva
       if (geometryChanged || colorsChanged) {
         const byKey = new Map<string, { color: string; primary: boolean; marks: Mark[] }>();
         for (const m of next.geometry.marks) {
-          const color = next.deploymentColors[m.deployment] ?? "#999";
+          const color = next.instanceColors?.[m.instance] ?? next.deploymentColors[m.deployment] ?? "#999";
           const key = `${color}|${m.primary}`;
           let grp = byKey.get(key);
           if (!grp) {
@@ -359,6 +574,10 @@ export function createClusterCanvas({ domNode, onHover, onSelect }: ClusterCanva
       if (fittedKey !== next.fitKey) {
         fittedKey = next.fitKey;
         fit();
+      }
+      if (next.focusKey !== undefined && next.focusKey !== focusedKey) {
+        focusedKey = next.focusKey;
+        reveal();
       }
       // Draw now (not on the next frame), so the first draw can be timed.
       if (frame) {
@@ -378,7 +597,7 @@ export function createClusterCanvas({ domNode, onHover, onSelect }: ClusterCanva
       canvas.removeEventListener("mousemove", onMove);
       canvas.removeEventListener("mouseleave", onLeave);
       canvas.removeEventListener("click", onClick);
-      selection.on(".zoom", null);
+      selection.on(".zoom", null).on(".drag", null);
       model = null;
       index = null;
     },
