@@ -39,6 +39,7 @@ describe("the dry run's prediction", () => {
     expect(formatFigure(0.0296)).toBe("0.0296");
     expect(formatFigure(3.754)).toBe("3.75");
     expect(formatFigure(344.2)).toBe("344");
+    expect(formatFigure(916404.4)).toBe("916,404");
     expect(formatFigure(null)).toBe("—");
     expect(formatChange({ before: 3.75, change: -1.8 })).toBe("−48.0 %");
     expect(formatChange({ before: 2, change: 0.5 })).toBe("+25.0 %");

@@ -42,6 +42,7 @@ export function formatFigure(v: number | null): string {
   if (v === null) return "—";
   const a = Math.abs(v);
   if (a === 0) return "0";
+  if (a >= 1000) return Math.round(v).toLocaleString("en-US");
   if (a >= 100) return v.toFixed(0);
   if (a >= 1) return v.toFixed(2);
   return v.toPrecision(3);

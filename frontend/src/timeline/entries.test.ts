@@ -13,7 +13,10 @@ const lookup = buildLookup({
     { id: N1, name: "s0/nic0" },
     { id: N2, name: "s1/host" },
   ],
-  deployments: [{ application: "iot-ts" }, { application: "nfv-fin" }],
+  deployments: [
+    { id: "d0", application: "iot-ts" },
+    { id: "d1", application: "nfv-fin" },
+  ],
   instances: { id: [I0, I1], node: [1, 0], deployment: [0, 1], dag_node: ["gateway", "kvs"], shard: [0, 2], replica: [0, 1] },
 });
 
@@ -84,6 +87,10 @@ describe("timeline entries", () => {
     expect(e.text).toBe("command.nack on node 00000000: port_in_use");
     expect(e.tone).toBe("bad");
     expect(e.refs[0]).toMatchObject({ kind: "node", index: null });
+  });
+
+  it("gives a deployment's events its application", () => {
+    expect(toEntry(ev("deployment.placed", "deployment/d1", { instances: 4 }), lookup).applications).toEqual(["nfv-fin"]);
   });
 
   it("filters by application and category, newest first, at most max", () => {

@@ -25,7 +25,7 @@ export function categoryOf(kind: string): Category {
 /** The parts of the cluster layout entries are resolved against (the generated layout type fits). */
 export interface LookupSource {
   nodes: { id: string; name: string }[];
-  deployments: { application: string }[];
+  deployments: { id?: string; application: string }[];
   instances: { id: string[]; node: number[]; deployment: number[]; dag_node: string[]; shard: number[]; replica: number[] };
 }
 
@@ -35,10 +35,19 @@ export interface Lookup {
   instanceById: Map<string, number>;
   /** Applications with an instance on each node (by node index). */
   appsOfNode: Map<number, Set<string>>;
+  /** A deployment's application, by deployment id. */
+  appOfDeployment: Map<string, string>;
   source: LookupSource | null;
 }
 
-export const emptyLookup: Lookup = { nodeById: new Map(), nodeByName: new Map(), instanceById: new Map(), appsOfNode: new Map(), source: null };
+export const emptyLookup: Lookup = {
+  nodeById: new Map(),
+  nodeByName: new Map(),
+  instanceById: new Map(),
+  appsOfNode: new Map(),
+  appOfDeployment: new Map(),
+  source: null,
+};
 
 export function buildLookup(data: LookupSource | null): Lookup {
   if (data === null) return emptyLookup;
@@ -60,7 +69,9 @@ export function buildLookup(data: LookupSource | null): Lookup {
     if (!apps) appsOfNode.set(node, (apps = new Set()));
     apps.add(app);
   }
-  return { nodeById, nodeByName, instanceById, appsOfNode, source: data };
+  const appOfDeployment = new Map<string, string>();
+  for (const d of data.deployments) if (d.id) appOfDeployment.set(d.id, d.application);
+  return { nodeById, nodeByName, instanceById, appsOfNode, appOfDeployment, source: data };
 }
 
 export interface NodeRef {
@@ -268,6 +279,8 @@ export function toEntry(e: Pick<EventRow, "id" | "ts" | "kind" | "subject" | "da
   }
 
   const applications = new Set<string>();
+  const deploymentApp = subjectKind === "deployment" ? lookup.appOfDeployment.get(subjectId) : undefined;
+  if (deploymentApp) applications.add(deploymentApp);
   const src = lookup.source;
   for (const r of refs) {
     if (r.index === null || !src) continue;
