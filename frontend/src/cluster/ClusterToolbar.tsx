@@ -12,6 +12,9 @@ export interface ClusterToolbarProps {
   nodes: number;
   onFit: () => void;
   onReload: () => void;
+  /** Instance colours: by application, or live by queue (with edges by traffic). */
+  colorMode: "application" | "live";
+  onColorMode: (mode: "application" | "live") => void;
 }
 
 export function ClusterToolbar(p: ClusterToolbarProps) {
@@ -32,6 +35,13 @@ export function ClusterToolbar(p: ClusterToolbarProps) {
               {a}
             </option>
           ))}
+        </select>
+      </label>
+      <label>
+        Colour
+        <select data-testid="color-mode" value={p.colorMode} onChange={(e) => p.onColorMode(e.target.value as "application" | "live")}>
+          <option value="live">queue and traffic (live)</option>
+          <option value="application">application</option>
         </select>
       </label>
       <label>

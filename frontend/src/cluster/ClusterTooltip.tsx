@@ -2,11 +2,46 @@ import type { ReactNode } from "react";
 import type { ClusterGeometry, ClusterLayoutData, Hit } from "../viz/clusterLayout";
 import { placementOf, roleOf } from "./relations";
 
+/** A node's live figures as the tooltip shows them (live/liveState.ts NodeNow fits). */
+export interface TooltipLiveNode {
+  stale: boolean;
+  ageNowMs: number | null;
+  queue_len: number | null;
+  cpu_util: number | null;
+  instances: { id: string; requests_per_s: number | null; exec_us: number; exec_ema_us: number }[];
+}
+
 export interface ClusterTooltipProps {
-  data: ClusterLayoutData;
+  data: ClusterLayoutData & { instances: { id: string[] } };
   geometry: ClusterGeometry;
   hit: Hit;
   at: { x: number; y: number };
+  /** The live figures of a node (by layout index), when the view is live. */
+  liveNode?: ((node: number) => TooltipLiveNode | null) | null;
+  /** A line on instances about dragging them (how, or why not). */
+  dragNote?: string | null;
+}
+
+function age(ms: number | null): string {
+  return ms === null ? "never reported" : ms < 1000 ? `${Math.round(ms)} ms old` : `${(ms / 1000).toFixed(1)} s old`;
+}
+
+/** The live lines for an instance (its figures) or a node (queue, CPU), or a note that they are not current. */
+function LiveLines({ live, instanceId }: { live: TooltipLiveNode; instanceId?: string }) {
+  if (live.stale) return <div className="t-stale">live figures not current ({age(live.ageNowMs)})</div>;
+  const f = instanceId ? live.instances.find((i) => i.id === instanceId) : undefined;
+  return (
+    <>
+      <div>
+        node queue {live.queue_len ?? "—"} packets · CPU {live.cpu_util == null ? "—" : `${Math.round(live.cpu_util * 100)}%`}
+      </div>
+      {f && (
+        <div>
+          {f.requests_per_s == null ? "—" : f.requests_per_s.toFixed(0)} req/s · exec {f.exec_us.toFixed(0)} µs (avg {f.exec_ema_us.toFixed(0)})
+        </div>
+      )}
+    </>
+  );
 }
 
 function pct(used: number, total: number): string {
@@ -14,7 +49,7 @@ function pct(used: number, total: number): string {
 }
 
 /** What is under the pointer, next to it. */
-export function ClusterTooltip({ data, geometry, hit, at }: ClusterTooltipProps) {
+export function ClusterTooltip({ data, geometry, hit, at, liveNode, dragNote }: ClusterTooltipProps) {
   let body: ReactNode;
   if (hit.kind === "instance") {
     const i = hit.instance;
@@ -31,7 +66,11 @@ export function ClusterTooltip({ data, geometry, hit, at }: ClusterTooltipProps)
         <div>
           {p.node} ({p.nodeKind}) · rack {p.rack}
         </div>
-        <div style={{ opacity: 0.7 }}>click to pin</div>
+        {liveNode && (() => {
+          const l = liveNode(data.instances.node[i] ?? -1);
+          return l ? <LiveLines live={l} instanceId={data.instances.id[i]} /> : null;
+        })()}
+        <div style={{ opacity: 0.7 }}>click to pin{dragNote ? ` · ${dragNote}` : ""}</div>
       </>
     );
   } else if (hit.kind === "node") {
@@ -53,6 +92,10 @@ export function ClusterTooltip({ data, geometry, hit, at }: ClusterTooltipProps)
         <div>
           {box?.instances ?? 0} instances shown · {n.state}
         </div>
+        {liveNode && (() => {
+          const l = liveNode(hit.node);
+          return l ? <LiveLines live={l} /> : null;
+        })()}
       </>
     ) : null;
   } else {

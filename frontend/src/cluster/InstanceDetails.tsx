@@ -1,4 +1,4 @@
-import { memo } from "react";
+import { type ReactNode, memo } from "react";
 import { type InstanceRelations, type Placement, roleOf } from "./relations";
 
 const MAX_PEERS = 16;
@@ -9,6 +9,8 @@ export interface InstanceDetailsProps {
   color: string;
   onSelect: (instance: number) => void;
   onClose: () => void;
+  /** Shown under the instance's facts (the migration target picker). */
+  children?: ReactNode;
 }
 
 function where(p: Placement): string {
@@ -16,7 +18,7 @@ function where(p: Placement): string {
 }
 
 /** The pinned instance: where it sits, its DAG node, and its DAG edges with where the peers sit. */
-export const InstanceDetails = memo(function InstanceDetails({ relations: r, deploymentId, color, onSelect, onClose }: InstanceDetailsProps) {
+export const InstanceDetails = memo(function InstanceDetails({ relations: r, deploymentId, color, onSelect, onClose, children }: InstanceDetailsProps) {
   const s = r.self;
   return (
     <section className="panel" data-testid="instance-details" aria-label="Instance details">
@@ -57,6 +59,7 @@ export const InstanceDetails = memo(function InstanceDetails({ relations: r, dep
           <code>{s.id}</code>
         </dd>
       </dl>
+      {children}
       <h4>DAG node {s.dagNode}</h4>
       <p className="muted" style={{ margin: 0, fontSize: "0.85rem" }}>
         {r.dagNodeShards} shard{r.dagNodeShards === 1 ? "" : "s"} × {r.dagNodeReplicas} replica{r.dagNodeReplicas === 1 ? "" : "s"} ={" "}

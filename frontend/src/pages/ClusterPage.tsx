@@ -1,34 +1,72 @@
-import { useCallback, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 
 import { ClusterLegend } from "../cluster/ClusterLegend";
 import { ClusterToolbar } from "../cluster/ClusterToolbar";
-import { ClusterTooltip } from "../cluster/ClusterTooltip";
+import { ClusterTooltip, type TooltipLiveNode } from "../cluster/ClusterTooltip";
 import { InstanceDetails } from "../cluster/InstanceDetails";
-import { instanceRelations } from "../cluster/relations";
+import { LiveLegend } from "../cluster/LiveLegend";
+import { liveOverlay } from "../cluster/liveOverlay";
+import { instanceRelations, roleOf } from "../cluster/relations";
 import "../cluster/cluster.css";
 import { useClusterCanvas } from "../hooks/useClusterCanvas";
 import { useClusterLayout } from "../hooks/useClusterLayout";
+import { useSession } from "../hooks/useSession";
+import { shortId } from "../lib/format";
+import { LiveBanner } from "../live/LiveBanner";
+import { useLive } from "../live/useLive";
+import { MigrationHistory } from "../migrate/MigrationHistory";
+import { MigrationPanel } from "../migrate/MigrationPanel";
+import { RefusalNote } from "../migrate/RefusalNote";
+import { TargetPicker } from "../migrate/TargetPicker";
+import type { DropTarget } from "../migrate/dropTarget";
+import { isBusy, pendingMove, refusalNote } from "../migrate/migrationFlow";
+import { useMigrationFlow } from "../migrate/useMigrationFlow";
+import { EventTimeline } from "../timeline/EventTimeline";
+import { type Ref, buildLookup } from "../timeline/entries";
+import { useEventTimeline } from "../timeline/useEventTimeline";
 import type { ClusterCanvasModel } from "../viz/clusterCanvas";
 import { type Hit, computeClusterLayout } from "../viz/clusterLayout";
 import { appColors } from "../viz/colors";
 
 const EMPTY: readonly number[] = [];
+const READ_ONLY = "read-only token: moving an instance needs the deploy scope";
+/** Events after which the placement is drawn again (an instance moved, or was failed over). */
+const MOVES = new Set(["migration.succeeded", "migration.rolled_back", "migration.failed", "failover.done"]);
 
-/** The cluster and its placements: racks → servers → host and SmartNIC nodes → instances. */
+/** The cluster and its placements: racks → servers → host and SmartNIC nodes → instances, live. */
 export function ClusterPage({ clusterName }: { clusterName: string }) {
+  const session = useSession();
+  const canDeploy = session.can("deploy");
   const { layout, arrivedAt, loading, error, reload } = useClusterLayout(clusterName);
+  const live = useLive(clusterName, session.token);
+  const timeline = useEventTimeline(clusterName, session.token);
+  const [historyKey, setHistoryKey] = useState(0);
+  const flow = useMigrationFlow(
+    useCallback(() => {
+      reload();
+      setHistoryKey((k) => k + 1);
+    }, [reload]),
+  );
   const [application, setApplication] = useState("");
   const [collapsed, setCollapsed] = useState(false);
   const [expandedRacks, setExpandedRacks] = useState<ReadonlySet<number>>(() => new Set());
-  const [selected, setSelected] = useState<number | null>(null);
+  const [selectedId, setSelectedId] = useState<string | null>(null);
   const [hover, setHover] = useState<{ hit: Hit; at: { x: number; y: number } } | null>(null);
   const [fits, setFits] = useState(0);
+  const [colorChoice, setColorChoice] = useState<"application" | "live" | null>(null);
+  const [focus, setFocus] = useState<{ node: number | null; key: number }>({ node: null, key: 0 });
+  const [localNote, setLocalNote] = useState<{ instanceId: string; text: string } | null>(null);
   const canvasRef = useRef<HTMLCanvasElement | null>(null);
+  const noteRef = useRef<HTMLDivElement | null>(null);
+  const anchorAt = useRef<{ x: number; y: number } | null>(null);
   // The rack grid is shaped like the viewport it is first shown in.
   const [aspect] = useState(() =>
     typeof window === "undefined" ? 1.6 : Math.max(0.5, (window.innerWidth - 400) / Math.max(300, window.innerHeight - 180)),
   );
 
+  const lookup = useMemo(() => buildLookup(layout), [layout]);
+  // Selection is kept by instance id: a redrawn layout may list instances in another order.
+  const selected = selectedId === null ? null : (lookup.instanceById.get(selectedId) ?? null);
   const geometry = useMemo(
     () => (layout ? computeClusterLayout(layout, { collapsed, expandedRacks, application, aspect }) : null),
     [layout, collapsed, expandedRacks, application, aspect],
@@ -38,9 +76,31 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
   const serverNames = useMemo(() => layout?.servers.map((s) => s.name) ?? [], [layout]);
   const relations = useMemo(() => (layout && selected !== null ? instanceRelations(layout, selected) : null), [layout, selected]);
 
+  // Live colouring, unless the person chose application colours (or no node has ever reported).
+  const liveNodes = live.view.nodes;
+  const reportingEver = useMemo(() => liveNodes.some((n) => n.ts !== null), [liveNodes]);
+  const colorMode = colorChoice ?? (reportingEver ? "live" : "application");
+  const overlay = useMemo(() => (layout && colorMode === "live" ? liveOverlay(layout, liveNodes) : null), [layout, colorMode, liveNodes]);
+  const liveByNode = useMemo(() => {
+    if (!layout) return null;
+    const byId = new Map(liveNodes.map((n) => [n.id, n]));
+    return (node: number): TooltipLiveNode | null => {
+      const id = layout.nodes[node]?.id;
+      return id === undefined ? null : (byId.get(id) ?? null);
+    };
+  }, [layout, liveNodes]);
+
+  // Migrations: dragging is offered to deploy tokens while no migration of this page is under way.
+  const busy = isBusy(flow.state);
+  const dragNote = !canDeploy ? READ_ONLY : busy ? "a migration is under way" : "drag onto another node to migrate";
+  const move = pendingMove(flow.state);
+  const flowNote = refusalNote(flow.state);
+  const noteInstance = flowNote?.instance ?? (localNote ? (lookup.instanceById.get(localNote.instanceId) ?? null) : null);
+  const noteText = flowNote?.text ?? localNote?.text ?? null;
+
   const model = useMemo<ClusterCanvasModel | null>(
     () =>
-      geometry
+      geometry && layout
         ? {
             geometry,
             deploymentColors,
@@ -49,17 +109,25 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
             highlighted: relations?.peerInstances ?? EMPTY,
             fitKey: `${clusterName}|${collapsed}|${fits}`,
             dataArrivedAt: arrivedAt,
+            instanceColors: overlay?.instanceColors ?? null,
+            staleNodes: overlay?.staleNodes ?? null,
+            edges: overlay?.edges ?? null,
+            dragNodes: canDeploy && !busy ? layout.nodes : null,
+            ghost: move ? { instance: move.instance, target: move.target } : null,
+            anchorInstance: noteText !== null ? noteInstance : null,
+            focusNode: focus.node,
+            focusKey: focus.key,
           }
         : null,
-    [geometry, deploymentColors, serverNames, selected, relations, clusterName, collapsed, fits, arrivedAt],
+    [geometry, layout, deploymentColors, serverNames, selected, relations, clusterName, collapsed, fits, arrivedAt, overlay, canDeploy, busy, move, noteText, noteInstance, focus],
   );
 
   const onSelect = useCallback(
     (hit: Hit | null) => {
       if (hit === null) {
-        setSelected(null);
+        setSelectedId(null);
       } else if (hit.kind === "instance") {
-        setSelected(hit.instance);
+        setSelectedId(layout?.instances.id[hit.instance] ?? null);
       } else if (hit.kind === "rack" && collapsed) {
         const rack = geometry?.racks.find((r) => r.rack === hit.rack);
         if (rack && (rack.collapsed || hit.header)) {
@@ -72,12 +140,86 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
         }
       }
     },
-    [collapsed, geometry],
+    [collapsed, geometry, layout],
   );
   const onHover = useCallback((hit: Hit | null, at: { x: number; y: number }) => {
     setHover(hit ? { hit, at } : null);
   }, []);
-  useClusterCanvas(canvasRef, model, { onHover, onSelect });
+
+  const propose = flow.propose;
+  const proposeMove = useCallback(
+    (instance: number, target: number) => {
+      if (!layout) return;
+      setLocalNote(null);
+      propose({
+        instance,
+        instanceId: layout.instances.id[instance] ?? "",
+        source: layout.instances.node[instance] ?? -1,
+        target,
+        targetName: layout.nodes[target]?.name ?? "",
+      });
+    },
+    [layout, propose],
+  );
+  const onDrop = useCallback(
+    (instance: number, target: DropTarget) => {
+      if (!layout) return;
+      if (target.ok) proposeMove(instance, target.node);
+      else setLocalNote({ instanceId: layout.instances.id[instance] ?? "", text: `Not moved: ${target.reason ?? "not a target"}` });
+    },
+    [layout, proposeMove],
+  );
+
+  // The refusal note follows its instance as the drawing pans and zooms (set directly: no re-render per frame).
+  const placeNote = useCallback(() => {
+    const el = noteRef.current;
+    const at = anchorAt.current;
+    if (!el) return;
+    el.style.visibility = at ? "visible" : "hidden";
+    if (at) el.style.transform = `translate(${Math.round(at.x + 10)}px, ${Math.round(at.y)}px) translateY(-50%)`;
+  }, []);
+  const onAnchor = useCallback(
+    (at: { x: number; y: number } | null) => {
+      anchorAt.current = at;
+      placeNote();
+    },
+    [placeNote],
+  );
+  useLayoutEffect(placeNote, [placeNote, noteText]);
+  useClusterCanvas(canvasRef, model, { onHover, onSelect, onDrop, onAnchor });
+
+  // Moves made by the orchestrator or a failover: draw the placement again (once per burst).
+  const mountedAt = useRef(Date.now());
+  const seen = useRef(0);
+  useEffect(() => {
+    const fresh = timeline.events.filter((e) => e.id > seen.current);
+    if (fresh.length === 0) return;
+    seen.current = timeline.lastId;
+    const moved = fresh.some((e) => MOVES.has(e.kind) && Date.parse(e.ts) >= mountedAt.current - 2000);
+    const migrations = fresh.some((e) => e.kind.startsWith("migration.") && Date.parse(e.ts) >= mountedAt.current - 2000);
+    if (!moved && !migrations) return;
+    const timer = setTimeout(() => {
+      if (moved) reload();
+      setHistoryKey((k) => k + 1);
+    }, 300);
+    return () => clearTimeout(timer);
+  }, [timeline.events, timeline.lastId, reload]);
+
+  const onRef = useCallback(
+    (ref: Ref) => {
+      if (ref.index === null || !layout) return;
+      if (ref.kind === "instance") {
+        setSelectedId(layout.instances.id[ref.index] ?? null);
+        setFocus((f) => ({ node: layout.instances.node[ref.index!] ?? null, key: f.key + 1 }));
+      } else {
+        setFocus((f) => ({ node: ref.index, key: f.key + 1 }));
+      }
+      setApplication("");
+      setExpandedRacks(new Set());
+      setCollapsed(false);
+    },
+    [layout],
+  );
 
   const onCollapsed = useCallback((value: boolean) => {
     setCollapsed(value);
@@ -86,12 +228,24 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
   const onApplication = useCallback((value: string) => {
     setApplication(value);
   }, []);
-  const pin = useCallback((i: number) => setSelected(i), []);
-  const unpin = useCallback(() => setSelected(null), []);
+  const pin = useCallback((i: number) => setSelectedId(layout?.instances.id[i] ?? null), [layout]);
+  const unpin = useCallback(() => setSelectedId(null), []);
   const legendApps = useMemo(
     () => (application ? colors.entries.filter((e) => e.application === application) : colors.entries),
     [colors, application],
   );
+  const instanceLabel = useCallback(
+    (i: number) => (layout ? `${layout.instances.dag_node[i]} shard ${layout.instances.shard[i]} ${roleOf(layout.instances.replica[i] ?? 0)}` : "?"),
+    [layout],
+  );
+  const labelById = useCallback(
+    (id: string) => {
+      const i = lookup.instanceById.get(id);
+      return i === undefined ? shortId(id) : instanceLabel(i);
+    },
+    [lookup, instanceLabel],
+  );
+  const nodeName = useCallback((n: number) => layout?.nodes[n]?.name ?? "?", [layout]);
 
   const selectedDeployment = relations ? layout?.deployments[relations.self.deployment] : undefined;
 
@@ -111,7 +265,10 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
         nodes={layout?.nodes.length ?? 0}
         onFit={() => setFits((f) => f + 1)}
         onReload={reload}
+        colorMode={colorMode}
+        onColorMode={setColorChoice}
       />
+      {colorMode === "live" && <LiveBanner connection={live.connection} error={live.error} attempt={live.attempt} />}
       {error && (
         <p className="error" role="alert">
           Could not load the cluster layout: {error}
@@ -121,28 +278,78 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
         <div className="cluster-stage">
           <canvas ref={canvasRef} className="cluster-canvas" data-testid="cluster-canvas" aria-label={`Cluster ${clusterName}`} />
           {loading && !layout && <p className="cluster-hint">Loading layout…</p>}
-          {layout && <p className="cluster-hint">Scroll to zoom · drag to pan · hover for details · click an instance to pin it</p>}
-          {layout && geometry && hover && <ClusterTooltip data={layout} geometry={geometry} hit={hover.hit} at={hover.at} />}
+          {layout && (
+            <p className="cluster-hint">
+              Scroll to zoom · drag to pan · hover for details · click an instance to pin it ·{" "}
+              {canDeploy ? "drag an instance onto another node to migrate it" : `no dragging: ${READ_ONLY}`}
+            </p>
+          )}
+          {layout && geometry && hover && (
+            <ClusterTooltip
+              data={layout}
+              geometry={geometry}
+              hit={hover.hit}
+              at={hover.at}
+              liveNode={colorMode === "live" ? liveByNode : null}
+              dragNote={dragNote}
+            />
+          )}
+          {noteText !== null && (
+            <RefusalNote
+              ref={noteRef}
+              text={noteText}
+              onClose={() => {
+                setLocalNote(null);
+                if (flowNote) flow.dismiss();
+              }}
+            />
+          )}
         </div>
         <aside className="cluster-side">
-          {relations && selectedDeployment ? (
+          <MigrationPanel state={flow.state} instanceLabel={instanceLabel} sourceName={nodeName} onConfirm={flow.confirm} onDismiss={flow.dismiss} />
+          {relations && selectedDeployment && layout && selected !== null ? (
             <InstanceDetails
               relations={relations}
               deploymentId={selectedDeployment.id}
               color={colors.color(selectedDeployment.application)}
               onSelect={pin}
               onClose={unpin}
-            />
+            >
+              <TargetPicker
+                key={selectedId}
+                nodes={layout.nodes}
+                source={layout.instances.node[selected] ?? -1}
+                disabledReason={canDeploy ? null : `Read-only session: ${READ_ONLY}.`}
+                busy={busy}
+                onPick={(target) => proposeMove(selected, target)}
+              />
+            </InstanceDetails>
           ) : (
             <section className="panel">
               <h3>Instance</h3>
               <p className="muted" style={{ margin: 0 }}>
-                Click an instance to pin its DAG node, shard, role and where its DAG peers sit.
+                Click an instance to pin its DAG node, shard, role and where its DAG peers sit
+                {canDeploy ? ", or drag it onto another node to migrate it." : "."}
               </p>
             </section>
           )}
+          {overlay && layout && (
+            <LiveLegend reporting={overlay.reporting} nodes={layout.nodes.length} maxRps={overlay.maxRps} edges={overlay.edges.length} />
+          )}
           <ClusterLegend apps={legendApps} />
         </aside>
+      </div>
+      <div className="cluster-lower">
+        <EventTimeline
+          events={timeline.events}
+          lookup={lookup}
+          connection={timeline.connection}
+          error={timeline.error}
+          attempt={timeline.attempt}
+          applications={colors.entries.map((e) => e.application)}
+          onRef={onRef}
+        />
+        <MigrationHistory cluster={clusterName} refreshKey={historyKey} instanceLabel={labelById} />
       </div>
     </div>
   );
