@@ -1,0 +1,174 @@
+// End to end: migrating from the placement view, against the real backend (`e3 up`, no agents). With
+// no agent on the cluster the API predicts a move (dry run) but refuses to carry it out (no_agent):
+// the person drags an instance onto another node, reads the predicted change, confirms, and sees the
+// API's reason next to the instance, which stays where it was. Also: a read-only token cannot drag,
+// and the event timeline streams the cluster's events.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+
+import { startBackend } from "./backend.mjs";
+import { launch, screenshot } from "./browser.mjs";
+
+let backend;
+let browser;
+let page;
+let mark; // a point on an instance mark, in page pixels
+let drawn; // the instance count shown
+
+const byId = (id) => `[data-testid="${id}"]`;
+
+before(async () => {
+  backend = await startBackend();
+  browser = await launch();
+  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  page.setDefaultTimeout(30_000);
+  await backend.api("/api/v1/clusters", {
+    method: "POST",
+    body: JSON.stringify({ generator: "fattree", servers: 3, server_type: "type1-smartnic", name: "mig" }),
+  });
+  await backend.api("/api/v1/templates/iot-ts/instantiate", { method: "POST", body: "{}" });
+  // A small application without backups, which can move to any other server's host.
+  await backend.api("/api/v1/applications", {
+    method: "POST",
+    body: JSON.stringify({
+      apiVersion: "e3/v1",
+      kind: "Application",
+      metadata: { name: "mini" },
+      spec: {
+        nodes: [
+          { id: "gw", service: "api_gateway", shards: 1, replicas: 0, constraints: { platform: "host" } },
+          { id: "ids", service: "nids", shards: 1, replicas: 0, constraints: { platform: "host" } },
+        ],
+        edges: [{ from: "gw", to: "ids" }],
+      },
+    }),
+  });
+  for (const application of ["iot-ts", "mini"]) {
+    const started = await backend.api("/api/v1/deployments", {
+      method: "POST",
+      body: JSON.stringify({ application, cluster: "mig", anti_affinity: false }),
+    });
+    assert.equal((await backend.waitJob(started.job_id)).state, "succeeded");
+  }
+});
+
+after(async () => {
+  await browser?.close();
+  await backend?.stop();
+});
+
+async function openCluster() {
+  await page.goto(`${backend.url}/#/clusters/mig`);
+  await page.locator(`${byId("cluster-canvas")}[data-render-ms]`).waitFor({ timeout: 60_000 });
+}
+
+/** A point on an instance mark: the canvas shows a move cursor over instances it lets you drag, else a pointer. */
+async function findMark(cursor) {
+  return page.evaluate((wanted) => {
+    const canvas = document.querySelector('[data-testid="cluster-canvas"]');
+    const r = canvas.getBoundingClientRect();
+    for (let y = r.top + 4; y < r.bottom; y += 3) {
+      for (let x = r.left + 4; x < r.right; x += 3) {
+        canvas.dispatchEvent(new MouseEvent("mousemove", { clientX: x, clientY: y, bubbles: true }));
+        if (canvas.style.cursor === wanted) return { x, y };
+      }
+    }
+    return null;
+  }, cursor);
+}
+
+describe("migrations from the placement view", () => {
+  /** Drags the instance at `at` in steps of each (dx, dy) in turn until the canvas shows a drop target, and drops it there. */
+  async function dragToTarget(at, directions, name) {
+    await page.mouse.move(at.x, at.y);
+    await page.mouse.down();
+    let found = false;
+    for (const [dx, dy] of directions) {
+      for (let i = 1; i < 90 && !found; i++) {
+        await page.mouse.move(at.x + dx * i, at.y + dy * i);
+        found = (await page.locator(byId("cluster-canvas")).evaluate((c) => c.style.cursor)) === "copy";
+      }
+    }
+    assert.ok(found, "no drop target found");
+    await screenshot(page, name);
+    await page.mouse.up();
+    await page.locator(`${byId("migration-prediction")}, ${byId("migration-refused")}`).waitFor();
+  }
+
+  test("a move the API refuses shows its reason on the dragged instance and leaves the view as it was", async () => {
+    await openCluster();
+    assert.ok(await findMark("move"), "no draggable instance found on the canvas");
+    // The api gateway's first primary, onto the SmartNIC to the right, whose cores HCM has filled.
+    await page.locator(byId("app-filter")).selectOption("iot-ts");
+    drawn = await page.locator(byId("instance-count")).innerText();
+    mark = await findMark("move");
+    await dragToTarget(mark, [[10, 0]], "migrate-drag");
+    const note = page.locator(byId("refusal-note"));
+    await note.waitFor();
+    assert.match(await note.innerText(), /has no room for/);
+    assert.match(await page.locator(byId("migration-refused")).innerText(), /insufficient_capacity/);
+    await screenshot(page, "migrate-refused-capacity");
+    assert.equal(await page.locator(byId("instance-count")).innerText(), drawn);
+    await page.mouse.move(mark.x, mark.y);
+    assert.equal(await page.locator(byId("cluster-canvas")).evaluate((c) => c.style.cursor), "move");
+  });
+
+  test("drag onto a host with room: predicted change, confirm, and the API's refusal (no agent) next to it", async () => {
+    await page.locator(byId("refusal-note")).getByRole("button", { name: "Dismiss" }).click();
+    assert.equal(await page.locator(byId("migration-panel")).count(), 0);
+    // mini's gateway, down (or up) the column of hosts onto another server's host.
+    await page.locator(byId("app-filter")).selectOption("mini");
+    drawn = await page.locator(byId("instance-count")).innerText();
+    const gw = await findMark("move");
+    await dragToTarget(gw, [[0, 10], [0, -10]], "migrate-drag-host");
+    if (await page.locator(byId("migration-refused")).count()) {
+      assert.fail(`dry run refused: ${await page.locator(byId("migration-refused")).innerText()}`);
+    }
+    assert.match(await page.locator(byId("prediction-joules_per_request")).innerText(), /Joules per request \(model\)/);
+    assert.match(await page.locator(byId("migration-panel")).innerText(), /Cost model's prediction/);
+    await screenshot(page, "migrate-prediction");
+
+    await page.locator(byId("migration-confirm")).click();
+    const note = page.locator(byId("refusal-note"));
+    await note.waitFor();
+    assert.match(await note.innerText(), /no agent runs/);
+    assert.match(await page.locator(byId("migration-refused")).innerText(), /no_agent/);
+    await screenshot(page, "migrate-refused-no-agent");
+    assert.equal(await page.locator(byId("instance-count")).innerText(), drawn);
+    assert.equal((await backend.api("/api/v1/migrations?cluster=mig")).total, 0);
+    assert.match(await page.locator(".migrate-history").innerText(), /No migration on this cluster yet/);
+  });
+
+  test("the event timeline streams the cluster's events", async () => {
+    await page.locator(byId("timeline-connection")).filter({ hasText: "live" }).waitFor();
+    const placed = page.locator(`${byId("timeline-entry")}[data-kind="deployment.placed"]`);
+    await page.locator(byId("timeline-kind-other")).check();
+    await placed.first().waitFor();
+    assert.equal(await placed.count(), 2);
+    await page.locator(byId("timeline-app")).selectOption("mini");
+    assert.equal(await placed.count(), 1);
+    await page.locator(byId("timeline-app")).selectOption("");
+    await page.locator(byId("timeline-kind-other")).uncheck();
+    assert.equal(await page.locator(`${byId("timeline-entry")}[data-kind="deployment.placed"]`).count(), 0);
+  });
+
+  test("a read-only token cannot drag, and the tooltip says why", async () => {
+    const { token } = await backend.api("/api/v1/tokens", { method: "POST", body: JSON.stringify({ name: "viewer", scopes: ["read"] }) });
+    await page.evaluate((t) => localStorage.setItem("e3.token", t), token);
+    await page.reload();
+    await openCluster();
+    const at = await findMark("pointer");
+    assert.ok(at, "no instance found on the canvas");
+    assert.equal(await findMark("move"), null);
+    await page.mouse.move(at.x, at.y);
+    const tip = page.locator(".cluster-tooltip");
+    await tip.waitFor();
+    assert.match(await tip.innerText(), /read-only token: moving an instance needs the deploy scope/);
+    await page.mouse.down();
+    await page.mouse.move(at.x + 120, at.y, { steps: 6 });
+    await page.mouse.up();
+    assert.equal(await page.locator(byId("migration-panel")).count(), 0);
+    await screenshot(page, "migrate-read-only");
+    await page.evaluate(() => localStorage.removeItem("e3.token"));
+  });
+});
