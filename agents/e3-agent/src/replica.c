@@ -27,6 +27,7 @@ typedef struct rep_kept {
     uint8_t *data; /* records, or NULL: slot empty */
     size_t len;    /* bytes */
     int hole;      /* given up (too large for a datagram): sent as REP_HOLE, no records */
+    int held;      /* the backup holds it, out of order ("HELD"): not resent */
 } rep_kept;
 
 /* The primary's view of one backup. Updates kept_from..seq are in `ring`; the backup holds every
@@ -67,9 +68,18 @@ typedef struct rep_inflight {
     uint64_t seq;
 } rep_inflight;
 
+/* An update that came ahead of its turn, kept by the backup until the ones before it arrive. */
+typedef struct rep_early {
+    uint64_t seq;  /* its number, 0: slot empty */
+    uint64_t raw;  /* seq with its flags */
+    uint8_t *data; /* records */
+    size_t len;    /* bytes */
+} rep_early;
+
 typedef struct rep_stream {
     char id[E3RPC_ID_LEN]; /* the primary's controller id */
     uint64_t last;         /* last seq applied (or refused as malformed) from it */
+    rep_early *early;      /* REP_HOLD_MAX slots by seq % REP_HOLD_MAX; NULL until needed */
 } rep_stream;
 
 struct rep_backup {
@@ -247,7 +257,7 @@ static void rep_resend(rep_primary *p, size_t i, uint64_t now) {
     b->round_to = to;
     b->round_ns = now;
     for (uint64_t s = from; s <= to; s++)
-        if (rep_xmit(p, i, s) == 0) atomic_fetch_add(&p->resent, 1);
+        if (!rep_slot(b, s)->held && rep_xmit(p, i, s) == 0) atomic_fetch_add(&p->resent, 1);
 }
 
 /* Parse "<word> <n>" at the start of an answer. */
@@ -262,8 +272,15 @@ static int rep_answer_number(const uint8_t *resp, size_t len, const char *word, 
     return 1;
 }
 
+/* Forget which kept updates the backup said it holds out of order (it refused one: it may have
+ * lost them, e.g. its stream of this primary was forgotten). Lock held. */
+static void rep_unhold(rep_peer *b) {
+    for (uint64_t s = b->kept_from; b->ring && s <= b->seq; s++) rep_slot(b, s)->held = 0;
+}
+
 /* A backup's answer to one frame (egress receive thread), or its timeout. "OK <n>": the backup
- * holds up to n. "GAP <n>": it holds up to n and refused this frame as out of order. Anything
+ * holds up to n. "HELD <n>": it holds up to n, and this frame, ahead of its turn: the ones
+ * between are owed. "GAP <n>": it holds up to n and refused this frame as too far ahead. Anything
  * else that is not OK (no answer in time, a full engine inbox, ...): this frame is owed again. */
 static void rep_on_answer(void *ctx, int status, const uint8_t *resp, size_t len) {
     rep_inflight *f = ctx;
@@ -273,10 +290,18 @@ static void rep_on_answer(void *ctx, int status, const uint8_t *resp, size_t len
     rep_peer *b = &p->peers[f->peer];
     if (!b->moved) {
         if (status == CHAN_OK) {
-            if (rep_answer_number(resp, len, "OK", &last)) rep_ack_to(p, b, last, now);
+            if (rep_answer_number(resp, len, "OK", &last)) {
+                rep_ack_to(p, b, last, now);
+            } else if (rep_answer_number(resp, len, "HELD", &last)) {
+                rep_ack_to(p, b, last, now);
+                rep_kept *k = f->seq > b->acked && b->ring ? rep_slot(b, f->seq) : NULL;
+                if (k && k->data && k->seq == f->seq) k->held = 1;
+                if (f->seq > b->want_to) b->want_to = f->seq;
+            }
         } else {
             atomic_fetch_add(&p->failed, 1);
             if (rep_answer_number(resp, len, "GAP", &last)) {
+                rep_unhold(b);
                 /* The backup's own count wins, also below ours (it followed another incarnation
                  * of this primary, or our number came from a moved state it never got): what it
                  * lacks and we no longer keep is jumped over (REP_JUMP). */
@@ -496,7 +521,16 @@ rep_backup *rep_backup_new(eng *e, uint32_t engine_id) {
     return b;
 }
 
+/* Drop a stream's early updates. */
+static void rep_stream_clear(rep_stream *s) {
+    for (size_t i = 0; s->early && i < REP_HOLD_MAX; i++) free(s->early[i].data);
+    free(s->early);
+    s->early = NULL;
+}
+
 void rep_backup_free(rep_backup *b) {
+    if (!b) return;
+    for (size_t i = 0; i < b->n_streams; i++) rep_stream_clear(&b->streams[i]);
     free(b);
 }
 
@@ -506,6 +540,7 @@ static rep_stream *rep_stream_of(rep_backup *b, const uint8_t *id, size_t idl) {
         if (strlen(b->streams[i].id) == idl && memcmp(b->streams[i].id, id, idl) == 0) return &b->streams[i];
     rep_stream *s = b->n_streams < REP_MAX_PRIMARIES ? &b->streams[b->n_streams++]
                                                       : &b->streams[b->evict++ % REP_MAX_PRIMARIES];
+    rep_stream_clear(s);
     memcpy(s->id, id, idl);
     s->id[idl] = '\0';
     s->last = 0;
@@ -519,7 +554,63 @@ static int rep_answer_ok(svc_buf *resp, uint64_t n, char *err) {
     return svc_buf_append(resp, ok, (size_t)len) == SVC_OK ? ENG_OK : eng_set_error(err, "replica: out of memory");
 }
 
-/* eng_op_fn: check the update's sequence number and apply its records (instance entered). */
+/* Apply update `raw` (seq and flags; `rec`, `len`: its records) of stream `s`, the next one or a
+ * jump: a jump counts the missing ones as a gap, a hole counts itself. SVC_ERR with `serr` when
+ * apply_log refuses the records (counted; the number is used up all the same). */
+static int rep_apply_one(rep_backup *b, const svc_type *type, svc_instance *inst, rep_stream *s, uint64_t raw,
+                         const uint8_t *rec, size_t len, char *serr) {
+    uint64_t seq = raw & ~REP_FLAGS;
+    if (seq > s->last + 1) {
+        uint64_t missed = seq - s->last - 1;
+        atomic_fetch_add(&b->gaps, missed);
+        alog(ALOG_WARN, "replica of engine instance %u: %llu update(s) from %s lost before %llu; state diverged",
+             b->engine_id, (unsigned long long)missed, s->id, (unsigned long long)seq);
+    }
+    s->last = seq;
+    if (raw & REP_HOLE) { /* given up by the primary: its change is missing here */
+        atomic_fetch_add(&b->gaps, 1);
+        alog(ALOG_WARN, "replica of engine instance %u: update %llu from %s was too large to send; state diverged",
+             b->engine_id, (unsigned long long)seq, s->id);
+        return SVC_OK;
+    }
+    if (type->apply_log(inst, rec, len, serr) != SVC_OK) {
+        atomic_fetch_add(&b->refused, 1);
+        return SVC_ERR;
+    }
+    atomic_fetch_add(&b->applied, 1);
+    return SVC_OK;
+}
+
+/* Keep update `raw` (ahead of its turn, within REP_HOLD_MAX of the last applied) until its turn.
+ * A slot holding another number holds one at or below the last applied: stale, freed. Returns 0,
+ * or -1 without memory. */
+static int rep_hold(rep_stream *s, uint64_t raw, const uint8_t *rec, size_t len) {
+    uint64_t seq = raw & ~REP_FLAGS;
+    if (!s->early && !(s->early = calloc(REP_HOLD_MAX, sizeof(*s->early)))) return -1;
+    rep_early *e = &s->early[seq % REP_HOLD_MAX];
+    if (e->seq == seq) return 0; /* a resend of one held already */
+    uint8_t *copy = malloc(len ? len : 1);
+    if (!copy) return -1;
+    memcpy(copy, rec, len);
+    free(e->data);
+    *e = (rep_early){.seq = seq, .raw = raw, .data = copy, .len = len};
+    return 0;
+}
+
+/* Apply the held updates whose turn has come. */
+static void rep_apply_early(rep_backup *b, const svc_type *type, svc_instance *inst, rep_stream *s) {
+    char serr[SVC_ERRBUF_LEN];
+    for (rep_early *e; s->early && (e = &s->early[(s->last + 1) % REP_HOLD_MAX])->seq == s->last + 1;) {
+        if (rep_apply_one(b, type, inst, s, e->raw, e->data, e->len, serr) != SVC_OK)
+            alog(ALOG_WARN, "replica of engine instance %u: update %llu from %s refused: %s", b->engine_id,
+                 (unsigned long long)e->seq, s->id, serr);
+        free(e->data);
+        *e = (rep_early){0};
+    }
+}
+
+/* eng_op_fn: check the update's sequence number and apply its records, then any held ones whose
+ * turn came (instance entered). */
 static int rep_apply_op(void *op_ctx, const svc_type *type, svc_instance *inst, const uint8_t *data, size_t len,
                         svc_buf *resp, char *err) {
     rep_backup *b = op_ctx;
@@ -534,35 +625,27 @@ static int rep_apply_op(void *op_ctx, const svc_type *type, svc_instance *inst, 
     }
     uint64_t raw = rep_get_u64(data), seq = raw & ~REP_FLAGS;
     size_t idl = data[8];
+    const uint8_t *rec = data + 9 + idl;
+    size_t rec_len = len - 9 - idl;
     rep_stream *s = rep_stream_of(b, data + 9, idl);
     if (seq <= s->last) { /* a resend of what is applied: confirm again */
         atomic_fetch_add(&b->duplicates, 1);
         return rep_answer_ok(resp, s->last, err);
     }
-    if (seq > s->last + 1) {
-        if (!(raw & REP_JUMP)) {
-            atomic_fetch_add(&b->out_of_order, 1);
-            return eng_set_error(err, "GAP %llu: update %llu from %s is out of order", (unsigned long long)s->last,
+    if (seq > s->last + 1 && !(raw & REP_JUMP)) {
+        atomic_fetch_add(&b->out_of_order, 1);
+        if (seq - s->last > REP_HOLD_MAX)
+            return eng_set_error(err, "GAP %llu: update %llu from %s is too far ahead", (unsigned long long)s->last,
                                  (unsigned long long)seq, s->id);
-        }
-        uint64_t missed = seq - s->last - 1;
-        atomic_fetch_add(&b->gaps, missed);
-        alog(ALOG_WARN, "replica of engine instance %u: %llu update(s) from %s lost before %llu; state diverged",
-             b->engine_id, (unsigned long long)missed, s->id, (unsigned long long)seq);
+        if (rep_hold(s, raw, rec, rec_len) != 0) return eng_set_error(err, "replica: out of memory");
+        char held[40];
+        int n = snprintf(held, sizeof(held), "HELD %llu", (unsigned long long)s->last);
+        return svc_buf_append(resp, held, (size_t)n) == SVC_OK ? ENG_OK : eng_set_error(err, "replica: out of memory");
     }
-    s->last = seq;
-    if (raw & REP_HOLE) { /* given up by the primary: its change is missing here */
-        atomic_fetch_add(&b->gaps, 1);
-        alog(ALOG_WARN, "replica of engine instance %u: update %llu from %s was too large to send; state diverged",
-             b->engine_id, (unsigned long long)seq, s->id);
-        return rep_answer_ok(resp, seq, err);
-    }
-    if (type->apply_log(inst, data + 9 + idl, len - 9 - idl, serr) != SVC_OK) {
-        atomic_fetch_add(&b->refused, 1);
-        return eng_set_error(err, "%s", serr);
-    }
-    atomic_fetch_add(&b->applied, 1);
-    return rep_answer_ok(resp, seq, err);
+    int rc = rep_apply_one(b, type, inst, s, raw, rec, rec_len, serr);
+    rep_apply_early(b, type, inst, s);
+    if (rc != SVC_OK) return eng_set_error(err, "%s", serr);
+    return rep_answer_ok(resp, s->last, err);
 }
 
 int rep_backup_deliver(void *sink, uint32_t instance_id, const uint8_t *payload, size_t len, chan_reply_fn reply,

@@ -23,19 +23,23 @@
  * request), strictly in sequence per primary id:
  *   - the next one: applied, answer "OK <seq>";
  *   - at or below the last applied (a resend): not applied again, answer "OK <last>";
- *   - further on: refused, error answer "GAP <last>: ...", counted as out_of_order; unless it
- *     carries REP_JUMP: then the missing ones are counted as a gap (the backup has diverged: the
- *     primary no longer had them) and it is applied;
+ *   - further on, with REP_JUMP: the missing ones are counted as a gap (the backup has diverged:
+ *     the primary no longer had them) and it is applied;
+ *   - further on, within REP_HOLD_MAX: held until the ones before it are applied, answer
+ *     "HELD <last>", counted as out_of_order; each applied update is followed by the held ones
+ *     whose turn it was, and the answer is "OK <last>" after them;
+ *   - further still: refused, error answer "GAP <last>: ...", counted as out_of_order;
  *   - malformed records: refused (apply_log's reason), counted; its number is used up;
  *   - REP_HOLE (an update too large for one datagram, given up by the primary): its number is
  *     used up and it counts as a gap.
  *
- * Repair (go-back-N): the primary keeps each backup's updates until the backup confirms them
- * ("OK <n>" confirms everything up to n), at most REP_WINDOW updates and REP_WINDOW_BYTES. A
- * "GAP" answer, an error, or no answer within the egress node's timeout makes the frame owed;
- * the primary then resends, in order, every kept update after the last confirmed one up to the
- * highest owed (a round of at most REP_ROUND_MAX; the next round when it is confirmed, or again
- * after REP_RESEND_MS without). rep_primary_tick, called every few ms, owes everything
+ * Repair (selective resend): the primary keeps each backup's updates until the backup confirms
+ * them ("OK <n>" confirms everything up to n), at most REP_WINDOW updates and REP_WINDOW_BYTES.
+ * A "HELD" answer makes the updates before that frame owed (not the frame); a "GAP" answer, an
+ * error, or no answer within the egress node's timeout makes the frame itself owed (and, for a
+ * GAP, forgets what the backup said it held). The primary then resends, in order, every kept
+ * update after the last confirmed one up to the highest owed, except those held (a round of at
+ * most REP_ROUND_MAX; the next round when it is confirmed, or again after REP_RESEND_MS without). rep_primary_tick, called every few ms, owes everything
  * outstanding to a backup that confirmed nothing for REP_STALL_MS: that covers updates that
  * could not leave (no route yet, a full socket) and lost last frames, which no later answer
  * reveals. Updates dropped unconfirmed (window full, no memory) are jumped over: the next frame
@@ -70,9 +74,10 @@
 #define REP_JUMP (1ull << 63)              /* seq flag: the updates before this one are not coming */
 #define REP_HOLE (1ull << 62)              /* seq flag: this update was given up (no records follow) */
 #define REP_FLAGS (REP_JUMP | REP_HOLE)
-#define REP_WINDOW 4096                    /* updates kept per backup until confirmed */
+#define REP_WINDOW 16384                   /* updates kept per backup until confirmed */
 #define REP_WINDOW_BYTES (16u << 20)       /* record bytes kept per backup until confirmed */
 #define REP_ROUND_MAX 512                  /* updates per resend round */
+#define REP_HOLD_MAX 4096                  /* a backup keeps updates up to this far ahead of the next one */
 #define REP_RESEND_MS 100                  /* a round with no answer is sent again after this */
 #define REP_STALL_MS 200                   /* rep_primary_tick: no confirmation this long -> resend */
 #define REP_DRAIN_STALL_MS 20              /* rep_primary_drain: the same, while draining */
@@ -88,7 +93,7 @@ typedef struct rep_counters {
     uint64_t outstanding;  /* primary: updates not yet confirmed, now */
     uint64_t applied;      /* backup: updates applied */
     uint64_t gaps;         /* backup: updates jumped over (dropped by the primary): the state diverged */
-    uint64_t out_of_order; /* backup: updates refused as ahead of the next one (resent by the primary) */
+    uint64_t out_of_order; /* backup: updates that came ahead of the next one (held, or refused if too far) */
     uint64_t duplicates;   /* backup: resends of updates already applied */
     uint64_t refused;      /* backup: malformed updates refused */
 } rep_counters;

@@ -7,10 +7,10 @@
  * reads), and a lost last update (nothing follows it) all reach the backup once it is reachable
  * again, with no gap; beyond the primary's window the oldest unconfirmed updates are dropped
  * and jumped over (counted on both sides), and one too large for a datagram is sent as a hole
- * (counted too). Crafted replicate frames: one ahead of the next is
- * refused with "GAP", one marked REP_JUMP is applied and counts the gap, a resend is confirmed
- * again without being applied twice, malformed ones are refused. Bad e3.backups lists are
- * NACKed; on a stateless service the key is ignored.
+ * (counted too). Crafted replicate frames: one ahead of the next is held ("HELD") and applied in
+ * its turn, one marked REP_JUMP is applied and counts the gap, one too far ahead is refused
+ * ("GAP"), a resend is confirmed again without being applied twice, malformed ones are refused.
+ * Bad e3.backups lists are NACKed; on a stateless service the key is ignored.
  */
 #include <time.h>
 
@@ -160,39 +160,54 @@ int main(void) {
     free(bigreq);
     call(client, pb, "GET small", "VALUE 1");
 
-    /* crafted frames from another primary: ahead of the next is refused; a jump is applied and
-     * counts the gap; a resend is confirmed again, not applied twice; malformed ones refused */
+    /* crafted frames from another primary: ahead of the next one is held until its turn; a jump
+     * is applied and counts the gap; too far ahead is refused; a resend is confirmed again, not
+     * applied twice; malformed ones are refused */
     const svc_type *kvs = svc_find("kvs");
     svc_env env = {.replicate = 1};
     svc_instance *src = NULL;
     char serr[SVC_ERRBUF_LEN];
     CHECK_EQ_INT(kvs->create("", &env, &src, serr), SVC_OK);
-    svc_buf resp = {0}, records = {0}, frame = {0};
-    CHECK_EQ_INT(kvs->handle(src, (const uint8_t *)"PUT crafted yes", 15, &resp, serr), SVC_OK);
-    CHECK_EQ_INT(kvs->drain_log(src, &records, serr), SVC_OK);
+    svc_buf resp = {0}, frame = {0}, records[4] = {{0}};
+    for (int i = 1; i <= 3; i++) { /* update i sets "crafted" to "v<i>" */
+        snprintf(req, sizeof(req), "PUT crafted v%d", i);
+        CHECK_EQ_INT(kvs->handle(src, (const uint8_t *)req, strlen(req), &resp, serr), SVC_OK);
+        CHECK_EQ_INT(kvs->drain_log(src, &records[i], serr), SVC_OK);
+    }
     rep_counters before;
     CHECK(cmd_replication(s, "backup", &before));
-    CHECK_EQ_INT(rep_encode(&frame, 5, "other", records.data, records.len), 0);
-    udp_send_check(client, pb, 1, frame.data, frame.len, CHAN_ERR, "GAP 0: update 5 from other is out of order");
+#define CRAFTED(seq, i, status, want)                                                             \
+    do {                                                                                          \
+        CHECK_EQ_INT(rep_encode(&frame, (seq), "other", records[i].data, records[i].len), 0);     \
+        udp_send_check(client, pb, 1, frame.data, frame.len, (status), (want));                   \
+    } while (0)
+    CRAFTED(3, 3, CHAN_OK, "HELD 0");
+    CRAFTED(3, 3, CHAN_OK, "HELD 0"); /* a resend of a held one */
     call(client, pb, "GET crafted", "NOT_FOUND");
-    CHECK_EQ_INT(rep_encode(&frame, 5 | REP_JUMP, "other", records.data, records.len), 0);
-    udp_send_check(client, pb, 1, frame.data, frame.len, CHAN_OK, "OK 5");
-    call(client, pb, "GET crafted", "VALUE yes");
-    CHECK_EQ_INT(rep_encode(&frame, 3, "other", records.data, records.len), 0); /* a late resend */
-    udp_send_check(client, pb, 1, frame.data, frame.len, CHAN_OK, "OK 5");
-    CHECK_EQ_INT(rep_encode(&frame, 6, "other", records.data, records.len - 1), 0); /* truncated */
+    CRAFTED(1, 1, CHAN_OK, "OK 1");
+    call(client, pb, "GET crafted", "VALUE v1");
+    CRAFTED(2, 2, CHAN_OK, "OK 3"); /* and the held 3 after it */
+    call(client, pb, "GET crafted", "VALUE v3");
+    CRAFTED(3, 1, CHAN_OK, "OK 3"); /* a late resend: confirmed, not applied again */
+    call(client, pb, "GET crafted", "VALUE v3");
+    CRAFTED(10 | REP_JUMP, 2, CHAN_OK, "OK 10");
+    call(client, pb, "GET crafted", "VALUE v2");
+    snprintf(want, sizeof(want), "GAP 10: update %d from other is too far ahead", 11 + REP_HOLD_MAX);
+    CRAFTED(11 + REP_HOLD_MAX, 1, CHAN_ERR, want);
+    CHECK_EQ_INT(rep_encode(&frame, 11, "other", records[1].data, records[1].len - 1), 0); /* truncated */
     udp_send_check(client, pb, 1, frame.data, frame.len, CHAN_ERR, NULL);
     udp_send_check(client, pb, 1, (const uint8_t *)"short", 5, CHAN_ERR, "replica: malformed update header");
     CHECK(cmd_replication(s, "backup", &c));
-    CHECK_EQ_INT(c.gaps - before.gaps, 4); /* seq 1..4 of "other" never came */
-    CHECK_EQ_INT(c.out_of_order - before.out_of_order, 1);
+    CHECK_EQ_INT(c.gaps - before.gaps, 6); /* 4..9 of "other" never came */
+    CHECK_EQ_INT(c.out_of_order - before.out_of_order, 3);
     CHECK_EQ_INT(c.duplicates - before.duplicates, 1);
     CHECK_EQ_INT(c.refused - before.refused, 2);
-    CHECK_EQ_INT(c.applied - before.applied, 1);
+    CHECK_EQ_INT(c.applied - before.applied, 4);
+#undef CRAFTED
 
     /* the real primary's stream is unaffected */
     call(client, pp, "PUT k0 again", "OK");
-    WAIT_COUNTER(s, "backup", applied, 35 + REP_WINDOW);
+    WAIT_COUNTER(s, "backup", applied, 38 + REP_WINDOW);
     call(client, pb, "GET k0", "VALUE again");
 
     /* remove both: the primary's updates in flight are answered or failed first */
@@ -202,7 +217,7 @@ int main(void) {
 
     kvs->destroy(src);
     svc_buf_free(&resp);
-    svc_buf_free(&records);
+    for (int i = 0; i < 4; i++) svc_buf_free(&records[i]);
     svc_buf_free(&frame);
     cmd_rig_free(&rig);
     return 0;
