@@ -1,14 +1,17 @@
 """Migration and failover on the emulated rack (root): 3 type1-smartnic servers, a gateway on the hosts and a
 kvs with one backup on the SmartNICs.
 
-- A manual migration of the kvs primary to another server's NIC while a writer keeps sending PUTs through
-  the gateway: every acknowledged PUT is readable afterwards.
+- A manual migration of the kvs primary to another server's NIC while a writer and e3-loadgen keep sending
+  PUTs through the gateway: every PUT the writer saw acknowledged is readable afterwards, and the store holds
+  at least as many of e3-loadgen's keys as it saw acknowledged (at most as many as it sent without an error).
 - `kill -9` of the e3-nic running the kvs primary: the node goes down, the backup on another server's NIC
   is promoted and answers through the gateway for the keys written before, and a new backup is seeded on
   the third server's NIC and follows the promoted primary."""
 
+import json
 import os
 import signal
+import subprocess
 import time
 
 import pytest
@@ -17,6 +20,7 @@ from local_trio import KEY, Writer
 
 from e3.dataplane import udp
 from e3.emulation import netns
+from e3.emulation.binaries import loadgen_binary
 
 pytestmark = pytest.mark.skipif(netns.netns_supported() is not None,
                                 reason=f"needs network namespaces: {netns.netns_supported()}")
@@ -67,6 +71,13 @@ def _placed(client, rack_of) -> tuple[dict, str]:
     return dict(programs=rack["programs"], kv=kv, backup=backup, gw=gw), deployment
 
 
+def _loadgen_puts(gw: dict, seconds: float) -> subprocess.Popen:
+    """e3-loadgen writing one key `lg<n>` per request through the gateway for `seconds` (JSON on stdout)."""
+    return subprocess.Popen([str(loadgen_binary()), "--target", f"{gw['address']}:{gw['port']}", "--connections", "8",
+                             "--warmup", "0", "--duration", str(seconds), "--timeout-ms", "1000",
+                             "--payload", f"{KEY} lg\\nPUT lg{{seq}} v"], stdout=subprocess.PIPE, text=True)
+
+
 def test_a_kvs_primary_migrates_between_nics_under_load_without_losing_an_acknowledged_put(client, worker, rack_of):
     placed, deployment = _placed(client, rack_of)
     kv, backup, gw = placed["kv"], placed["backup"], placed["gw"]
@@ -74,6 +85,7 @@ def test_a_kvs_primary_migrates_between_nics_under_load_without_losing_an_acknow
                   if n["kind"] == "smartnic" and n["server"] not in (kv["server"], backup["server"]))
     writer = Writer(gw)
     writer.start()
+    loadgen = _loadgen_puts(gw, seconds=8)
     wait_until(lambda: len(writer.acked) >= 50, timeout=10, what="PUTs acknowledged before the migration")
     r = client.post(f"/api/v1/instances/{kv['id']}/migrations", json={"target_node": target})
     assert r.status_code == 202, r.json()
@@ -84,9 +96,19 @@ def test_a_kvs_primary_migrates_between_nics_under_load_without_losing_an_acknow
     wait_until(lambda: len(writer.acked) >= before_stop + 50, timeout=10, what="PUTs acknowledged after it")
     writer.stop.set()
     writer.join()
+    out, _ = loadgen.communicate(timeout=30)
+    assert loadgen.returncode == 0, out
+    lg = json.loads(out)
     assert m["state"] == "succeeded", m
+    stored = _ask(gw, f"{KEY} c9\nCOUNT lg")
     print("rack migration steps (ms):", {s["name"]: s["ms"] for s in m["steps"]},
-          f"acked {len(writer.acked)}, unanswered {writer.failed}")
+          f"writer: acked {len(writer.acked)}, unanswered {writer.failed};",
+          f"e3-loadgen: sent {lg['sent']}, acknowledged {lg['completed']}, errors {lg['errors']},",
+          f"timeouts {lg['timeouts']}; kvs {stored!r}")
+    assert stored is not None and stored.startswith("ALLOW\nCOUNT "), stored
+    count = int(stored.rsplit(" ", 1)[1])
+    assert lg["completed"] > 0
+    assert lg["completed"] <= count <= lg["completed"] + lg["timeouts"], (count, lg)
     moved = _instances(client, deployment)["kv"]
     assert (moved["id"], moved["node"]) == (kv["id"], target)
     for i in writer.acked:  # every acknowledged PUT, read back through the gateway
