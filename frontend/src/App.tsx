@@ -15,6 +15,7 @@ import { type Session, SessionContext } from "./hooks/useSession";
 import { useSessionState } from "./hooks/useSessionState";
 import { type Route, navSection, routeTitle } from "./lib/route";
 import { ClusterPage } from "./pages/ClusterPage";
+import { DashboardPage } from "./pages/DashboardPage";
 import { DeployPage } from "./pages/DeployPage";
 import { EditorPage } from "./pages/EditorPage";
 
@@ -58,6 +59,8 @@ function Routed({ route, session, navigate }: RoutedProps): ReactNode {
       );
     case "cluster":
       return <ClusterPage key={route.cluster} clusterName={route.cluster} />;
+    case "dashboard":
+      return <DashboardPage key={route.cluster} clusterName={route.cluster} />;
     case "clusters":
       return <ClustersList />;
     case "applications":

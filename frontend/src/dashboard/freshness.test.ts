@@ -41,7 +41,7 @@ describe("stateTone and partialNote", () => {
     expect(stateTone("suspect")).toBe("warn");
     expect(stateTone("down")).toBe("bad");
     expect(partialNote(true, 0)).toBeNull();
-    expect(partialNote(false, 1)).toBe("partial: 1 node not reporting (left out)");
+    expect(partialNote(false, 1)).toBe("partial: 1 node not reporting");
     expect(partialNote(false, 2)).toMatch(/2 nodes/);
   });
 });

@@ -51,5 +51,5 @@ export function stateTone(state: "up" | "suspect" | "down"): "ok" | "warn" | "ba
 /** A note for an aggregate over nodes that are not all reporting. */
 export function partialNote(complete: boolean, nodesStale: number): string | null {
   if (complete) return null;
-  return `partial: ${nodesStale} node${nodesStale === 1 ? "" : "s"} not reporting (left out)`;
+  return `partial: ${nodesStale} node${nodesStale === 1 ? "" : "s"} not reporting`;
 }

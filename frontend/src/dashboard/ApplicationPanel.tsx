@@ -1,0 +1,147 @@
+import { memo } from "react";
+
+import type { LiveApplication } from "../live/types";
+import { Figure } from "./Figure";
+import { formatJoulesPerRequest, formatLatencyMs, formatLatencyUs, formatRps } from "./format";
+import { type Freshness, partialNote, shownFigure } from "./freshness";
+import type { ApplicationHistory, LiveRecorder } from "./recorder";
+import { ModelLine, SourceBadge } from "./SourceBadge";
+import { Sparkline } from "./Sparkline";
+
+/** The measured p99 in µs when the live channel sends one (it sends null today: heartbeats carry no
+ * per-request latency); typed loosely so a measured p99 shows as soon as the API starts sending it. */
+export function measuredP99Us(app: LiveApplication): number | null {
+  const p99: unknown = app.latency.p99_us;
+  return typeof p99 === "number" && Number.isFinite(p99) ? p99 : null;
+}
+
+const ROW_REM = 5.25; // .dash-app-row's height, to reserve the rows expected before data comes
+
+interface RowProps {
+  app: LiveApplication;
+  freshness: Freshness;
+  history: ApplicationHistory | undefined;
+  version: number;
+  windowEnd: number;
+}
+
+const ApplicationRow = memo(function ApplicationRow({ app, freshness, history, version, windowEnd }: RowProps) {
+  const spark = { version, windowEnd, gapMs: 1_000, width: 120 };
+  const predicted = app.predicted;
+  const p99 = measuredP99Us(app);
+  const partial = partialNote(app.complete, app.nodes_stale);
+  return (
+    <div className={`dash-app-row dash-fresh-${freshness}`} data-testid={`app-row-${app.application}`} data-deployment={app.deployment_id}>
+      <div className="dash-app-name">
+        <strong title={app.application}>{app.application}</strong> <span className="muted">v{app.version}</span>
+        <span className="muted dash-small">{app.instances} instances</span>
+        <span className="dash-partial dash-small" data-testid="app-partial">
+          {partial ?? ""}
+        </span>
+      </div>
+      <Figure
+        label="Throughput"
+        testId="app-throughput"
+        {...shownFigure(formatRps(app.throughput_rps), freshness)}
+        title="requests/s completed by the primaries of the DAG's entry nodes"
+        spark={<Sparkline series={history?.throughput} {...spark} label="throughput" formatTop={formatRps} />}
+        sub={predicted ? <ModelLine text={formatRps(predicted.throughput_rps)} /> : null}
+      />
+      <Figure
+        label="Avg latency"
+        testId="app-avg-latency"
+        {...shownFigure(formatLatencyUs(app.latency.avg_us), freshness)}
+        title="sum of mean execution times along the DAG's slowest path: no network, no queueing (a lower bound)"
+        badge={
+          <span className="dash-basis" title="sum of mean execution times along the DAG's slowest path; no network, no queueing">
+            exec path ≥
+          </span>
+        }
+        spark={<Sparkline series={history?.avgUs} {...spark} label="average latency (exec-time path)" formatTop={formatLatencyUs} />}
+        sub={predicted ? <ModelLine text={formatLatencyMs(predicted.avg_latency_ms)} /> : null}
+      />
+      {p99 !== null ? (
+        <Figure
+          label="p99 latency"
+          testId="app-p99"
+          {...shownFigure(formatLatencyUs(p99), freshness)}
+          badge={<span className="dash-basis">measured</span>}
+          spark={<Sparkline series={history?.p99Us} {...spark} label="p99 latency" formatTop={formatLatencyUs} />}
+          sub={predicted ? <ModelLine text={formatLatencyMs(predicted.p99_latency_ms)} /> : null}
+        />
+      ) : (
+        <Figure
+          label="p99 latency"
+          testId="app-p99"
+          text="not measured"
+          old={false}
+          title="heartbeats carry no per-request latency, so no percentile is measured live; e3-loadgen measures end-to-end percentiles"
+          sub={predicted ? <ModelLine text={formatLatencyMs(predicted.p99_latency_ms)} /> : null}
+        />
+      )}
+      <Figure
+        label="Energy"
+        testId="app-joules"
+        {...shownFigure(formatJoulesPerRequest(app.joules_per_request), freshness)}
+        title="the watts of its nodes, shared among their instances by CPU share, over its throughput"
+        badge={app.power.source !== null ? <SourceBadge source={app.power.source} sources={app.power.sources} /> : null}
+        spark={
+          <Sparkline series={history?.joulesPerRequest} {...spark} label="joules per request" formatTop={formatJoulesPerRequest} />
+        }
+        sub={predicted ? <ModelLine text={formatJoulesPerRequest(predicted.joules_per_request)} /> : null}
+      />
+    </div>
+  );
+});
+
+/** Per application: throughput, latency (with its basis), p99 (measured only if the channel sends it), J/request
+ * with its power source, the model's predictions beside them, and their history. */
+export function ApplicationPanel({
+  applications,
+  freshness,
+  note,
+  history,
+  windowEnd,
+  expected,
+}: {
+  applications: LiveApplication[];
+  freshness: Freshness;
+  note: string;
+  history: LiveRecorder;
+  windowEnd: number;
+  /** Deployments on the cluster (GET /clusters/{name}): rows reserved before data comes. */
+  expected: number;
+}) {
+  const rows = Math.max(1, expected, applications.length);
+  return (
+    <section className="panel dash-panel" aria-labelledby="dash-apps-title">
+      <h2 id="dash-apps-title">
+        Applications <span className="dash-count">{applications.length}</span>
+        <span className={`dash-freshness dash-stream-${freshness}`} data-testid="apps-freshness">
+          {freshness === "old" ? `STALE · ${note}` : note}
+        </span>
+      </h2>
+      <div className="dash-apps" style={{ minHeight: `${rows * ROW_REM}rem` }}>
+        {applications.length === 0 ? (
+          <p className="muted dash-empty">
+            {freshness === "none" ? "Waiting for live data…" : "No deployment is running on this cluster."}
+          </p>
+        ) : (
+          applications.map((app) => {
+            const h = history.applications.get(app.deployment_id);
+            return (
+              <ApplicationRow
+                key={app.deployment_id}
+                app={app}
+                freshness={freshness}
+                history={h}
+                version={h?.version ?? 0}
+                windowEnd={windowEnd}
+              />
+            );
+          })
+        )}
+      </div>
+    </section>
+  );
+}

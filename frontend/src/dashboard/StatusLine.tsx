@@ -1,0 +1,32 @@
+import { LiveBanner } from "../live/LiveBanner";
+import type { UseLive } from "../live/useLive";
+import { formatAge } from "./format";
+
+/** The connection's state in a fixed-height slot (so the banner coming and going moves nothing): the live
+ * banner when the stream is lost or refused, else one line saying how the data comes and how fresh it is. */
+export function StatusLine({ live, lastMessageAt, now }: { live: UseLive; lastMessageAt: number | null; now: number }) {
+  const { connection, error, attempt, transport, view } = live;
+  let body;
+  if (connection === "reconnecting" || connection === "refused") {
+    body = <LiveBanner connection={connection} error={error} attempt={attempt} />;
+  } else if (connection === "connecting" || lastMessageAt === null) {
+    body = <span className="dash-status-line muted">Connecting to the live channel…</span>;
+  } else if (!view.current) {
+    body = (
+      <span className="dash-status-line dash-status-bad" role="status">
+        No live message for {formatAge(now - lastMessageAt)}: the figures below are not current.
+      </span>
+    );
+  } else {
+    body = (
+      <span className="dash-status-line">
+        <span className="dash-dot" aria-hidden="true" /> Live over {transport === "sse" ? "server-sent events (fallback)" : "WebSocket"}
+      </span>
+    );
+  }
+  return (
+    <div className="dash-status" data-testid="dash-status" data-connection={connection} data-current={view.current ? "true" : "false"}>
+      {body}
+    </div>
+  );
+}

@@ -1,0 +1,86 @@
+import "../dashboard/dashboard.css";
+
+import { ApplicationPanel } from "../dashboard/ApplicationPanel";
+import { ClusterPanel } from "../dashboard/ClusterPanel";
+import { CostPanel } from "../dashboard/CostPanel";
+import { streamFreshness } from "../dashboard/freshness";
+import { NodePanel } from "../dashboard/NodePanel";
+import { StatusLine } from "../dashboard/StatusLine";
+import { useClusterInfo } from "../dashboard/useClusterInfo";
+import { useElectricityPrice } from "../dashboard/useElectricityPrice";
+import { useLiveHistory } from "../dashboard/useLiveHistory";
+import { useSession } from "../hooks/useSession";
+import { routeHref } from "../lib/route";
+import { useLive } from "../live/useLive";
+
+/** A cluster's live dashboard (issue 8): nodes, applications, cluster totals and cost efficiency, from the live
+ * channel (docs/live.md); nothing old is shown as current. The page re-renders on every message and every
+ * 250 ms tick; its cards and rows are memoised on primitive props, so only what changed is redrawn. */
+export function DashboardPage({ clusterName }: { clusterName: string }) {
+  const session = useSession();
+  const live = useLive(clusterName, session.token);
+  const history = useLiveHistory(live.view);
+  const info = useClusterInfo(clusterName);
+  const price = useElectricityPrice();
+
+  const now = Date.now();
+  // Sparkline windows move on whole seconds: an idle card is then redrawn once a second, not every render.
+  const windowEnd = Math.ceil(now / 1000) * 1000;
+  const stream = streamFreshness(live.view.current, history.lastMessageAt, now);
+
+  return (
+    <div className="dash-page" data-testid="dashboard">
+      <div className="dash-head">
+        <h1>
+          {clusterName} <span className="muted">· live dashboard</span>
+        </h1>
+        <a href={routeHref({ name: "cluster", cluster: clusterName })} data-testid="dash-cluster-link">
+          Placement view
+        </a>
+      </div>
+      <StatusLine live={live} lastMessageAt={history.lastMessageAt} now={now} />
+      {info.error && (
+        <p className="error" role="alert">
+          Could not load the cluster: {info.error}
+        </p>
+      )}
+      <div className="dash-top">
+        <ClusterPanel
+          totals={live.view.totals}
+          freshness={stream.freshness}
+          note={stream.note}
+          history={history}
+          windowEnd={windowEnd}
+          receivedAt={history.lastMessageAt}
+        />
+        <CostPanel
+          totals={live.view.totals}
+          freshness={stream.freshness}
+          capex={info.capex}
+          capexError={info.error}
+          price={price}
+        />
+      </div>
+      {/* Below the fixed-height panels only once the topology is known: the node cards then take their places
+          at once, and nothing under them moves when they fill in. */}
+      {info.loading && live.view.nodes.length === 0 ? (
+        <p className="muted">Loading the cluster…</p>
+      ) : (
+        <>
+          <NodePanel
+            nodes={live.view.nodes}
+            streamCurrent={live.view.current}
+            planned={info.nodes} history={history} windowEnd={windowEnd} />
+          <ApplicationPanel
+            applications={live.view.applications}
+            freshness={stream.freshness}
+            note={stream.note}
+            history={history}
+            windowEnd={windowEnd}
+            expected={info.deployments}
+          />
+        </>
+      )}
+    </div>
+  );
+}
