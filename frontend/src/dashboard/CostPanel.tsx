@@ -68,10 +68,14 @@ export function CostPanel({
       </div>
       <p className="dash-cost-basis muted">
         At the current throughput{" "}
-        <span className={f === "old" ? "dash-old" : ""}>{shownFigure(formatRps(throughput), f).text}</span> and power{" "}
-        <span className={f === "old" ? "dash-old" : ""}>{shownFigure(formatWatts(watts), f).text}</span>{" "}
-        {totals?.power.source ? <SourceBadge source={totals.power.source} sources={totals.power.sources} /> : null}
-        {modelled ? " (modelled power: the result is an estimate)" : ""}. The paper uses peak throughput and peak power.
+        <span className={`dash-inline-fig dash-w-rps${f === "old" ? " dash-old" : ""}`}>{shownFigure(formatRps(throughput), f).text}</span>{" "}
+        and power{" "}
+        <span className={`dash-inline-fig dash-w-watts${f === "old" ? " dash-old" : ""}`}>{shownFigure(formatWatts(watts), f).text}</span>{" "}
+        <span className="dash-inline-fig dash-w-badge">
+          {totals?.power.source ? <SourceBadge source={totals.power.source} sources={totals.power.sources} /> : null}
+        </span>
+        (the paper uses peak throughput and peak power).
+        {modelled ? " The power is modelled, in part or whole: the result is an estimate." : ""}
       </p>
       <p className="dash-partial dash-cost-partial" data-testid="cost-partial">
         {partial ?? ""}
