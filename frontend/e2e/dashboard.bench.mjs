@@ -9,16 +9,26 @@
 // Run: cd frontend && node e2e/dashboard.bench.mjs   (builds the UI into a temporary directory first;
 // DIST=<dir> to use a build you have). Screenshots go to frontend/test-results/.
 import { execFileSync } from "node:child_process";
-import { createReadStream, existsSync, mkdtempSync, statSync } from "node:fs";
+import { createReadStream, existsSync, mkdirSync, mkdtempSync, statSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
-import { extname, join, resolve } from "node:path";
+import { extname, resolve } from "node:path";
 
-import { launch, screenshot } from "./browser.mjs";
+import { join } from "node:path";
+
+import { launch, resultsDir } from "./browser.mjs";
 
 const frontend = resolve(import.meta.dirname, "..");
 const CLUSTER = "rack";
 const TOKEN = "e3_bench";
+
+// The viewport only: a full-page screenshot resizes the page, which would count as layout shift.
+async function screenshot(page, name) {
+  mkdirSync(resultsDir, { recursive: true });
+  const path = join(resultsDir, `${name}.png`);
+  await page.screenshot({ path });
+  console.log(`screenshot: ${path}`);
+}
 
 function build() {
   if (process.env.DIST) return process.env.DIST;
@@ -135,7 +145,7 @@ async function main() {
   const server = await serve(dist);
   const origin = `http://127.0.0.1:${server.address().port}`;
   const browser = await launch();
-  const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+  const page = await browser.newPage({ viewport: { width: 1600, height: 1150 } });
   await mockRest(page);
 
   const silent = new Map(); // node id → its last heartbeat time (it stopped reporting)
