@@ -9,7 +9,7 @@
 // Run: cd frontend && node e2e/dashboard.bench.mjs   (builds the UI into a temporary directory first;
 // DIST=<dir> to use a build you have). Screenshots go to frontend/test-results/.
 import { execFileSync } from "node:child_process";
-import { createReadStream, existsSync, mkdirSync, mkdtempSync, statSync } from "node:fs";
+import { createReadStream, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { extname, resolve } from "node:path";
@@ -251,6 +251,7 @@ async function main() {
   await browser.close();
   server.closeAllConnections();
   server.close();
+  if (!process.env.DIST) rmSync(dist, { recursive: true, force: true });
 }
 
 main().then(() => process.exit(0), (error) => {
