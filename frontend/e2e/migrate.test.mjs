@@ -152,6 +152,61 @@ describe("migrations from the placement view", () => {
     assert.equal(await page.locator(`${byId("timeline-entry")}[data-kind="deployment.placed"]`).count(), 0);
   });
 
+  test("live colours: with no agent reporting, every node is greyed out, no figure shown as current", async () => {
+    await page.locator(byId("color-mode")).selectOption("live");
+    const legend = page.locator(byId("live-legend"));
+    await legend.waitFor();
+    assert.match(await legend.innerText(), /0 of 6 nodes reporting current figures/);
+    await page.mouse.move(mark.x, mark.y);
+    const tip = page.locator(".cluster-tooltip");
+    await tip.waitFor();
+    assert.match(await tip.innerText(), /live figures not current \(never reported\)/);
+    await screenshot(page, "live-colours-stale");
+    await page.locator(byId("color-mode")).selectOption("application");
+  });
+
+  test("live colours: instances by their node's queue, edges by traffic, a node gone quiet greyed out", async () => {
+    // The live channel played by the test (no agents here): every node reports, s01/nic0's queue stands,
+    // and s02/host stops reporting.
+    const layout = await backend.api("/api/v1/clusters/mig/layout");
+    const queues = { "r0000-s00/host": 2, "r0000-s00/nic0": 12, "r0000-s01/host": 5, "r0000-s01/nic0": 60, "r0000-s02/nic0": 30 };
+    const snapshotNodes = (seq) =>
+      layout.nodes.map((n, i) => {
+        const quiet = n.name === "r0000-s02/host";
+        return {
+          id: n.id, name: n.name, kind: n.kind, server: layout.servers[n.server].name, rack: "r0000", state: "up",
+          state_since: null, ts: quiet ? null : new Date().toISOString(), age_ms: quiet ? null : 30, stale: quiet,
+          queue_len: quiet ? null : (queues[n.name] ?? 0), cpu_util: 0.4, power: { watts: 50, source: "model" },
+          instances: layout.instances.id
+            .map((id, k) => ({ id, k }))
+            .filter(({ k }) => layout.instances.node[k] === i)
+            .map(({ id, k }) => ({ id, requests_per_s: 500 + ((k * 37 + seq) % 400), exec_us: 40, exec_ema_us: 38, cpu_share: 0.1 })),
+        };
+      });
+    const totals = { nodes: 6, nodes_reporting: 5, nodes_stale: 1, complete: false,
+                     power: { watts: 300, source: "model", sources: ["model"] }, throughput_rps: 1000, requests_per_joule: 3 };
+    await page.routeWebSocket(/\/live$/, (ws) => {
+      let seq = 0;
+      const send = (type) => ws.send(JSON.stringify({ type, seq: ++seq, server_time: new Date().toISOString(), stale_after_ms: 500,
+        nodes: snapshotNodes(seq), applications: [], totals, ...(type === "snapshot" ? { cluster: { id: "c", name: "mig" }, instances: [] } : {}) }));
+      send("snapshot");
+      const timer = setInterval(() => send("update"), 200);
+      ws.onClose(() => clearInterval(timer));
+    });
+    await page.reload();
+    await openCluster();
+    await page.locator(byId("color-mode")).selectOption("live");
+    await page.locator(byId("app-filter")).selectOption("");
+    const legend = page.locator(byId("live-legend"));
+    await legend.filter({ hasText: "5 of 6 nodes reporting" }).waitFor();
+    assert.match(await legend.innerText(), /req\/s/);
+    await page.mouse.move(mark.x, mark.y);
+    await page.locator(".cluster-tooltip").filter({ hasText: "node queue 2 packets" }).waitFor();
+    assert.match(await page.locator(".cluster-tooltip").innerText(), /\d+ req\/s · exec 40 µs/);
+    await screenshot(page, "live-colours");
+    await page.unrouteAll();
+  });
+
   test("a read-only token cannot drag, and the tooltip says why", async () => {
     const { token } = await backend.api("/api/v1/tokens", { method: "POST", body: JSON.stringify({ name: "viewer", scopes: ["read"] }) });
     await page.evaluate((t) => localStorage.setItem("e3.token", t), token);

@@ -6,6 +6,7 @@ export interface LiveLegendProps {
   reporting: number;
   nodes: number;
   maxRps: number;
+  /** Edges whose traffic is known (current figures at both ends). */
   edges: number;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { QUEUE_STANDING, STALE_COLOR, edgeTraffic, liveOverlay, queueColor, trafficStyle, type OverlayLayout, type OverlayNode } from "./liveOverlay";
+import { QUEUE_STANDING, STALE_COLOR, UNKNOWN_EDGE_COLOR, edgeTraffic, liveOverlay, queueColor, trafficStyle, type OverlayLayout, type OverlayNode } from "./liveOverlay";
 
 // gateway (2 primaries + a backup) → kvs (1 primary), on three nodes.
 const layout: OverlayLayout = {
@@ -30,7 +30,7 @@ describe("live colours", () => {
     const high = trafficStyle(1000, 1000);
     expect(high.width).toBeGreaterThan(low.width);
     expect(high.color).not.toBe(low.color);
-    expect(trafficStyle(null, 1000)).toEqual({ color: STALE_COLOR, width: 1 });
+    expect(trafficStyle(null, 1000)).toEqual({ color: UNKNOWN_EDGE_COLOR, width: 0.6 });
   });
 
   it("splits a downstream primary's rate over the primaries feeding it", () => {
@@ -63,7 +63,7 @@ describe("live colours", () => {
       [0, 3, null],
       [1, 3, null],
     ]);
-    expect(o.edges[0]!.color).toBe(STALE_COLOR);
+    expect(o.edges[0]!.color).toBe(UNKNOWN_EDGE_COLOR);
   });
 
   it("treats a node that never reported, or is missing from the feed, as not current", () => {

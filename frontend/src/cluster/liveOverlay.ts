@@ -47,7 +47,9 @@ export interface LiveOverlay {
   reporting: number;
 }
 
-export const STALE_COLOR = "#b8bec6";
+export const STALE_COLOR = "#7d8590";
+/** An edge whose traffic is not known: faint, so the known ones stand out. */
+export const UNKNOWN_EDGE_COLOR = "rgba(125, 133, 144, 0.3)";
 /** A standing queue for the orchestrator's detection (docs/orchestrator.md, queue_threshold). */
 export const QUEUE_STANDING = 32;
 export const QUEUE_FULL_SCALE = 64;
@@ -68,7 +70,7 @@ export const QUEUE_LEGEND = [0, QUEUE_STANDING / 4, QUEUE_STANDING, QUEUE_FULL_S
 
 /** An edge's colour and width for `rps` on a scale up to `max`. */
 export function trafficStyle(rps: number | null, max: number): { color: string; width: number } {
-  if (rps === null) return { color: STALE_COLOR, width: 1 };
+  if (rps === null) return { color: UNKNOWN_EDGE_COLOR, width: 0.6 };
   const top = max > 0 ? max : 1;
   const t = Math.min(1, Math.max(0, rps / top));
   const color = scaleSequentialSqrt(interpolateBlues).domain([0, top]).clamp(true)(rps * 0.8 + top * 0.2);

@@ -80,7 +80,15 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
   const liveNodes = live.view.nodes;
   const reportingEver = useMemo(() => liveNodes.some((n) => n.ts !== null), [liveNodes]);
   const colorMode = colorChoice ?? (reportingEver ? "live" : "application");
-  const overlay = useMemo(() => (layout && colorMode === "live" ? liveOverlay(layout, liveNodes) : null), [layout, colorMode, liveNodes]);
+  // useLive hands out new node objects on every render (ages are reckoned at render time); the overlay and
+  // the drawing change only when a node's heartbeat or staleness does, not on every hover.
+  const liveKey = liveNodes.map((n) => `${n.stale ? 1 : 0}${n.ts ?? ""}`).join("|");
+  const latestLive = useRef(liveNodes);
+  latestLive.current = liveNodes;
+  const overlay = useMemo(
+    () => (layout && colorMode === "live" ? liveOverlay(layout, latestLive.current) : null),
+    [layout, colorMode, liveKey],
+  );
   const liveByNode = useMemo(() => {
     if (!layout) return null;
     const byId = new Map(liveNodes.map((n) => [n.id, n]));
@@ -188,19 +196,22 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
   useLayoutEffect(placeNote, [placeNote, noteText]);
   useClusterCanvas(canvasRef, model, { onHover, onSelect, onDrop, onAnchor });
 
-  // Moves made by the orchestrator or a failover: draw the placement again (once per burst).
+  // Moves made by the orchestrator or a failover: draw the placement again, once per burst of events.
+  // Only events from around now: the backlog is history (the server's clock is taken as ours, ± 2 s).
   const mountedAt = useRef(Date.now());
   const seen = useRef(0);
+  const pending = useRef({ placement: false, history: false });
   useEffect(() => {
-    const fresh = timeline.events.filter((e) => e.id > seen.current);
-    if (fresh.length === 0) return;
+    const fresh = timeline.events.filter((e) => e.id > seen.current && Date.parse(e.ts) >= mountedAt.current - 2000);
     seen.current = timeline.lastId;
-    const moved = fresh.some((e) => MOVES.has(e.kind) && Date.parse(e.ts) >= mountedAt.current - 2000);
-    const migrations = fresh.some((e) => e.kind.startsWith("migration.") && Date.parse(e.ts) >= mountedAt.current - 2000);
-    if (!moved && !migrations) return;
+    if (fresh.some((e) => MOVES.has(e.kind))) pending.current.placement = true;
+    if (fresh.some((e) => e.kind.startsWith("migration."))) pending.current.history = true;
+    if (!pending.current.placement && !pending.current.history) return;
     const timer = setTimeout(() => {
-      if (moved) reload();
-      setHistoryKey((k) => k + 1);
+      const { placement, history } = pending.current;
+      pending.current = { placement: false, history: false };
+      if (placement) reload();
+      if (history) setHistoryKey((k) => k + 1);
     }, 300);
     return () => clearTimeout(timer);
   }, [timeline.events, timeline.lastId, reload]);
@@ -334,7 +345,7 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
             </section>
           )}
           {overlay && layout && (
-            <LiveLegend reporting={overlay.reporting} nodes={layout.nodes.length} maxRps={overlay.maxRps} edges={overlay.edges.length} />
+            <LiveLegend reporting={overlay.reporting} nodes={layout.nodes.length} maxRps={overlay.maxRps} edges={overlay.edges.filter((e) => e.rps !== null).length} />
           )}
           <ClusterLegend apps={legendApps} />
         </aside>

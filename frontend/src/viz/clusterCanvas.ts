@@ -81,7 +81,7 @@ const COLORS = {
   barTrack: "#dde2e9",
   select: "#111111",
   peer: "#ff2d7a",
-  stale: "rgba(110, 118, 130, 0.38)",
+  stale: "rgba(150, 156, 166, 0.3)",
   dropOk: "#1f8a4c",
   dropBad: "#c0392b",
   focus: "#2457c5",
