@@ -69,6 +69,7 @@ static int agent_start_heartbeats(void *ctx, const char *node_id, uint32_t perio
         .engine = app->engine,
         .power = app->power,
         .net = cmd_net,
+        .latency = cmd_latency,
         .net_ctx = app->cmds,
         .transport = link_transport(app->link),
         .proc_stat = app->opts->cpu_from_engine ? "" : NULL, /* "": the engine's busy fraction */

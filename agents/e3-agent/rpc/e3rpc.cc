@@ -132,6 +132,9 @@ void to_proto(const e3rpc_heartbeat &in, pb::Heartbeat *out) {
         o->set_exec_time_us(s.exec_time_us);
         o->set_exec_time_ema_us(s.exec_time_ema_us);
         o->set_cpu_share(s.cpu_share);
+        o->set_latency_count(s.latency_count);
+        o->set_latency_avg_us(s.latency_avg_us);
+        o->set_latency_p99_us(s.latency_p99_us);
     }
 }
 

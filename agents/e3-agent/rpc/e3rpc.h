@@ -67,6 +67,9 @@ typedef struct e3rpc_instance_stats {
     double exec_time_us;            /* average execution time per request, µs */
     double exec_time_ema_us;        /* EMA of the execution time, µs */
     double cpu_share;               /* share of the node's CPU, 0..1 */
+    uint64_t latency_count;         /* requests answered OK in the period */
+    double latency_avg_us;          /* their mean latency, arrival -> reply, µs (0: none) */
+    double latency_p99_us;          /* their 99th percentile, µs (0: none) */
 } e3rpc_instance_stats;
 
 /* Heartbeat: one node at one instant. */

@@ -665,6 +665,15 @@ int cmd_replication(cmd_state *s, const char *instance_id, rep_counters *out) {
     return in != NULL;
 }
 
+void cmd_latency(void *ctx, uint32_t engine_id, lat_summary *out) {
+    cmd_state *s = ctx;
+    memset(out, 0, sizeof(*out));
+    pthread_mutex_lock(&s->lock);
+    for (size_t i = 0; i < s->n_insts; i++)
+        if (s->insts[i].engine_id == engine_id && s->insts[i].stage) pl_inst_latency(s->insts[i].stage, out);
+    pthread_mutex_unlock(&s->lock);
+}
+
 void cmd_net(void *ctx, hb_net *out) {
     cmd_state *s = ctx;
     pthread_mutex_lock(&s->lock);

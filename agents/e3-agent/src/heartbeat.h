@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "engine.h"
+#include "latency.h"
 #include "power.h"
 
 #define HB_OK 0
@@ -36,6 +37,10 @@ typedef struct hb_net {
 /* Fills `out` with the node's current traffic counters; called on the timer thread. */
 typedef void (*hb_net_fn)(void *ctx, hb_net *out);
 
+/* Fills `out` with engine instance `engine_id`'s request latencies since the previous call (zero
+ * when unknown); called on the timer thread, once per instance per record. */
+typedef void (*hb_latency_fn)(void *ctx, uint32_t engine_id, lat_summary *out);
+
 /* One heartbeat record. */
 typedef struct hb_record {
     char node_id[HB_NODE_ID_LEN];   /* the node's name */
@@ -49,6 +54,7 @@ typedef struct hb_record {
     int power_ok;                   /* 1 if the meter produced power_w */
     size_t n_instances;             /* instances on the engine (may exceed HB_MAX_INSTANCES) */
     eng_inst_stats instances[HB_MAX_INSTANCES]; /* the first min(n, HB_MAX_INSTANCES) */
+    lat_summary latency[HB_MAX_INSTANCES];      /* theirs over the period (zero without a callback) */
 } hb_record;
 
 /* The transport vtable. send_batch is called on the timer thread with `n` records (valid only
@@ -70,6 +76,7 @@ typedef struct hb_config {
     pwr_meter *power;          /* may be NULL; the heartbeat thread becomes its only reader */
     hb_net_fn net;             /* may be NULL */
     void *net_ctx;             /* passed to net */
+    hb_latency_fn latency;     /* may be NULL; called with net_ctx */
     const char *proc_stat;     /* NULL: "/proc/stat"; "" or unreadable: engine busy fraction */
     size_t (*ingress_len)(void *ctx);    /* may be NULL: packets waiting before the engine (an
                                           * emulated NIC's traffic-manager ring), added to

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "e3svc/errbuf.h"
 
@@ -28,10 +29,12 @@ struct pl_inst {
     char down[PL_MAX_DOWNSTREAM][E3RPC_ID_LEN]; /* downstream instance ids */
     atomic_uint_fast64_t next;                /* round-robin counter */
     char forward_if[PL_GATE_LEN];             /* forward only responses starting with it ("": all) */
+    lat_hist lat;                             /* arrival -> OK reply of its requests, us */
 };
 
 typedef struct pl_job {
     pl_inst *inst;          /* the stage that received the request */
+    uint64_t arrived_ns;    /* CLOCK_MONOTONIC when it was delivered */
     chan_reply_fn reply;    /* the client's callback */
     void *reply_ctx;        /* passed to reply */
     uint8_t *own;           /* this service's response while the downstream answers */
@@ -142,6 +145,10 @@ void pl_inst_free(pl_inst *i) {
     free(i);
 }
 
+void pl_inst_latency(pl_inst *i, lat_summary *out) {
+    lat_take(&i->lat, out);
+}
+
 size_t pl_inst_downstreams(const pl_inst *i) {
     return i->n_down;
 }
@@ -149,6 +156,18 @@ size_t pl_inst_downstreams(const pl_inst *i) {
 int pl_passes_gate(const char *forward_if, const uint8_t *resp, size_t len) {
     size_t n = forward_if ? strlen(forward_if) : 0;
     return n == 0 || (len >= n && memcmp(resp, forward_if, n) == 0);
+}
+
+static uint64_t pl_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Answer the client (not freeing the job); an OK answer's latency is recorded. */
+static void pl_answer(pl_job *job, int status, const uint8_t *resp, size_t len) {
+    if (status == CHAN_OK) lat_record(&job->inst->lat, (pl_now_ns() - job->arrived_ns) / 1000);
+    job->reply(job->reply_ctx, status, resp, len);
 }
 
 /* Answer the client with an error text and free the job. */
@@ -171,7 +190,7 @@ static void pl_on_downstream(void *ctx, int status, const uint8_t *resp, size_t 
     pl_job *job = ctx;
     if (status != CHAN_OK) {
         /* the downstream's own error text (a service error further down, or a timeout) */
-        job->reply(job->reply_ctx, CHAN_ERR, resp, len);
+        pl_answer(job, CHAN_ERR, resp, len);
     } else {
         svc_buf out = {0};
         if (pl_join(&out, job->own, job->own_len, resp, len) != PL_OK) {
@@ -184,7 +203,7 @@ static void pl_on_downstream(void *ctx, int status, const uint8_t *resp, size_t 
             pl_fail(job, "pipeline: reply of %zu bytes exceeds one datagram", out.len);
             return;
         }
-        job->reply(job->reply_ctx, CHAN_OK, out.data, out.len);
+        pl_answer(job, CHAN_OK, out.data, out.len);
         svc_buf_free(&out);
     }
     free(job->own);
@@ -196,12 +215,12 @@ static void pl_on_service(void *ctx, int status, const uint8_t *resp, size_t len
     pl_job *job = ctx;
     pl_inst *in = job->inst;
     if (status != ENG_OK || in->n_down == 0 || job->rest_len == 0) {
-        job->reply(job->reply_ctx, status == ENG_OK ? CHAN_OK : CHAN_ERR, resp, len);
+        pl_answer(job, status == ENG_OK ? CHAN_OK : CHAN_ERR, resp, len);
         free(job);
         return;
     }
     if (!pl_passes_gate(in->forward_if, resp, len)) {
-        job->reply(job->reply_ctx, CHAN_ERR, resp, len); /* the gate's verdict ends the request */
+        pl_answer(job, CHAN_ERR, resp, len); /* the gate's verdict ends the request */
         free(job);
         return;
     }
@@ -240,7 +259,7 @@ int pl_deliver(void *sink, uint32_t instance_id, const uint8_t *req, size_t len,
     size_t keep = in->n_down ? sp.rest_len : 0; /* the rest only matters with a downstream */
     pl_job *job = malloc(sizeof(*job) + keep);
     if (!job) return chan_set_error(err, "pipeline: out of memory");
-    *job = (pl_job){.inst = in, .reply = reply, .reply_ctx = reply_ctx, .rest_len = keep};
+    *job = (pl_job){.inst = in, .arrived_ns = pl_now_ns(), .reply = reply, .reply_ctx = reply_ctx, .rest_len = keep};
     if (keep) memcpy(job->rest, sp.rest, keep);
     if (eng_submit(in->p->e, in->engine_id, sp.head, sp.head_len, pl_on_service, job, err) != ENG_OK) {
         free(job);

@@ -28,6 +28,7 @@
 #include "e3rpc.h"
 #include "e3svc/svc.h"
 #include "engine.h"
+#include "latency.h"
 #include "routes.h"
 
 #define PL_OK 0
@@ -91,6 +92,10 @@ pl_inst *pl_inst_new(pl_ctx *p, uint32_t engine_id, const char *downstream_csv, 
 
 /* Free a stage. Its UDP node must have been freed (no request in flight). NULL is fine. */
 void pl_inst_free(pl_inst *i);
+
+/* Latency of the stage's requests answered OK since the previous call, from their delivery to
+ * the reply (their downstream calls included), and none after: the heartbeat thread takes it. */
+void pl_inst_latency(pl_inst *i, lat_summary *out);
 
 /* Number of downstream instances of a stage. */
 size_t pl_inst_downstreams(const pl_inst *i);

@@ -48,6 +48,9 @@ void rep_convert(rep_state *r, const hb_record *rec, const char *node_id, rep_id
         o->exec_time_us = done ? (double)busy / (double)done / 1000.0 : st->ema_exec_us;
         double share = p && period_ns ? (double)busy / ((double)period_ns * r->cpus) : st->cpu_share / r->cpus;
         o->cpu_share = share < 0 ? 0 : share > 1 ? 1 : share;
+        o->latency_count = rec->latency[i].count;
+        o->latency_avg_us = rec->latency[i].avg_us;
+        o->latency_p99_us = rec->latency[i].p99_us;
         out->n_instances++;
     }
     *r = next;

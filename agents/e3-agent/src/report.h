@@ -5,7 +5,9 @@
  *   requests_completed  completed since the previous record;
  *   exec_time_us        busy time / completed over the period (the engine's EMA when idle);
  *   exec_time_ema_us    the engine's EMA;
- *   cpu_share           busy time over the period / (period x online CPUs), 0..1.
+ *   cpu_share           busy time over the period / (period x online CPUs), 0..1;
+ *   latency_*           the record's latency of the instance's requests answered OK in the period
+ *                       (arrival -> reply, downstream calls included): count, mean, p99.
  * An instance seen for the first time counts from its deployment. Instances the id callback
  * does not know (removed meanwhile) are left out.
  */

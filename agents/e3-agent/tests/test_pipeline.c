@@ -107,6 +107,16 @@ int main(void) {
     call(head, "PUT a 4\n", CHAN_OK, "OK");                  /* empty rest: not forwarded */
     call(head, "BAD x\nUPDATE s 8", CHAN_ERR, "kvs: unknown command \"BAD\""); /* the chain stops */
     call(head, "PUT a 5\nNOPE s 8", CHAN_ERR, "ema: unknown command"); /* downstream error */
+    /* latency: the 5 answered OK since the stage began (errors are not counted), each at least
+     * as long as its forwarded part took at the downstream; the take empties it */
+    lat_summary lat, down;
+    pl_inst_latency(head, &lat);
+    pl_inst_latency(d3.stage, &down);
+    CHECK_EQ_INT(lat.count, 5);
+    CHECK(lat.avg_us > 0 && lat.p99_us >= lat.avg_us * (1 - 1 / 32.0));
+    CHECK_EQ_INT(down.count, 2);
+    pl_inst_latency(head, &lat);
+    CHECK_EQ_INT(lat.count, 0);
 
     /* three hops: kvs 1 -> kvs 4 -> ema 2 */
     served mid = serve(p, 4, "ema-2");

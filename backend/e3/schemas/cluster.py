@@ -81,6 +81,11 @@ class InstanceTelemetry(BaseModel):
     exec_us: float
     exec_ema_us: float
     cpu_share: float
+    latency_count: int = Field(0, description="Requests it answered OK in the heartbeat period (0 from agents "
+                                              "that do not measure latency)")
+    latency_avg_us: float = Field(0.0, description="Their mean latency, from arrival at the instance to its reply "
+                                                   "(downstream calls included), measured by the agent, µs")
+    latency_p99_us: float = Field(0.0, description="Their 99th percentile (log-linear buckets, within ~3%), µs")
 
 
 class TelemetryPoint(BaseModel):

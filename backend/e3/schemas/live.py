@@ -60,10 +60,16 @@ class LiveAggregatePower(BaseModel):
 
 
 class LiveLatency(BaseModel):
-    avg_us: float | None = Field(description="sum of mean execution times along the DAG's slowest path: no "
-                                             "network, no queueing (a lower bound)")
-    p99_us: None = Field(description="always null: heartbeats carry no per-request latency")
-    basis: Literal["exec_time_path"]
+    avg_us: float | None = Field(description="measured_at_entry: the mean latency of the requests the entry "
+                                             "primaries answered OK in the window, arrival to reply (downstream "
+                                             "calls included, not the client's network); exec_time_path: the "
+                                             "sum of mean execution times along the DAG's slowest path (a "
+                                             "lower bound: no network, no queueing)")
+    p99_us: float | None = Field(description="measured_at_entry: the highest per-heartbeat p99 in the window, an "
+                                             "upper bound of the window's p99; null for exec_time_path")
+    p99_is_upper_bound: bool
+    basis: Literal["measured_at_entry", "exec_time_path"]
+    exec_path_us: float | None = Field(description="the execution-time path, in either case")
 
 
 class LivePredicted(BaseModel):

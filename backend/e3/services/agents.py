@@ -181,4 +181,8 @@ def heartbeat_problem(hb: dict, now: datetime) -> str | None:
             return f"instances[{i}].requests_completed exceeds the stored range"
         if not _finite(inst["cpu_share"], 0, 1):
             return f"instances[{i}].cpu_share must be within 0..1"
+        if inst.get("latency_count", 0) > _INT64_MAX:
+            return f"instances[{i}].latency_count exceeds the stored range"
+        if not (_finite(inst.get("latency_avg_us", 0.0), 0) and _finite(inst.get("latency_p99_us", 0.0), 0)):
+            return f"instances[{i}]: latencies must be finite numbers >= 0"
     return None

@@ -41,7 +41,17 @@ def heartbeat_dict(hb) -> dict:
                 power_source=POWER_SOURCE_NAMES[src] if 0 <= src < len(POWER_SOURCE_NAMES) else None,
                 instances=[dict(instance_id=i.instance_id, requests_completed=i.requests_completed,
                                 exec_time_us=i.exec_time_us, exec_time_ema_us=i.exec_time_ema_us,
-                                cpu_share=i.cpu_share) for i in hb.instances])
+                                cpu_share=i.cpu_share, latency_count=i.latency_count,
+                                latency_avg_us=i.latency_avg_us, latency_p99_us=i.latency_p99_us)
+                           for i in hb.instances])
+
+
+def instance_json(qid: str, inst) -> str:
+    """One InstanceStats as stored and published (`qid`: its id, already a JSON string)."""
+    return (f'{{"id": {qid}, "requests": {inst.requests_completed}, "exec_us": {inst.exec_time_us!r}, '
+            f'"exec_ema_us": {inst.exec_time_ema_us!r}, "cpu_share": {inst.cpu_share!r}, '
+            f'"lat_n": {inst.latency_count}, "lat_avg_us": {inst.latency_avg_us!r}, '
+            f'"lat_p99_us": {inst.latency_p99_us!r}}}')
 
 
 def _bulk(s: str) -> str:
@@ -154,12 +164,12 @@ class HeartbeatIntake:
                     iid, req = inst.instance_id, inst.requests_completed
                     ex, ema, share = inst.exec_time_us, inst.exec_time_ema_us, inst.cpu_share
                     if not (0 < len(iid) <= _MAX_ID and 0.0 <= ex < _INF and 0.0 <= ema < _INF
-                            and req <= _INT64_MAX and 0.0 <= share <= 1.0 and (iid in ids or iid.isprintable())):
+                            and req <= _INT64_MAX and 0.0 <= share <= 1.0 and (iid in ids or iid.isprintable())
+                            and inst.latency_count <= _INT64_MAX and 0.0 <= inst.latency_avg_us < _INF
+                            and 0.0 <= inst.latency_p99_us < _INF):
                         ok = False
                         break
-                    qid = ids.get(iid) or self._instance_id(iid)
-                    parts.append(f'{{"id": {qid}, "requests": {req}, "exec_us": {ex!r}, '
-                                 f'"exec_ema_us": {ema!r}, "cpu_share": {share!r}}}')
+                    parts.append(instance_json(ids.get(iid) or self._instance_id(iid), inst))
             if not ok:
                 if wall is None:
                     wall = datetime.fromtimestamp(wall_ns / _NS, timezone.utc)
@@ -170,10 +180,7 @@ class HeartbeatIntake:
                 # accepted by the rules, only doubted by the quick check (a bound within 1 ms): encode it
                 parts = []
                 for inst in instances:
-                    iid = inst.instance_id
-                    parts.append(f'{{"id": {ids.get(iid) or self._instance_id(iid)}, '
-                                 f'"requests": {inst.requests_completed}, "exec_us": {inst.exec_time_us!r}, '
-                                 f'"exec_ema_us": {inst.exec_time_ema_us!r}, "cpu_share": {inst.cpu_share!r}}}')
+                    parts.append(instance_json(ids.get(inst.instance_id) or self._instance_id(inst.instance_id), inst))
             entry.tracked.last_seen = now
             second, micros = divmod(ts // 1000, 1_000_000)
             if second != last_second:

@@ -10,10 +10,15 @@ average execution time and its CPU share; per node the queue depth, CPU, and pow
   sent two heartbeats;
 - an application's throughput: the requests/s of the primaries of its entry DAG nodes (those no edge
   leads to), i.e. the requests entering it;
-- its latency: NOT end-to-end (heartbeats carry no per-request latency and no percentile): the sum, along
-  the DAG's slowest path, of each DAG node's mean execution time (request-weighted over the window). It
-  leaves out network and queueing, so it is a lower bound, labelled `basis: "exec_time_path"`; the p99
-  is null. The cost model's predicted average and p99 are given beside it, labelled `source: "model"`;
+- its latency, `basis: "measured_at_entry"` when the agents measure it (heartbeats carry, per instance,
+  the requests it answered OK in the period with their mean and p99 latency from arrival to reply,
+  downstream calls included): at the primaries of its entry DAG nodes, the request-weighted mean over the
+  window, and as p99 the highest per-heartbeat p99 in the window, an upper bound of the window's p99
+  (`p99_is_upper_bound`); the client's network is not in it. Otherwise (older agents, no request in the
+  window) `basis: "exec_time_path"`: the sum, along the DAG's slowest path, of each DAG node's mean
+  execution time (request-weighted), a lower bound with no network and no queueing, and no p99. That sum
+  is given in both cases as `exec_path_us`. The cost model's predicted average and p99 are given beside
+  them, labelled `source: "model"`;
 - its power: each node's watts shared among the instances on it by their CPU share (evenly when none
   reports a share), summed over the application's instances; joules per request = those watts / its
   throughput. The sources (rapl | ipmi | model) are those of the nodes it drew from;
@@ -100,7 +105,9 @@ def parse_heartbeat(fields: dict) -> dict | None:
               power_source=str(fields.get("power_source") or "model"),
               instances=[dict(id=str(i["id"]), requests=int(i.get("requests", 0)),
                               exec_us=float(i.get("exec_us", 0.0)), exec_ema_us=float(i.get("exec_ema_us", 0.0)),
-                              cpu_share=float(i.get("cpu_share", 0.0))) for i in instances])
+                              cpu_share=float(i.get("cpu_share", 0.0)), lat_n=int(i.get("lat_n", 0)),
+                              lat_avg_us=float(i.get("lat_avg_us", 0.0)), lat_p99_us=float(i.get("lat_p99_us", 0.0)))
+                         for i in instances])
     return hb
 
 
@@ -143,6 +150,19 @@ class NodeWindow:
         for i in self.items[-1]["instances"]:
             counts.setdefault(i["id"], [0, 0.0])
         return {iid: (n / span, total / n if n else None) for iid, (n, total) in counts.items()}
+
+    def instance_latency(self) -> dict[str, tuple[int, float, float]]:
+        """Per instance that answered requests OK over the window (the heartbeats after the first, like the
+        rates): (requests, their mean latency µs, the highest per-heartbeat p99 µs)."""
+        out: dict[str, list[float]] = {}
+        for hb in list(self.items)[1:]:
+            for i in hb["instances"]:
+                if i["lat_n"] > 0:
+                    c = out.setdefault(i["id"], [0, 0.0, 0.0])
+                    c[0] += i["lat_n"]
+                    c[1] += i["lat_n"] * i["lat_avg_us"]
+                    c[2] = max(c[2], i["lat_p99_us"])
+        return {iid: (int(n), total / n, p99) for iid, (n, total, p99) in out.items()}
 
     def mean_watts(self) -> float:
         return sum(hb["power_watts"] for hb in self.items) / len(self.items)
@@ -201,14 +221,29 @@ def slowest_path_us(app: AppMeta, exec_us: dict[str, float]) -> float | None:
     return max(longest(n, frozenset()) for n in incoming)
 
 
+def entry_latency(entry: list[InstanceMeta], latencies: dict[str, tuple[int, float, float]],
+                  exec_path_us: float | None) -> dict:
+    """An application's latency: measured at its entry primaries when any answered requests in the window,
+    else the execution-time path (see the module's doc)."""
+    measured = [latencies[i.id] for i in entry if i.id in latencies]
+    n = sum(m[0] for m in measured)
+    if not n:
+        return dict(avg_us=_round(exec_path_us), p99_us=None, p99_is_upper_bound=False, basis="exec_time_path",
+                    exec_path_us=_round(exec_path_us))
+    return dict(avg_us=_round(sum(m[0] * m[1] for m in measured) / n), p99_us=_round(max(m[2] for m in measured)),
+                p99_is_upper_bound=True, basis="measured_at_entry", exec_path_us=_round(exec_path_us))
+
+
 def aggregate(meta: ClusterMeta, windows: dict[str, NodeWindow], now: float) -> tuple[list[dict], dict]:
     """Per application (deployment) and for the cluster, from the nodes that are not stale."""
     fresh = {nid: w for nid, w in windows.items() if nid in meta.nodes and not is_stale(w.latest, now)}
     rates: dict[str, tuple[float, float | None]] = {}
+    latencies: dict[str, tuple[int, float, float]] = {}
     watts_of: dict[str, float] = {}  # instance -> watts attributed to it
     for nid, w in fresh.items():
         node_rates = w.instance_rates()
         rates.update(node_rates)
+        latencies.update(w.instance_latency())
         hb, watts = w.latest, w.mean_watts()
         reported = {i["id"]: i["cpu_share"] for i in hb["instances"]}
         total = sum(reported.values())
@@ -246,7 +281,7 @@ def aggregate(meta: ClusterMeta, windows: dict[str, NodeWindow], now: float) -> 
             deployment_id=dep_id, application=app.application, version=app.version, instances=len(insts),
             nodes_stale=len(missing), complete=not missing,
             throughput_rps=_round(throughput),
-            latency=dict(avg_us=_round(path), p99_us=None, basis="exec_time_path"),
+            latency=entry_latency([i for i in live if i.dag_node in entries and i.role == "primary"], latencies, path),
             power=dict(watts=_round(watts), source=_source(sources), sources=sorted(sources)),
             joules_per_request=_round(watts / throughput) if watts is not None and throughput else None,
             predicted=predicted))

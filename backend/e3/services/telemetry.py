@@ -30,7 +30,9 @@ def _point(row) -> dict:
                 power=dict(watts=row.power_watts, source=row.power_source),
                 requests=sum(i.get("requests", 0) for i in instances),
                 instances=[dict(instance_id=i["id"], requests=i["requests"], exec_us=i["exec_us"],
-                                exec_ema_us=i["exec_ema_us"], cpu_share=i["cpu_share"]) for i in instances])
+                                exec_ema_us=i["exec_ema_us"], cpu_share=i["cpu_share"],
+                                latency_count=i.get("lat_n", 0), latency_avg_us=i.get("lat_avg_us", 0.0),
+                                latency_p99_us=i.get("lat_p99_us", 0.0)) for i in instances])
 
 
 def series(session: Session, node_id: uuid.UUID, since: datetime | None, until: datetime | None,

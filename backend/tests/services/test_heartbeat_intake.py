@@ -77,6 +77,9 @@ def test_quick_check_refuses_exactly_what_heartbeat_problem_refuses_with_its_rea
         _beat(mine, instances=[dict(instance_id="bad", exec_time_ema_us=-0.5)]),
         _beat(mine, instances=[dict(instance_id="bad", requests_completed=2**63)]),
         _beat(mine, instances=[dict(instance_id="bad", cpu_share=1.01)]),
+        _beat(mine, instances=[dict(instance_id="bad", latency_avg_us=math.nan)]),
+        _beat(mine, instances=[dict(instance_id="bad", latency_p99_us=math.inf)]),
+        _beat(mine, instances=[dict(instance_id="bad", latency_count=2**63)]),
         _beat(mine, instances=[]),
     ]
     encoded, rejections = intake.accept("agent-a", beats)
@@ -98,7 +101,8 @@ def test_the_three_encodings_carry_the_heartbeat():
     node_id = next(iter(nodes))
     ts_ns = 1_763_700_000_123_456_789  # 2025-11-21T04:40:00.123456Z
     intake = HeartbeatIntake(nodes, time.monotonic, lambda: ts_ns + 10**9)
-    hb = _beat(node_id, ts_ns=ts_ns, instances=[dict(instance_id='we"ird\\id', requests_completed=3)])
+    hb = _beat(node_id, ts_ns=ts_ns, instances=[dict(instance_id='we"ird\\id', requests_completed=3, latency_count=2,
+                                                     latency_avg_us=812.5, latency_p99_us=1504.0)])
     encoded, rejections = intake.accept("agent-a", [hb, hb])
     assert not rejections and encoded.rows == 2
     assert encoded.days == {ts_ns // 10**9 // 86400}
@@ -107,7 +111,7 @@ def test_the_three_encodings_carry_the_heartbeat():
                          "17.5", "rapl"]
     copy_json = line[10].replace("\\\\", "\\")  # COPY text escapes backslashes
     assert json.loads(copy_json) == [{"id": 'we"ird\\id', "requests": 3, "exec_us": 41.5, "exec_ema_us": 40.0,
-                                      "cpu_share": 0.1}]
+                                      "cpu_share": 0.1, "lat_n": 2, "lat_avg_us": 812.5, "lat_p99_us": 1504.0}]
     live = json.loads(encoded.live_items[0])
     assert list(live)[:2] == ["node_id", "ts"]  # the bench's lag probe reads these two first
     assert live["node_id"] == str(node_id) and live["cluster_id"] == str(nodes[node_id].cluster_id)

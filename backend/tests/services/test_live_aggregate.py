@@ -47,7 +47,8 @@ def test_a_redis_hash_and_a_live_item_read_alike():
                                      "instances": '[{"id": "i1", "requests": 5, "exec_us": 10.0, '
                                                   '"exec_ema_us": 9.0, "cpu_share": 0.5}]'})
     assert from_hash["queue_len"] == 7 and from_hash["power_watts"] == 42.5 and from_hash["t"] == T0
-    assert from_hash["instances"] == [dict(id="i1", requests=5, exec_us=10.0, exec_ema_us=9.0, cpu_share=0.5)]
+    assert from_hash["instances"] == [dict(id="i1", requests=5, exec_us=10.0, exec_ema_us=9.0, cpu_share=0.5,
+                                           lat_n=0, lat_avg_us=0.0, lat_p99_us=0.0)]  # an agent not measuring
     assert agg.parse_heartbeat({"node_id": "n1", "state": "down"}) is None  # a hash with only a state
 
 
@@ -93,7 +94,8 @@ def test_application_figures_from_its_instances():
     a, b = apps
     assert (a["application"], b["application"]) == ("a", "b")
     assert a["throughput_rps"] == approx(200.0)  # its entry (api) only: 10 per 50 ms
-    assert a["latency"] == {"avg_us": approx(400.0), "p99_us": None, "basis": "exec_time_path"}
+    assert a["latency"] == {"avg_us": approx(400.0), "p99_us": None, "p99_is_upper_bound": False,
+                            "basis": "exec_time_path", "exec_path_us": approx(400.0)}
     # n1's 50 W all to i1; n2's 90 W shared 2:1 by cpu share between i2 (a) and i3 (b)
     assert a["power"]["watts"] == approx(110.0) and a["power"]["source"] == "mixed"
     assert a["power"]["sources"] == ["model", "rapl"]
@@ -122,3 +124,22 @@ def test_slowest_path_takes_the_longest_branch():
     assert app.entries == {"a"}
     assert agg.slowest_path_us(app, {"a": 1.0, "b": 10.0, "c": 2.0, "d": 3.0}) == 14.0
     assert agg.slowest_path_us(app, {}) is None
+
+
+def test_latency_measured_at_the_entry_wins_over_the_execution_path():
+    """i1 (a's entry) answers 10 per heartbeat: mean 2 ms, p99 5 ms, once 9 ms; i2 (not an entry) is not used."""
+    now = T0 + 1
+    windows = {"n1": agg.NodeWindow(), "n2": agg.NodeWindow()}
+    for k in range(21):
+        t = now - 1 + k * 0.05
+        slow = k == 10
+        windows["n1"].add(agg.parse_heartbeat(dict(
+            node_id="n1", ts=_ts(t), power_watts=50.0, power_source="model",
+            instances=[dict(id="i1", requests=10, exec_us=100.0, cpu_share=0.5, lat_n=10,
+                            lat_avg_us=3000.0 if slow else 2000.0, lat_p99_us=9000.0 if slow else 5000.0)])))
+        windows["n2"].add(hb("n2", t, i2=(10, 300.0, 0.2)))
+    a = agg.aggregate(_meta(), windows, now)[0][0]
+    assert a["latency"]["basis"] == "measured_at_entry"
+    assert a["latency"]["avg_us"] == approx((19 * 2000.0 + 3000.0) / 20)  # the 20 heartbeats after the first
+    assert a["latency"]["p99_us"] == approx(9000.0) and a["latency"]["p99_is_upper_bound"]
+    assert a["latency"]["exec_path_us"] == approx(400.0)

@@ -1240,6 +1240,24 @@ export interface components {
             /** Instance Id */
             instance_id: string;
             /**
+             * Latency Avg Us
+             * @description Their mean latency, from arrival at the instance to its reply (downstream calls included), measured by the agent, µs
+             * @default 0
+             */
+            latency_avg_us: number;
+            /**
+             * Latency Count
+             * @description Requests it answered OK in the heartbeat period (0 from agents that do not measure latency)
+             * @default 0
+             */
+            latency_count: number;
+            /**
+             * Latency P99 Us
+             * @description Their 99th percentile (log-linear buckets, within ~3%), µs
+             * @default 0
+             */
+            latency_p99_us: number;
+            /**
              * Requests
              * @description Requests completed in the heartbeat period
              */
@@ -1503,19 +1521,26 @@ export interface components {
         LiveLatency: {
             /**
              * Avg Us
-             * @description sum of mean execution times along the DAG's slowest path: no network, no queueing (a lower bound)
+             * @description measured_at_entry: the mean latency of the requests the entry primaries answered OK in the window, arrival to reply (downstream calls included, not the client's network); exec_time_path: the sum of mean execution times along the DAG's slowest path (a lower bound: no network, no queueing)
              */
             avg_us: number | null;
             /**
              * Basis
-             * @constant
+             * @enum {string}
              */
-            basis: "exec_time_path";
+            basis: "measured_at_entry" | "exec_time_path";
+            /**
+             * Exec Path Us
+             * @description the execution-time path, in either case
+             */
+            exec_path_us: number | null;
+            /** P99 Is Upper Bound */
+            p99_is_upper_bound: boolean;
             /**
              * P99 Us
-             * @description always null: heartbeats carry no per-request latency
+             * @description measured_at_entry: the highest per-heartbeat p99 in the window, an upper bound of the window's p99; null for exec_time_path
              */
-            p99_us: null;
+            p99_us: number | null;
         };
         /**
          * LiveMessage

@@ -8,11 +8,24 @@ import type { ApplicationHistory, LiveRecorder } from "./recorder";
 import { ModelLine, SourceBadge } from "./SourceBadge";
 import { Sparkline } from "./Sparkline";
 
-/** The measured p99 in µs when the live channel sends one (it sends null today: heartbeats carry no
- * per-request latency); typed loosely so a measured p99 shows as soon as the API starts sending it. */
+/** The measured p99 in µs when the live channel sends one (agents measure each request from arrival at the
+ * entry instance to its reply; null when none was answered in the window, or from agents that do not measure). */
 export function measuredP99Us(app: LiveApplication): number | null {
-  const p99: unknown = app.latency.p99_us;
-  return typeof p99 === "number" && Number.isFinite(p99) ? p99 : null;
+  const p99 = app.latency.p99_us;
+  return app.latency.basis === "measured_at_entry" && typeof p99 === "number" && Number.isFinite(p99) ? p99 : null;
+}
+
+/** What the average latency is: measured at the entry, or the execution-time path (a lower bound). */
+export function latencyBasis(app: LiveApplication): { badge: string; title: string } {
+  return app.latency.basis === "measured_at_entry"
+    ? {
+        badge: "measured",
+        title: "mean latency of the requests its entry instances answered in the last second, arrival to reply (its downstream calls included; not the client's network)",
+      }
+    : {
+        badge: "exec path ≥",
+        title: "sum of mean execution times along the DAG's slowest path: no network, no queueing (a lower bound)",
+      };
 }
 
 const ROW_REM = 5.25; // .dash-app-row's height, to reserve the rows expected before data comes
@@ -29,6 +42,7 @@ const ApplicationRow = memo(function ApplicationRow({ app, freshness, history, v
   const spark = { version, windowEnd, gapMs: 1_000, width: 120 };
   const predicted = app.predicted;
   const p99 = measuredP99Us(app);
+  const basis = latencyBasis(app);
   const partial = partialNote(app.complete, app.nodes_stale);
   return (
     <div className={`dash-app-row dash-fresh-${freshness}`} data-testid={`app-row-${app.application}`} data-deployment={app.deployment_id}>
@@ -51,13 +65,13 @@ const ApplicationRow = memo(function ApplicationRow({ app, freshness, history, v
         label="Avg latency"
         testId="app-avg-latency"
         {...shownFigure(formatLatencyUs(app.latency.avg_us), freshness)}
-        title="sum of mean execution times along the DAG's slowest path: no network, no queueing (a lower bound)"
+        title={basis.title}
         badge={
-          <span className="dash-basis" title="sum of mean execution times along the DAG's slowest path; no network, no queueing">
-            exec path ≥
+          <span className="dash-basis" title={basis.title} data-testid="app-latency-basis">
+            {basis.badge}
           </span>
         }
-        spark={<Sparkline series={history?.avgUs} {...spark} label="average latency (exec-time path)" formatTop={formatLatencyUs} />}
+        spark={<Sparkline series={history?.avgUs} {...spark} label="average latency" formatTop={formatLatencyUs} />}
         sub={predicted ? <ModelLine text={formatLatencyMs(predicted.avg_latency_ms)} /> : null}
       />
       {p99 !== null ? (
@@ -65,7 +79,8 @@ const ApplicationRow = memo(function ApplicationRow({ app, freshness, history, v
           label="p99 latency"
           testId="app-p99"
           {...shownFigure(formatLatencyUs(p99), freshness)}
-          badge={<span className="dash-basis">measured</span>}
+          title="the highest p99 of one 50 ms heartbeat in the last second at its entry instances: an upper bound of the second's p99"
+          badge={<span className="dash-basis">measured ≤</span>}
           spark={<Sparkline series={history?.p99Us} {...spark} label="p99 latency" formatTop={formatLatencyUs} />}
           sub={predicted ? <ModelLine text={formatLatencyMs(predicted.p99_latency_ms)} /> : null}
         />
@@ -75,7 +90,7 @@ const ApplicationRow = memo(function ApplicationRow({ app, freshness, history, v
           testId="app-p99"
           text="not measured"
           old={false}
-          title="heartbeats carry no per-request latency, so no percentile is measured live; e3-loadgen measures end-to-end percentiles"
+          title="no request answered at its entry in the last second, or its agents do not measure latency"
           sub={predicted ? <ModelLine text={formatLatencyMs(predicted.p99_latency_ms)} /> : null}
         />
       )}

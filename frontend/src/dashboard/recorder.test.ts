@@ -13,7 +13,7 @@ const app = (patch: Partial<LiveApplication> = {}): LiveApplication => ({
   nodes_stale: 0,
   complete: true,
   throughput_rps: 100,
-  latency: { avg_us: 300, p99_us: null, basis: "exec_time_path" },
+  latency: { avg_us: 300, p99_us: null, p99_is_upper_bound: false, basis: "exec_time_path", exec_path_us: 300 },
   power: { watts: 40, source: "model", sources: ["model"] },
   joules_per_request: 0.4,
   predicted: null,
@@ -80,7 +80,7 @@ describe("LiveRecorder", () => {
     const rec = new LiveRecorder(10);
     const msg = {
       ...message("snapshot", 1, []),
-      applications: [app({ latency: { avg_us: 300, p99_us: 900 as unknown as null, basis: "exec_time_path" } })],
+      applications: [app({ latency: { avg_us: 300, p99_us: 900, p99_is_upper_bound: true, basis: "measured_at_entry", exec_path_us: 120 } })],
     };
     rec.record(liveView(applyMessage(emptyLiveData, msg, 0), "live", 0), 0);
     expect(rec.applications.get("d1")?.p99Us.toArray()).toEqual([[0, 900]]);
