@@ -139,6 +139,49 @@ describe("migrations from the placement view", () => {
     assert.match(await page.locator(".migrate-history").innerText(), /No migration on this cluster yet/);
   });
 
+  test("confirmed: the steps complete one by one with their times, then the placement is fetched again", async () => {
+    // The API's side played by the test (no agent could carry a move out here): accepted, then four polls.
+    const id = "7e57c0de-0000-4000-8000-000000000001";
+    const step = (name, state, ms) => ({ name, state, ms, started_at: null, finished_at: null, commands: [], detail: null });
+    const names = ["push", "open_transfer", "stop_and_transfer", "update_routes", "cleanup_source"];
+    let polls = 0;
+    let layouts = 0;
+    await page.route(/\/api\/v1\/instances\/[^/]+\/migrations$/, async (route) => {
+      const body = JSON.parse(route.request().postData());
+      if (body.dry_run) return route.fallback();
+      await route.fulfill({ status: 202, contentType: "application/json",
+                            body: JSON.stringify({ ...(await (await route.fetch({ postData: JSON.stringify({ ...body, dry_run: true }) })).json()),
+                                                   dry_run: false, migration_id: id, status_url: `/api/v1/migrations/${id}` }) });
+    });
+    await page.route(`**/api/v1/migrations/${id}`, (route) => {
+      const done = Math.min(names.length, polls++);
+      const steps = names.slice(0, done).map((n, i) => step(n, "done", 100 + i * 10));
+      if (done < names.length) steps.push(step(names[done], "running", null));
+      const state = done === names.length ? "succeeded" : "running";
+      route.fulfill({ contentType: "application/json", body: JSON.stringify({
+        id, instance_id: "x", source_node: "r0000-s00/host", source_node_id: id, target_node: "r0000-s01/host", target_node_id: id,
+        kind: "move", source_instance_id: null, reason: "manual", state, step: names[Math.min(done, 4)], steps, stateful: true,
+        error: null, prediction: null, requested_by: "local-admin", created_at: new Date().toISOString(),
+        updated_at: new Date().toISOString(), finished_at: state === "succeeded" ? new Date().toISOString() : null }) });
+    });
+    page.on("request", (r) => { if (r.url().endsWith("/clusters/mig/layout")) layouts++; });
+
+    await page.locator(byId("refusal-note")).getByRole("button", { name: "Dismiss" }).click();
+    await page.locator(byId("app-filter")).selectOption("mini");
+    const gw = await findMark("move");
+    await dragToTarget(gw, [[0, 10], [0, -10]], "migrate-drag-host-2");
+    await page.locator(byId("migration-confirm")).click();
+    await page.locator(byId("migration-steps")).waitFor();
+    await page.locator(`${byId("step-stop_and_transfer")}.step-done`).waitFor();
+    await page.locator(byId("migration-outcome")).waitFor();
+    assert.match(await page.locator(byId("migration-outcome")).innerText(), /Done: steps took 600 ms/);
+    assert.match(await page.locator(byId("step-cleanup_source")).innerText(), /140 ms/);
+    await screenshot(page, "migrate-steps-done");
+    assert.ok(layouts >= 1, "the placement was not fetched again");
+    await page.unrouteAll();
+    await page.locator(byId("migration-panel")).getByRole("button", { name: "Close" }).click();
+  });
+
   test("the event timeline streams the cluster's events", async () => {
     await page.locator(byId("timeline-connection")).filter({ hasText: "live" }).waitFor();
     const placed = page.locator(`${byId("timeline-entry")}[data-kind="deployment.placed"]`);
