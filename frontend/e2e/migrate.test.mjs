@@ -234,6 +234,7 @@ describe("migrations from the placement view", () => {
         nodes: snapshotNodes(seq), applications: [], totals, ...(type === "snapshot" ? { cluster: { id: "c", name: "mig" }, instances: [] } : {}) }));
       send("snapshot");
       const timer = setInterval(() => send("update"), 200);
+      timer.unref(); // the socket's close is not reported when the page reloads: never keep the run alive
       ws.onClose(() => clearInterval(timer));
     });
     await page.reload();
