@@ -6,8 +6,8 @@ import { stepProgress, stepRows, stepsTotalMs } from "./steps";
 
 export interface MigrationPanelProps {
   state: FlowState;
-  /** "api shard 0 primary" for the instance being moved. */
-  instanceLabel: (instance: number) => string;
+  /** "api shard 0 primary" for the instance being moved, by its id. */
+  instanceLabel: (instanceId: string) => string;
   sourceName: (node: number) => string;
   onConfirm: () => void;
   onDismiss: () => void;
@@ -52,7 +52,7 @@ function Prediction({ answer }: { answer: MigrationAnswer }) {
 export function MigrationPanel({ state, instanceLabel, sourceName, onConfirm, onDismiss }: MigrationPanelProps) {
   if (state.phase === "idle") return null;
   const { move } = state;
-  const title = `Move ${instanceLabel(move.instance)}`;
+  const title = `Move ${instanceLabel(move.instanceId)}`;
   const route = `${sourceName(move.source)} → ${move.targetName}`;
   const migration = state.phase === "running" || state.phase === "finished" ? state.migration : null;
   const answer = "answer" in state ? state.answer : null;

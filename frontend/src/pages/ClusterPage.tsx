@@ -101,9 +101,12 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
   // Migrations: dragging is offered to deploy tokens while no migration of this page is under way.
   const busy = isBusy(flow.state);
   const dragNote = !canDeploy ? READ_ONLY : busy ? "a migration is under way" : "drag onto another node to migrate";
+  // By instance id: the layout may have been fetched again (and reordered) since the proposal.
   const move = pendingMove(flow.state);
+  const moveInstance = move ? (lookup.instanceById.get(move.instanceId) ?? null) : null;
   const flowNote = refusalNote(flow.state);
-  const noteInstance = flowNote?.instance ?? (localNote ? (lookup.instanceById.get(localNote.instanceId) ?? null) : null);
+  const flowNoteInstance = flow.state.phase === "refused" ? (lookup.instanceById.get(flow.state.move.instanceId) ?? null) : null;
+  const noteInstance = flowNote ? flowNoteInstance : localNote ? (lookup.instanceById.get(localNote.instanceId) ?? null) : null;
   const noteText = flowNote?.text ?? localNote?.text ?? null;
 
   const model = useMemo<ClusterCanvasModel | null>(
@@ -121,13 +124,13 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
             staleNodes: overlay?.staleNodes ?? null,
             edges: overlay?.edges ?? null,
             dragNodes: canDeploy && !busy ? layout.nodes : null,
-            ghost: move ? { instance: move.instance, target: move.target } : null,
+            ghost: move && moveInstance !== null ? { instance: moveInstance, target: move.target } : null,
             anchorInstance: noteText !== null ? noteInstance : null,
             focusNode: focus.node,
             focusKey: focus.key,
           }
         : null,
-    [geometry, layout, deploymentColors, serverNames, selected, relations, clusterName, collapsed, fits, arrivedAt, overlay, canDeploy, busy, move, noteText, noteInstance, focus],
+    [geometry, layout, deploymentColors, serverNames, selected, relations, clusterName, collapsed, fits, arrivedAt, overlay, canDeploy, busy, move, moveInstance, noteText, noteInstance, focus],
   );
 
   const onSelect = useCallback(
@@ -317,7 +320,7 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
           )}
         </div>
         <aside className="cluster-side">
-          <MigrationPanel state={flow.state} instanceLabel={instanceLabel} sourceName={nodeName} onConfirm={flow.confirm} onDismiss={flow.dismiss} />
+          <MigrationPanel state={flow.state} instanceLabel={labelById} sourceName={nodeName} onConfirm={flow.confirm} onDismiss={flow.dismiss} />
           {relations && selectedDeployment && layout && selected !== null ? (
             <InstanceDetails
               relations={relations}
