@@ -1,3 +1,5 @@
+import { routeHref } from "../lib/route";
+
 export interface ClusterToolbarProps {
   clusterName: string;
   applications: string[];
@@ -26,6 +28,9 @@ export function ClusterToolbar(p: ClusterToolbarProps) {
       <span className="muted">
         {p.servers.toLocaleString()} servers · {p.nodes.toLocaleString()} computing nodes
       </span>
+      <a href={routeHref({ name: "dashboard", cluster: p.clusterName })} data-testid="cluster-dashboard-link">
+        Live dashboard
+      </a>
       <label>
         Application
         <select data-testid="app-filter" value={p.application} onChange={(e) => p.onApplication(e.target.value)}>
