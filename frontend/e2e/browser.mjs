@@ -12,6 +12,16 @@ export async function launch() {
   return chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: FLAGS });
 }
 
+/** A test id's CSS selector. */
+export const byId = (id) => `[data-testid="${id}"]`;
+
+/** A page of the e2e size (1400 x 900) waiting up to 30 s for anything. */
+export async function newTestPage(browser) {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  page.setDefaultTimeout(30_000);
+  return page;
+}
+
 export async function screenshot(page, name) {
   mkdirSync(resultsDir, { recursive: true });
   const path = join(resultsDir, `${name}.png`);

@@ -4,19 +4,16 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
 import { startBackend } from "./backend.mjs";
-import { launch, screenshot } from "./browser.mjs";
+import { byId, launch, newTestPage, screenshot } from "./browser.mjs";
 
 let backend;
 let browser;
 let page;
 
-const byId = (id) => `[data-testid="${id}"]`;
-
 before(async () => {
   backend = await startBackend();
   browser = await launch();
-  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  page.setDefaultTimeout(30_000);
+  page = await newTestPage(browser);
   await backend.api("/api/v1/clusters", {
     method: "POST",
     body: JSON.stringify({ generator: "fattree", servers: 3, server_type: "type1-smartnic", name: "rack1" }),
