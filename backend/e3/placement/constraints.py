@@ -110,7 +110,7 @@ def explain_no_fit(inst: InstanceRequest, nodes: Iterable[NodeCapacity], taken: 
     where = "computing" if inst.platform == "any" else inst.platform
     on_platform = [n for n in nodes if inst.allows(n)]
     if not on_platform:
-        return PlacementError(f"{inst.describe()}: the cluster has no {where} node that is up", inst, None)
+        return PlacementError(f"{inst.describe()}: the cluster has no {where} node that is up (or suspect)", inst, None)
     eligible = [n for n in on_platform if n.server not in taken]
     if not eligible:
         return PlacementError(

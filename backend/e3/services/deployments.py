@@ -63,12 +63,13 @@ def fail_unqueued(session: Session, job: Job, reason: str) -> None:
 
 
 def cluster_capacities(session: Session, cluster_id: uuid.UUID) -> list[NodeCapacity]:
-    """Every node that is up, in topology order, with what other deployments already reserve on it."""
+    """Every node that is not down (up, or suspect: a few heartbeats late, which must not fail a deployment or a
+    migration), in topology order, with what other deployments already reserve on it."""
     usage = node_usage(session, cluster_id)
     stmt = (select(ComputeNode, Server.id, Server.server_type, Rack.id, Rack.pod)
             .join(Server, Server.id == ComputeNode.server_id)
             .join(Rack, Rack.id == Server.rack_id)
-            .where(ComputeNode.cluster_id == cluster_id, ComputeNode.state == "up")
+            .where(ComputeNode.cluster_id == cluster_id, ComputeNode.state != "down")
             .order_by(Rack.index, Server.index, ComputeNode.index))
     nodes = []
     for node, server_id, server_type, rack_id, pod in session.execute(stmt):
