@@ -26,18 +26,22 @@ function readEnv(path) {
       .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]));
 }
 
-/** Start `e3 up`; resolves to {url, token, api(path, init), stop()} once the API is ready. */
-export async function startBackend() {
+/** Start `e3 up`; resolves to {url, token, api(path, init), stop()} once the API is ready.
+ * With `localServers` > 0 it also starts the local cluster `local` of that many beefy servers, one real
+ * e3-agent each on loopback (`--mode local`: no root, no network namespaces), without the demo or its load;
+ * `localAgents()` lists them ({node, server, pid, log}). `e3 up` stops them when it stops. */
+export async function startBackend({ localServers = 0 } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "e3-e2e-"));
   const port = await freePort();
-  // Its own controller port, and no cluster of agents (neither local nor, as root, the emulated rack with
+  // Its own controller port, and no cluster of agents unless asked (never, as root, the emulated rack with
   // its demo under load): the flows below build the clusters they need.
   const env = {
     ...process.env,
     E3_API_PORT: String(port),
     E3_CONTROLLER_PORT: String(await freePort()),
-    E3_CLUSTER_MODE: "none",
-    E3_LOCAL_SERVERS: "0",
+    E3_CLUSTER_MODE: localServers > 0 ? "local" : "none",
+    E3_LOCAL_SERVERS: String(localServers),
+    E3_DEMO_RATE: "0",
     E3_DATA_DIR: join(dir, ".e3"),
   };
   for (const key of ["DATABASE_URL", "REDIS_URL", "E3_URL", "E3_TOKEN"]) delete env[key];
@@ -46,6 +50,8 @@ export async function startBackend() {
   proc.stdout.on("data", (d) => { log += d; });
   proc.stderr.on("data", (d) => { log += d; });
   const deadline = Date.now() + 120_000;
+  const agentsFile = join(dir, ".e3", "local-clusters", "local.json");
+  const localAgents = () => (existsSync(agentsFile) ? JSON.parse(readFileSync(agentsFile, "utf8")).agents : []);
   while (!log.includes("E3 is up")) {
     if (proc.exitCode !== null || Date.now() > deadline) {
       proc.kill("SIGKILL");
@@ -77,11 +83,28 @@ export async function startBackend() {
     }
   }
 
-  async function stop() {
-    if (proc.exitCode !== null) return;
-    proc.kill("SIGINT");
-    await new Promise((r) => proc.once("exit", r));
+  if (localServers > 0 && localAgents().length !== localServers) {
+    await stop();
+    throw new Error(`e3 up started ${localAgents().length} of ${localServers} local agents:\n${log.slice(-3000)}`);
   }
 
-  return { url, token, api, waitJob, stop, log: () => log };
+  /** SIGINT (it stops its agents, then itself); after 60 s, SIGKILL it and any agent of its still alive. */
+  async function stop() {
+    if (proc.exitCode !== null || proc.signalCode !== null) return;
+    const agents = localAgents();
+    const exited = new Promise((r) => proc.once("exit", r));
+    proc.kill("SIGINT");
+    let timer;
+    const late = new Promise((r) => { timer = setTimeout(() => r("late"), 60_000); timer.unref(); });
+    if ((await Promise.race([exited, late])) === "late") {
+      proc.kill("SIGKILL");
+      for (const a of agents) {
+        try { process.kill(a.pid, "SIGKILL"); } catch { /* gone already */ }
+      }
+      await exited;
+    }
+    clearTimeout(timer);
+  }
+
+  return { url, token, api, waitJob, stop, localAgents, log: () => log };
 }
