@@ -19,7 +19,11 @@ def get_session() -> Iterator[Session]:
         yield session
 
 
-SessionDep = Annotated[Session, Depends(get_session)]
+# scope="function": the commit runs when the route returns, before the response is sent. With FastAPI's default
+# ("request") it ran after: a client could be answered 201 and not find what it created in its next request
+# (seen in the e2e run: POST /applications 201, then POST /deployments 422 "no application named ..."), or be
+# answered success for a commit that then failed.
+SessionDep = Annotated[Session, Depends(get_session, scope="function")]
 
 
 def _bearer(request: Request) -> str:
