@@ -15,6 +15,7 @@ import { after, before, describe, test } from "node:test";
 
 import { startBackend } from "./backend.mjs";
 import { byId, launch, newTestPage, screenshot } from "./browser.mjs";
+import { canvasMarks, tooltipAt } from "./canvas.mjs";
 import { KEY, deployKv, fmt, running, startLoad, stats, waitFor } from "./cluster.mjs";
 
 const CLUSTER = "local";
@@ -154,44 +155,11 @@ describe("a live cluster of real agents", () => {
     await screenshot(dash, "live-dashboard");
   });
 
-  /** Points on the instance marks the canvas lets you drag (move cursor), one per mark. */
-  async function marks() {
-    return page.evaluate(() => {
-      const canvas = document.querySelector('[data-testid="cluster-canvas"]');
-      const r = canvas.getBoundingClientRect();
-      const found = [];
-      for (let y = r.top + 2; y < r.bottom; y += 3) {
-        for (let x = r.left + 2; x < r.right; x += 3) {
-          canvas.dispatchEvent(new MouseEvent("mousemove", { clientX: x, clientY: y, bubbles: true }));
-          if (canvas.style.cursor === "move" && !found.some((p) => Math.abs(p.x - x) <= 4 && Math.abs(p.y - y) <= 4)) {
-            found.push({ x, y });
-          }
-        }
-      }
-      return found;
-    });
-  }
-
-  /** The tooltip's text with the pointer at `at` ("" when none shows): the pointer leaves the canvas first, so
-   * that the tooltip read is the one for `at`, not the last one shown. */
-  async function tooltipAt(at) {
-    const tip = page.locator(".cluster-tooltip");
-    await page.mouse.move(1, 1);
-    await tip.waitFor({ state: "detached" });
-    await page.mouse.move(at.x, at.y);
-    try {
-      await tip.waitFor({ timeout: 2_000 });
-    } catch {
-      return "";
-    }
-    return tip.innerText();
-  }
-
   /** The mark of `dagNode`'s primary (its tooltip names the DAG node and "primary"), and its tooltip's text. */
   async function findPrimary(dagNode) {
-    for (const at of await marks()) {
+    for (const at of await canvasMarks(page)) {
       const point = { x: at.x + 1, y: at.y + 1 };
-      const text = await tooltipAt(point);
+      const text = await tooltipAt(page, point);
       if (text.includes(`${dagNode} (`) && /\bprimary\b/.test(text)) return { at: point, text };
     }
     return null;
