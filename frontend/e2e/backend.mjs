@@ -26,11 +26,16 @@ function readEnv(path) {
       .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]));
 }
 
+/** The status of the emulated rack `e3 up` starts as root (E3_CLUSTER_MODE=rack): cluster `rack`. */
+const RACK_STATUS = "/run/e3-racks/rack/supervisor.json";
+
 /** Start `e3 up`; resolves to {url, token, api(path, init), stop()} once the API is ready.
  * With `localServers` > 0 it also starts the local cluster `local` of that many beefy servers, one real
  * e3-agent each on loopback (`--mode local`: no root, no network namespaces), without the demo or its load;
- * `localAgents()` lists them ({node, server, pid, log}). `e3 up` stops them when it stops. */
-export async function startBackend({ localServers = 0 } = {}) {
+ * With `rackServers` > 0 (root, network namespaces) the emulated rack `rack` of that many type1-smartnic servers
+ * instead (an e3-agent per host, an e3-nic per SmartNIC). `clusterAgents()` lists the cluster's programs
+ * ({node, pid, ...}). `e3 up` stops them when it stops. */
+export async function startBackend({ localServers = 0, rackServers = 0 } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "e3-e2e-"));
   const port = await freePort();
   // Its own controller port, and no cluster of agents unless asked (never, as root, the emulated rack with
@@ -39,8 +44,9 @@ export async function startBackend({ localServers = 0 } = {}) {
     ...process.env,
     E3_API_PORT: String(port),
     E3_CONTROLLER_PORT: String(await freePort()),
-    E3_CLUSTER_MODE: localServers > 0 ? "local" : "none",
+    E3_CLUSTER_MODE: rackServers > 0 ? "rack" : localServers > 0 ? "local" : "none",
     E3_LOCAL_SERVERS: String(localServers),
+    E3_RACK_SERVERS: String(Math.max(rackServers, 1)),
     E3_DEMO_RATE: "0",
     E3_DATA_DIR: join(dir, ".e3"),
   };
@@ -50,8 +56,14 @@ export async function startBackend({ localServers = 0 } = {}) {
   proc.stdout.on("data", (d) => { log += d; });
   proc.stderr.on("data", (d) => { log += d; });
   const deadline = Date.now() + 120_000;
-  const agentsFile = join(dir, ".e3", "local-clusters", "local.json");
-  const localAgents = () => (existsSync(agentsFile) ? JSON.parse(readFileSync(agentsFile, "utf8")).agents : []);
+  // The cluster's programs ({node, pid, ...}): the local cluster's agents, or the rack's (its supervisor's status:
+  // an e3-nic per SmartNIC node, an e3-agent per host).
+  const agentsFile = rackServers > 0 ? RACK_STATUS : join(dir, ".e3", "local-clusters", "local.json");
+  const clusterAgents = () => {
+    if (!existsSync(agentsFile)) return [];
+    const state = JSON.parse(readFileSync(agentsFile, "utf8"));
+    return (rackServers > 0 ? state.processes : state.agents).filter((a) => a.pid);
+  };
   while (!log.includes("E3 is up")) {
     if (proc.exitCode !== null || Date.now() > deadline) {
       proc.kill("SIGKILL");
@@ -83,15 +95,16 @@ export async function startBackend({ localServers = 0 } = {}) {
     }
   }
 
-  if (localServers > 0 && localAgents().length !== localServers) {
+  const wanted = rackServers > 0 ? 2 * rackServers : localServers; // a type1 server: its host and one SmartNIC
+  if (wanted > 0 && clusterAgents().length !== wanted) {
     await stop();
-    throw new Error(`e3 up started ${localAgents().length} of ${localServers} local agents:\n${log.slice(-3000)}`);
+    throw new Error(`e3 up started ${clusterAgents().length} of ${wanted} agents:\n${log.slice(-3000)}`);
   }
 
   /** SIGINT (it stops its agents, then itself); after 60 s, SIGKILL it and any agent of its still alive. */
   async function stop() {
     if (proc.exitCode !== null || proc.signalCode !== null) return;
-    const agents = localAgents();
+    const agents = clusterAgents();
     const exited = new Promise((r) => proc.once("exit", r));
     proc.kill("SIGINT");
     let timer;
@@ -106,5 +119,5 @@ export async function startBackend({ localServers = 0 } = {}) {
     clearTimeout(timer);
   }
 
-  return { url, token, api, waitJob, stop, localAgents, log: () => log };
+  return { url, token, api, waitJob, stop, clusterAgents, log: () => log };
 }

@@ -9,16 +9,18 @@ const loadgenBin = process.env.E3_LOADGEN_BIN ?? join(repo, "build/agents/e3-loa
 
 export const KEY = "e2e-key";
 
-/** api_gateway → kvs with one backup (the integration tests' trio application), named `name`. */
-export function kvApplication(name) {
+/** api_gateway → kvs with one backup (the integration tests' trio application), named `name`; `platforms` may pin
+ * each ({gw: "host", kv: "smartnic"}). */
+export function kvApplication(name, platforms = {}) {
+  const on = (id) => (platforms[id] ? { constraints: { platform: platforms[id] } } : {});
   return {
     apiVersion: "e3/v1",
     kind: "Application",
     metadata: { name },
     spec: {
       nodes: [
-        { id: "gw", service: "api_gateway", replicas: 0, config: { keys: KEY, rate: "1000000", burst: "1000000" } },
-        { id: "kv", service: "kvs", replicas: 1 },
+        { id: "gw", service: "api_gateway", replicas: 0, config: { keys: KEY, rate: "1000000", burst: "1000000" }, ...on("gw") },
+        { id: "kv", service: "kvs", replicas: 1, ...on("kv") },
       ],
       edges: [{ from: "gw", to: "kv" }],
     },
@@ -46,8 +48,8 @@ export async function running(backend, deploymentId) {
 }
 
 /** Create the application and deploy it on `cluster` (HCM); resolves to {deploymentId, placed} once it runs. */
-export async function deployKv(backend, cluster, name) {
-  await backend.api("/api/v1/applications", { method: "POST", body: JSON.stringify(kvApplication(name)) });
+export async function deployKv(backend, cluster, name, platforms = {}) {
+  await backend.api("/api/v1/applications", { method: "POST", body: JSON.stringify(kvApplication(name, platforms)) });
   const started = await backend.api("/api/v1/deployments", {
     method: "POST", body: JSON.stringify({ application: name, cluster }),
   });

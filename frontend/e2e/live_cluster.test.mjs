@@ -1,16 +1,19 @@
-// End to end against a running cluster of real agents: `e3 up` with its local cluster `local` (3 beefy servers,
-// one e3-agent each on loopback: `--mode local`, no root or network namespaces needed), api_gateway → kvs with one
-// backup placed by HCM, and e3-loadgen sending writes through the gateway so that heartbeats carry requests.
+// End to end against a running cluster of real agents: as root with network namespaces, `e3 up`'s emulated rack
+// `rack` (3 type1-smartnic servers: an e3-agent per host, an e3-nic per SmartNIC, in namespaces), with the kvs on
+// the SmartNICs; else its local cluster `local` (3 beefy servers, one e3-agent each on loopback: `--mode local`).
+// E3_E2E_CLUSTER=rack|local chooses. api_gateway → kvs with one backup placed by HCM, and e3-loadgen sending
+// writes through the gateway so that heartbeats carry requests.
 // In Debian Chromium a person:
 //  1. opens the dashboard and sees queue depths and joules per request, current and changing; the run prints
 //     heartbeat → pixel latency (the heartbeat's ts to the DOM, and to the frame, that show it) and frame times;
 //  2. drags the kvs primary onto the one server that can take it, confirms, sees the steps complete and the
 //     instance drawn on its new node;
-//  3. kills that node's agent (SIGKILL) and sees the node go down on the dashboard and failover events in the
-//     cluster page's timeline.
+//  3. kills that node's program (SIGKILL: on the rack, the SmartNIC's e3-nic) and sees the node go down on the
+//     dashboard and failover events in the cluster page's timeline.
 // Timing figures are printed, never asserted (a noisy machine); behaviour is asserted. Screenshots go to
 // frontend/test-results/ (live-*.png).
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { after, before, describe, test } from "node:test";
 
 import { startBackend } from "./backend.mjs";
@@ -18,7 +21,17 @@ import { byId, launch, newTestPage, screenshot } from "./browser.mjs";
 import { canvasMarks, tooltipAt } from "./canvas.mjs";
 import { KEY, deployKv, fmt, running, startLoad, stats, waitFor } from "./cluster.mjs";
 
-const CLUSTER = "local";
+/** The emulated rack when this process may build one (root, `ip netns` works), unless E3_E2E_CLUSTER says. */
+function useRack() {
+  const asked = process.env.E3_E2E_CLUSTER;
+  if (asked) return asked === "rack";
+  return process.getuid?.() === 0 && spawnSync("ip", ["netns", "list"]).status === 0;
+}
+
+const RACK = useRack();
+const CLUSTER = RACK ? "rack" : "local";
+const KV_KIND = RACK ? "smartnic" : "host"; // where the kvs runs, and where it is moved to
+const NODES = RACK ? 6 : 3;
 const APP = "e2e-kv";
 const MEASURE_MS = 5_000;
 const PAYLOAD = `${KEY} client-1\\nPUT k{seq} v`; // \n for e3-loadgen: the gateway's line, then the kvs's
@@ -35,8 +48,8 @@ let placed; // gw, kv, kv-backup as the API placed them
 let target; // the node the kvs primary is moved to
 
 before(async () => {
-  backend = await startBackend({ localServers: 3 });
-  ({ deploymentId, placed } = await deployKv(backend, CLUSTER, APP));
+  backend = await startBackend(RACK ? { rackServers: 3 } : { localServers: 3 });
+  ({ deploymentId, placed } = await deployKv(backend, CLUSTER, APP, RACK ? { gw: "host", kv: "smartnic" } : {}));
   console.log(`placed: ${Object.entries(placed).map(([k, i]) => `${k} on ${i.node}`).join(", ")}`);
   load = startLoad(placed.gw, PAYLOAD, { rate: RATE });
   browser = await launch();
@@ -52,9 +65,9 @@ after(async () => {
 
 const card = (name, freshness) => dash.locator(`${byId(`node-card-${name}`)}${freshness ? `[data-freshness="${freshness}"]` : ""}`);
 
-async function hostNames() {
+async function nodeNames(kind) {
   const { items } = await backend.api(`/api/v1/clusters/${CLUSTER}/nodes?limit=500`);
-  return items.filter((n) => n.kind === "host").map((n) => n.name);
+  return items.filter((n) => !kind || n.kind === kind).map((n) => n.name);
 }
 
 /** The queue of every node and the application's J/request as shown, with whether each is current. */
@@ -72,8 +85,8 @@ async function readFigures(nodes) {
 describe("a live cluster of real agents", () => {
   test("dashboard: queue depth and joules per request shown as current and changing; heartbeat → pixel; frames",
        { timeout: 90_000 }, async () => {
-    const nodes = await hostNames();
-    assert.equal(nodes.length, 3);
+    const nodes = await nodeNames();
+    assert.equal(nodes.length, NODES);
     await dash.goto(`${backend.url}/#/clusters/${CLUSTER}/dashboard`);
     for (const name of nodes) await card(name, "current").waitFor();
     await dash.locator(`${byId(`app-row-${APP}`)} ${byId("app-joules")}[data-old="false"]`).waitFor();
@@ -190,19 +203,19 @@ describe("a live cluster of real agents", () => {
     return null;
   }
 
-  test("migration: drag the kvs primary onto another server's host, confirm, the steps complete, drawn on its new node",
+  test("migration: drag the kvs primary onto another server's node of its kind, confirm, the steps complete, drawn on its new node",
        { timeout: 120_000 }, async () => {
     const taken = new Set([placed.kv.server, placed["kv-backup"].server]);
-    const hosts = await hostNames();
-    target = hosts.find((n) => !taken.has(n.split("/")[0]));
-    assert.ok(target, `no server free of the kvs shard among ${hosts}`);
+    const candidates = await nodeNames(KV_KIND);
+    target = candidates.find((n) => !taken.has(n.split("/")[0]));
+    assert.ok(target, `no server free of the kvs shard among ${candidates}`);
 
     await page.goto(`${backend.url}/#/clusters/${CLUSTER}`);
     await page.locator(`${byId("cluster-canvas")}[data-render-ms]`).waitFor({ timeout: 60_000 });
     await page.locator(byId("app-filter")).selectOption(APP);
     const kv = await findPrimary("kv");
     assert.ok(kv, "the kvs primary's mark was not found on the canvas");
-    assert.match(kv.text, new RegExp(`${placed.kv.node.replace("/", "\\/")} \\(host\\)`));
+    assert.match(kv.text, new RegExp(`${placed.kv.node.replace("/", "\\/")} \\(${KV_KIND}\\)`));
     const drop = await findNode(target, kv.at);
     assert.ok(drop, `${target} was not found on the canvas`);
 
@@ -240,19 +253,19 @@ describe("a live cluster of real agents", () => {
     await page.locator(byId("migration-panel")).getByRole("button", { name: "Close" }).click();
     const moved = await waitFor(async () => {
       const found = await findPrimary("kv");
-      return found?.text.includes(`${target} (host)`) ? found : null;
+      return found?.text.includes(`${target} (${KV_KIND})`) ? found : null;
     }, `the kvs primary drawn on ${target}`, 15_000, 500);
     await page.mouse.click(moved.at.x, moved.at.y);
     const details = page.locator(byId("instance-details"));
     await details.waitFor();
-    assert.match(await details.innerText(), new RegExp(`Node\\s+${target.replace("/", "\\/")} \\(host\\)`));
+    assert.match(await details.innerText(), new RegExp(`Node\\s+${target.replace("/", "\\/")} \\(${KV_KIND}\\)`));
     await screenshot(page, "live-migrate-done");
   });
 
   test("failover: kill -9 the agent of the kvs primary's node; the node goes down, failover in the timeline",
        { timeout: 90_000 }, async () => {
     assert.ok(target, "the migration did not run");
-    const victim = backend.localAgents().find((a) => a.node === target);
+    const victim = backend.clusterAgents().find((a) => a.node === target);
     assert.ok(victim, `no agent runs ${target}`);
     await page.locator(byId("timeline-connection")).filter({ hasText: "live" }).waitFor();
     const failovers = page.locator(`${byId("timeline-entry")}[data-kind^="failover."]`);
