@@ -84,14 +84,17 @@ int dp_every(uint64_t *next, unsigned period_ms) {
 
 void dp_poll_loop(dp_poll_fn poll, void *ctx, const atomic_int *quit, int busy) {
     unsigned idle = 0;
+    long sleep_us = DP_IDLE_SLEEP_US;
     while (!atomic_load_explicit(quit, memory_order_relaxed)) {
         if (poll(ctx)) {
             idle = 0;
+            sleep_us = DP_IDLE_SLEEP_US;
             continue;
         }
         if (busy || ++idle < DP_IDLE_SPINS) continue;
-        struct timespec ts = {0, DP_IDLE_SLEEP_US * 1000L};
+        struct timespec ts = {0, sleep_us * 1000L};
         nanosleep(&ts, NULL);
+        if (sleep_us < DP_IDLE_SLEEP_MAX_US) sleep_us *= 2;
     }
 }
 

@@ -6,8 +6,9 @@
  *   - a tx queue per port, flushed in bursts, what the port refuses dropped as tx_full;
  *   - an MP/SC ring as a dp_stack's transmit (engine workers send from any thread);
  *   - link state and periodic timers on the timer cycles;
- *   - the loop itself: adaptive (sleep DP_IDLE_SLEEP_US after DP_IDLE_SPINS empty passes, so an
- *     emulated device does not burn a host core) or busy (never sleeps, as firmware does).
+ *   - the loop itself: adaptive (sleep DP_IDLE_SLEEP_US after DP_IDLE_SPINS empty passes, doubling
+ *     up to DP_IDLE_SLEEP_MAX_US while nothing comes, so an emulated device does not burn a host
+ *     core) or busy (never sleeps, as firmware does).
  * Counters are relaxed atomics: one writer (the loop), readers on any thread.
  */
 #ifndef E3DP_POLL_H
@@ -27,7 +28,8 @@
 
 #define DP_BURST 32            /* packets per rx/tx burst */
 #define DP_IDLE_SPINS 512      /* empty passes before an adaptive loop sleeps */
-#define DP_IDLE_SLEEP_US 50    /* its sleep, microseconds */
+#define DP_IDLE_SLEEP_US 50    /* its first sleep, microseconds */
+#define DP_IDLE_SLEEP_MAX_US 200 /* each further empty pass doubles the sleep, up to this */
 #define DP_SWEEP_MS 5          /* request-timeout sweep period, milliseconds */
 #define DP_LINK_CHECK_MS 10    /* link state poll period, milliseconds */
 #define DP_PORT_DESC 1024      /* rx and tx descriptors per port (dp_port_start) */
