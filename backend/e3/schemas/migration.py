@@ -95,6 +95,9 @@ class EventPublic(BaseModel):
     kind: str = Field(description="e.g. node.down, migration.step, migration.succeeded, command.nack")
     cluster_id: uuid.UUID | None
     subject: str = Field(description="What it concerns, e.g. node/<id>, instance/<id>, deployment/<id>")
+    application: str | None = Field(None, description="The application of the deployment, instance or migration "
+                                                      "it concerns, as named when it was recorded (data.application); "
+                                                      "none for a node's own events")
     data: dict
 
 

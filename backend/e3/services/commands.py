@@ -292,7 +292,8 @@ def record_outcome(session: Session, cluster_id: uuid.UUID | None, node_id: uuid
     if command is not None:
         command.state, command.error = ("acked" if ok else "nacked"), error
         command.answered_at = datetime.now(timezone.utc)
-        data.update(command=command.kind, instance_id=str(command.instance_id) if command.instance_id else None)
+        data.update(command=command.kind, instance_id=str(command.instance_id) if command.instance_id else None,
+                    application=events.application_of(session, instance_id=command.instance_id))
         if command.kind == "deploy_instance" and command.instance_id:
             instance = session.get(Instance, command.instance_id, with_for_update=True)
             # a seeding backup is the seed migration's to mark running, once its state is in (port routed)

@@ -103,6 +103,7 @@ def run_placement(session: Session, job_id: uuid.UUID) -> None:
         return
     cluster = session.get(Cluster, deployment.cluster_id)
     version = session.get(ApplicationVersion, deployment.application_version_id)
+    application = session.get(Application, deployment.application_id).name
     problem = problem_from_document(version.spec, anti_affinity=deployment.anti_affinity)
     nodes = cluster_capacities(session, cluster.id)
 
@@ -115,7 +116,8 @@ def run_placement(session: Session, job_id: uuid.UUID) -> None:
         error = placement_error_body(version.spec, exc)
         deployment.state, deployment.error = "failed", error
         jobs.mark_finished(session, job, error=error, message=exc.message)
-        events.emit(session, "deployment.failed", f"deployment/{deployment.id}", cluster.id, error=exc.message)
+        events.emit(session, "deployment.failed", f"deployment/{deployment.id}", cluster.id, application=application,
+                    error=exc.message)
         return
     instances = problem.instances
     session.execute(insert(Instance), [
@@ -125,22 +127,23 @@ def run_placement(session: Session, job_id: uuid.UUID) -> None:
         for i, inst in enumerate(instances)])
     deployment.state = "placed"
     deployment.prediction = predict(problem, nodes, placement).as_dict()
-    deploying = _issue_deploys(session, cluster.id, deployment.id)
+    deploying = _issue_deploys(session, cluster.id, deployment.id, application)
     job.result = {"algorithm": deployment.algorithm, "runtime_ms": round(placement.runtime_ms, 3),
                   "optimal": placement.optimal, "instances": len(instances), "details": placement.details}
     jobs.mark_finished(session, job, error=None,
                        message=f"placed {len(instances)} instances with {deployment.algorithm} "
                                f"in {placement.runtime_ms:.0f} ms{deploying}")
-    events.emit(session, "deployment.placed", f"deployment/{deployment.id}", cluster.id, instances=len(instances))
+    events.emit(session, "deployment.placed", f"deployment/{deployment.id}", cluster.id, application=application,
+                instances=len(instances))
 
 
-def _issue_deploys(session: Session, cluster_id: uuid.UUID, deployment_id: uuid.UUID) -> str:
+def _issue_deploys(session: Session, cluster_id: uuid.UUID, deployment_id: uuid.UUID, application: str) -> str:
     """Send the agents of the cluster what the placement implies; a note for the job's message."""
     try:
         nodes = commands.issue_deploys(session, cluster_id)
     except commands.NoFreePort as exc:
         events.emit(session, "deployment.commands_failed", f"deployment/{deployment_id}", cluster_id,
-                    error=str(exc))
+                    application=application, error=str(exc))
         return f"; not deployed to agents: {exc}"
     commands.notify(session, nodes)
     return f"; deploying to {len(nodes)} agent-run node(s)" if nodes else ""

@@ -4,6 +4,10 @@ Each transaction that adds events also sends a Postgres NOTIFY on `e3_events` (s
 delivered when it commits, never for one rolled back): live readers LISTEN and read on from their cursor
 (`list_events(since=...)`), so a burst of events costs them one read and an event is pushed only once
 it is stored.
+
+An event that concerns a deployment, an instance or a migration carries its application's name in
+`data.application`, written when it is recorded (`application_of`): the instance or deployment may be
+gone by the time the event is read. Events about a node alone (node.down, failover.started) have none.
 """
 
 import uuid
@@ -12,18 +16,40 @@ from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
 from e3.core.errors import FieldError, ValidationFailed
-from e3.models import Cluster, Event
+from e3.models import Application, Cluster, Deployment, Event, Instance
 
 
 NOTIFY_CHANNEL = "e3_events"
 
 
 def emit(session: Session, kind: str, subject: str, cluster_id: uuid.UUID | None = None, **data) -> None:
+    """Add an event to the session's transaction. An `application` of None is left out of its data."""
+    if data.get("application") is None:
+        data.pop("application", None)
     session.add(Event(kind=kind, subject=subject, cluster_id=cluster_id, data=data))
     transaction = session.get_transaction()
     if session.info.get(NOTIFY_CHANNEL) is not transaction:  # one NOTIFY per transaction is enough
         session.execute(text(f"NOTIFY {NOTIFY_CHANNEL}"))
         session.info[NOTIFY_CHANNEL] = session.get_transaction()
+
+
+def application_of(session: Session, *, instance_id: uuid.UUID | str | None = None,
+                   deployment_id: uuid.UUID | None = None) -> str | None:
+    """The name of the application an instance or a deployment belongs to (None when there is none), for
+    an event's `application`."""
+    if instance_id is not None:
+        try:
+            instance_id = uuid.UUID(str(instance_id))
+        except ValueError:
+            return None
+        stmt = (select(Application.name).join(Deployment, Deployment.application_id == Application.id)
+                .join(Instance, Instance.deployment_id == Deployment.id).where(Instance.id == instance_id))
+    elif deployment_id is not None:
+        stmt = (select(Application.name).join(Deployment, Deployment.application_id == Application.id)
+                .where(Deployment.id == deployment_id))
+    else:
+        return None
+    return session.scalar(stmt)
 
 
 def cluster_id_named(session: Session, cluster: str) -> uuid.UUID:
@@ -34,15 +60,23 @@ def cluster_id_named(session: Session, cluster: str) -> uuid.UUID:
     return cluster_id
 
 
-def list_events(session: Session, *, since: int = 0, limit: int = 100, kind: str | None = None,
-                cluster: str | None = None, subject: str | None = None) -> list[dict]:
-    """Up to `limit` events with an id above `since`, oldest first. `kind` ending in "." is a prefix."""
-    stmt = select(Event).where(Event.id > since).order_by(Event.id).limit(limit)
+def list_events(session: Session, *, since: int = 0, limit: int = 100, last: int | None = None,
+                kind: str | None = None, cluster: str | None = None, subject: str | None = None,
+                application: str | None = None) -> list[dict]:
+    """Up to `limit` events with an id above `since`, oldest first; with `last`, the newest `last` of them
+    instead (still oldest first). `kind` ending in "." is a prefix."""
+    stmt = select(Event).where(Event.id > since)
     if kind:
         stmt = stmt.where(Event.kind.startswith(kind, autoescape=True) if kind.endswith(".") else Event.kind == kind)
     if cluster:
         stmt = stmt.where(Event.cluster_id == cluster_id_named(session, cluster))
     if subject:
         stmt = stmt.where(Event.subject == subject)
-    return [dict(id=e.id, ts=e.ts, kind=e.kind, cluster_id=e.cluster_id, subject=e.subject, data=e.data)
-            for e in session.scalars(stmt)]
+    if application:
+        stmt = stmt.where(Event.data["application"].astext == application)
+    if last is None:
+        rows = list(session.scalars(stmt.order_by(Event.id).limit(limit)))
+    else:
+        rows = list(session.scalars(stmt.order_by(Event.id.desc()).limit(last)))[::-1]
+    return [dict(id=e.id, ts=e.ts, kind=e.kind, cluster_id=e.cluster_id, subject=e.subject,
+                 application=e.data.get("application"), data=e.data) for e in rows]

@@ -53,6 +53,7 @@ class _Deployment:
         self.instances = list(session.scalars(select(Instance).where(Instance.deployment_id == deployment.id)
                                               .order_by(Instance.ordinal)))
         self.up = up  # the cluster's nodes that are up, with every deployment's reservations
+        self.application = events.application_of(session, deployment_id=deployment.id)  # for its events
 
     def place(self, keys: list[tuple], lost_node: uuid.UUID, down: set[uuid.UUID]) -> dict[tuple, uuid.UUID | None]:
         """Nodes for `keys` (dag node, shard, replica) by HCM, one at a time, the deployment's other instances
@@ -125,13 +126,15 @@ def _end_migrations(session: Session, instance_ids: list[uuid.UUID], node_name: 
     for m in session.scalars(select(Migration).where(Migration.instance_id.in_(instance_ids),
                                                      Migration.state.in_(ACTIVE_MIGRATION_STATES))):
         m.state, m.error = "failed", dict(code="node_down", message=f"{node_name} went down; failed over")
-        events.emit(session, "migration.failed", f"instance/{m.instance_id}", m.cluster_id, migration_id=str(m.id),
+        events.emit(session, "migration.failed", f"instance/{m.instance_id}", m.cluster_id,
+                    application=events.application_of(session, instance_id=m.instance_id), migration_id=str(m.id),
                     error=m.error["message"], code="node_down")
 
 
 def _fail_over_deployment(session: Session, dep: _Deployment, gone: list[Instance], down: set[uuid.UUID],
                           names: dict, cluster_id: uuid.UUID) -> list[uuid.UUID]:
     gone_ids = {i.id for i in gone}
+    app = dep.application
     lost_node = gone[0].node_id
     shards = defaultdict(list)
     for inst in dep.instances:
@@ -150,14 +153,14 @@ def _fail_over_deployment(session: Session, dep: _Deployment, gone: list[Instanc
             backup = min((i for i in live if i.role == "backup"), key=lambda i: i.replica, default=None)
             if backup is None:
                 replace.append(inst)
-                events.emit(session, "failover.state_lost", subject, cluster_id, dag_node=inst.dag_node,
-                            shard=inst.shard, reason="no backup running on a node that is up")
+                events.emit(session, "failover.state_lost", subject, cluster_id, application=app,
+                            dag_node=inst.dag_node, shard=inst.shard, reason="no backup running on a node that is up")
                 continue
             freed = backup.replica
             backup.replica, backup.role, backup.ordinal = 0, "primary", inst.ordinal
             backup.aliases = [*(backup.aliases or ()), str(inst.id), *(inst.aliases or ())]
-            events.emit(session, "failover.promoted", f"instance/{backup.id}", cluster_id, replaces=str(inst.id),
-                        dag_node=inst.dag_node, shard=inst.shard, node=names.get(backup.node_id),
+            events.emit(session, "failover.promoted", f"instance/{backup.id}", cluster_id, application=app,
+                        replaces=str(inst.id), dag_node=inst.dag_node, shard=inst.shard, node=names.get(backup.node_id),
                         lost_node=names.get(lost_node))
             new_backups.append((backup, freed))
         else:
@@ -177,23 +180,24 @@ def _fail_over_deployment(session: Session, dep: _Deployment, gone: list[Instanc
         target = placed[(inst.dag_node, inst.shard, inst.replica)]
         if target is None:
             inst.state, inst.port, inst.error = "failed", None, dict(code="no_room", message="no node has room")
-            events.emit(session, "failover.unplaced", f"instance/{inst.id}", cluster_id, dag_node=inst.dag_node,
-                        shard=inst.shard, reason="no node that is up has room for it")
+            events.emit(session, "failover.unplaced", f"instance/{inst.id}", cluster_id, application=app,
+                        dag_node=inst.dag_node, shard=inst.shard, reason="no node that is up has room for it")
             continue
         inst.node_id, inst.state, inst.port, inst.error = target, "placed", None, None
-        events.emit(session, "failover.replaced", f"instance/{inst.id}", cluster_id, dag_node=inst.dag_node,
-                    shard=inst.shard, node=names.get(target), stateful=_stateful(inst))
+        events.emit(session, "failover.replaced", f"instance/{inst.id}", cluster_id, application=app,
+                    dag_node=inst.dag_node, shard=inst.shard, node=names.get(target), stateful=_stateful(inst))
     return [seed for primary, replica in new_backups
             if (seed := _new_backup(session, primary, replica, placed[(primary.dag_node, primary.shard, replica)],
-                                    names, cluster_id)) is not None]
+                                    names, cluster_id, app)) is not None]
 
 
 def _new_backup(session: Session, primary: Instance, replica: int, target: uuid.UUID | None, names: dict,
-                cluster_id: uuid.UUID) -> uuid.UUID | None:
+                cluster_id: uuid.UUID, application: str | None) -> uuid.UUID | None:
     """A new backup of `primary`'s shard on `target` (`seeding`) and the seed migration that fills it."""
     if target is None:
-        events.emit(session, "failover.unprotected", f"instance/{primary.id}", cluster_id, dag_node=primary.dag_node,
-                    shard=primary.shard, reason="no node in another fault domain has room for a new backup")
+        events.emit(session, "failover.unprotected", f"instance/{primary.id}", cluster_id, application=application,
+                    dag_node=primary.dag_node, shard=primary.shard,
+                    reason="no node in another fault domain has room for a new backup")
         return None
     ordinal = session.scalar(select(Instance.ordinal).where(Instance.deployment_id == primary.deployment_id)
                              .order_by(Instance.ordinal.desc()).limit(1)) + 1
@@ -207,8 +211,9 @@ def _new_backup(session: Session, primary: Instance, replica: int, target: uuid.
                      state="pending", steps=[], stateful=True, requested_by="failover")
     session.add(seed)
     session.flush()
-    events.emit(session, "failover.backup_placed", f"instance/{backup.id}", cluster_id, primary=str(primary.id),
-                dag_node=primary.dag_node, shard=primary.shard, node=names.get(target), migration_id=str(seed.id))
+    events.emit(session, "failover.backup_placed", f"instance/{backup.id}", cluster_id, application=application,
+                primary=str(primary.id), dag_node=primary.dag_node, shard=primary.shard, node=names.get(target),
+                migration_id=str(seed.id))
     return seed.id
 
 

@@ -99,6 +99,7 @@ class _Run:
         self.seed = migration.kind == "seed"
         self.source = session.get(ComputeNode, migration.source_node_id)
         self.target = session.get(ComputeNode, migration.target_node_id)
+        self.application = events.application_of(session, instance_id=migration.instance_id)
 
     # --- the record -----------------------------------------------------------------------------
     def _entry(self, name: str) -> dict | None:
@@ -121,8 +122,8 @@ class _Run:
             self.s.commit()
 
     def _event(self, kind: str, **data) -> None:
-        events.emit(self.s, kind, f"instance/{self.m.instance_id}", self.m.cluster_id, migration_id=str(self.m.id),
-                    **data)
+        events.emit(self.s, kind, f"instance/{self.m.instance_id}", self.m.cluster_id, application=self.application,
+                    migration_id=str(self.m.id), **data)
 
     def _finish(self, state: str, error: dict | None = None) -> None:
         self.m.state, self.m.error, self.m.finished_at = state, error, _now()

@@ -207,6 +207,7 @@ def request_migration(session: Session, instance_id: uuid.UUID, target_node: str
     audit.record(session, actor, "migration.create", f"migration/{migration.id}", instance=str(instance.id),
                  source=source.name, target_node=target.name, reason=reason)
     events.emit(session, "migration.requested", f"instance/{instance.id}", migration.cluster_id,
+                application=events.application_of(session, deployment_id=ctx.deployment.id),
                 migration_id=str(migration.id), source=source.name, target=target.name, reason=reason,
                 requested_by=actor.name)
     return dict(dry_run=False, migration_id=migration.id, status_url=f"/api/v1/migrations/{migration.id}",
@@ -218,5 +219,6 @@ def fail_unqueued(session: Session, migration_id: uuid.UUID, reason: str) -> Non
     m = session.get(Migration, migration_id)
     m.state, m.error = "failed", dict(code="queue_unavailable", message=reason)
     m.finished_at = datetime.now(timezone.utc)
-    events.emit(session, "migration.failed", f"instance/{m.instance_id}", m.cluster_id, migration_id=str(m.id),
+    events.emit(session, "migration.failed", f"instance/{m.instance_id}", m.cluster_id,
+                application=events.application_of(session, instance_id=m.instance_id), migration_id=str(m.id),
                 error=reason)

@@ -38,14 +38,17 @@ def act_on_detection(session, cluster_id: uuid.UUID, detection: Detection, mode:
     """Record a detection, decide, and in `migrate` mode request the migration (committed by the caller's
     transaction; the migration is then queued by the caller)."""
     subject = f"node/{detection.node_id}"
+    # an overload concerns one instance (its application); a host starvation the node, until a decision picks one
+    app = events.application_of(session, instance_id=detection.instance_id)
     events.emit(session, "orchestrator.detection", subject, cluster_id, trouble=detection.kind,
-                instance_id=detection.instance_id, detail=detection.detail)
+                instance_id=detection.instance_id, detail=detection.detail, application=app)
     outcome = decide(detection, cluster_views.cluster_view(session, cluster_id))
     if not isinstance(outcome, Decision):
         events.emit(session, "orchestrator.no_decision", subject, cluster_id, trouble=detection.kind,
-                    reason=outcome.reason, detail=outcome.detail)
+                    reason=outcome.reason, detail=outcome.detail, application=app)
         return Acted(False)
-    events.emit(session, "orchestrator.decision", subject, cluster_id, trouble=detection.kind,
+    app = events.application_of(session, instance_id=outcome.instance_id)
+    events.emit(session, "orchestrator.decision", subject, cluster_id, trouble=detection.kind, application=app,
                 instance_id=outcome.instance_id, target_node_id=str(outcome.target_node_id), level=outcome.level,
                 mode=mode, detail=outcome.detail)
     if mode != "migrate":
@@ -59,7 +62,8 @@ def act_on_detection(session, cluster_id: uuid.UUID, detection: Detection, mode:
         session.rollback()
         why = "; ".join(e.message for e in exc.errors) or exc.message
         events.emit(session, "orchestrator.no_decision", subject, cluster_id, trouble=detection.kind,
-                    reason=f"migration refused ({exc.code}): {why}", detail=dict(instance_id=outcome.instance_id))
+                    application=app, reason=f"migration refused ({exc.code}): {why}",
+                    detail=dict(instance_id=outcome.instance_id))
         return Acted(True)
     return Acted(True, migration.id)
 

@@ -1,5 +1,6 @@
 """GET /api/v1/events/stream against a real `e3 api` process: events pushed as they are committed (never one
-rolled back), filtered by kind, resumed after Last-Event-ID; refusals before the stream starts."""
+rolled back), filtered by kind and application, started with the newest `last`, resumed after Last-Event-ID
+(which wins over `last`); refusals before the stream starts."""
 
 import json
 import threading
@@ -99,3 +100,48 @@ def test_refusals_come_before_the_stream(api_server, make_token):
     assert r.status_code == 422 and r.json()["errors"][0]["field"] == "cluster"
     r = httpx.get(url, params={"since": -1}, headers={"Authorization": f"Bearer {reader}"})
     assert r.status_code == 422
+
+
+def test_last_starts_with_the_newest_events_oldest_first_then_goes_on_live(stream):
+    for n in range(5):
+        _emit("test.old", n=n)
+    reader = stream("?last=2")
+    assert [e["data"]["n"] for e in reader.wait_for(2)] == [3, 4]
+    _emit("test.new", n=5)
+    assert [e["data"]["n"] for e in reader.wait_for(3)] == [3, 4, 5]
+    time.sleep(0.2)
+    assert len(reader.events) == 3  # nothing older came after
+
+
+def test_a_resume_or_since_wins_over_last(stream):
+    for n in range(5):
+        _emit("test.old", n=n)
+    first = stream("?last=1").wait_for(1)
+    resumed = stream("?last=1", **{"Last-Event-ID": str(first[0]["id"] - 3)})  # after n=1: nothing skipped
+    assert [e["data"]["n"] for e in resumed.wait_for(3)] == [2, 3, 4]
+    since = stream(f"?last=1&since={first[0]['id'] - 2}")
+    assert [e["data"]["n"] for e in since.wait_for(2)] == [3, 4]
+
+
+def test_the_application_filter_keeps_that_applications_events(stream):
+    _emit("migration.requested", application="shop")
+    _emit("node.down")
+    _emit("migration.requested", application="iot")
+    _emit("migration.succeeded", application="shop")
+    got = stream("?application=shop").wait_for(2)
+    assert [(e["kind"], e["application"]) for e in got] == [("migration.requested", "shop"),
+                                                             ("migration.succeeded", "shop")]
+    _emit("migration.step", application="iot")
+    _emit("migration.step", application="shop")
+    assert [e["kind"] for e in stream("?application=shop").wait_for(3)][-1] == "migration.step"
+    newest = stream("?application=shop&last=1").wait_for(1)
+    assert [(e["kind"], e["data"]["application"]) for e in newest] == [("migration.step", "shop")]
+
+
+@pytest.mark.parametrize("last", [0, 1001, "x"])
+def test_a_bad_last_is_refused_naming_the_field(api_server, admin_token, last):
+    for path in ("/api/v1/events/stream", "/api/v1/events"):
+        r = httpx.get(f"{api_server}{path}", params={"last": last},
+                      headers={"Authorization": f"Bearer {admin_token}"})
+        assert r.status_code == 422, r.text
+        assert r.json()["errors"][0]["field"] == "last", r.json()

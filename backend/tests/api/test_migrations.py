@@ -149,3 +149,17 @@ def test_events_are_read_in_order_after_a_cursor_filtered_by_kind(client, placed
     assert client.get("/api/v1/events", params={"cluster": "nope"}).status_code == 422
     empty = client.get("/api/v1/events", params={"since": ids[-1]}).json()
     assert empty == {"items": [], "next_since": ids[-1]}
+
+
+def test_events_carry_their_application_and_the_newest_are_read_with_last(client, placed):
+    (placed_event,) = client.get("/api/v1/events", params={"kind": "deployment.placed"}).json()["items"]
+    assert placed_event["application"] == placed_event["data"]["application"] == "mig"
+    everything = client.get("/api/v1/events", params={"limit": 1000}).json()["items"]
+    newest = client.get("/api/v1/events", params={"last": 2}).json()
+    assert [e["id"] for e in newest["items"]] == [e["id"] for e in everything[-2:]]  # oldest first
+    assert newest["next_since"] == everything[-1]["id"]
+    since = client.get("/api/v1/events", params={"last": 2, "since": everything[0]["id"], "limit": 1000}).json()
+    assert [e["id"] for e in since["items"]] == [e["id"] for e in everything[1:]]  # since wins
+    mine = client.get("/api/v1/events", params={"application": "mig", "limit": 1000}).json()["items"]
+    assert placed_event["id"] in [e["id"] for e in mine] and {e["application"] for e in mine} == {"mig"}
+    assert client.get("/api/v1/events", params={"application": "other"}).json()["items"] == []

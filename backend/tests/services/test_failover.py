@@ -73,8 +73,13 @@ def test_the_backup_is_promoted_under_the_lost_primarys_id_and_a_new_backup_is_s
         forgotten = {c.payload["instance_id"] for c in session.scalars(
             select(NodeCommand).where(NodeCommand.node_id == running.lost, NodeCommand.kind == "remove_instance"))}
         assert forgotten == {str(running.primary), str(running.gw)}
-        kinds = [e.kind for e in session.scalars(select(Event).where(Event.kind.startswith("failover."))
-                                                 .order_by(Event.id))]
+        failover_events = list(session.scalars(select(Event).where(Event.kind.startswith("failover."))
+                                               .order_by(Event.id)))
+        kinds = [e.kind for e in failover_events]
+        # each event about an instance names its application, the node's own ones none
+        assert {(e.kind, e.data.get("application")) for e in failover_events} == {
+            ("failover.started", None), ("failover.done", None), ("failover.backup_placed", "fo"),
+            ("failover.promoted", "fo"), ("failover.replaced", "fo"), ("failover.state_lost", "fo")}
     assert kinds[0] == "failover.started" and kinds[-1] == "failover.done"
     # api_gateway keeps state (its rate limiter) and had no backup: its state is lost, and said so
     assert sorted(kinds[1:-1]) == ["failover.backup_placed", "failover.promoted", "failover.replaced",

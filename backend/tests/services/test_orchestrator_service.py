@@ -1,5 +1,6 @@
 """The controller's orchestrator acting on detections against a real database: events for the detection and
-the decision, the migration it requests (migrate mode) or not (observe mode), and the reasons nothing moves.
+the decision, the migration it requests (migrate mode) or not (observe mode), and the reasons nothing moves;
+each event about an instance names its application.
 Also the heartbeat side: which heartbeats reach the detector, one action per node at a time, the cool-down."""
 
 import asyncio
@@ -13,6 +14,7 @@ from sqlalchemy import select, update
 from e3.core.db import session_scope
 from e3.models import ComputeNode, Event, Instance, Migration
 from e3.orchestrator.detection import HOST_STARVATION, OVERLOAD, Detection, DetectionPolicy
+from e3.services import migration_runner
 from e3.services.orchestrator import Acted, DataplaneOrchestrator, act_on_detection
 
 APP = {
@@ -68,6 +70,20 @@ def test_starvation_moves_the_busiest_movable_instance_to_the_same_servers_host(
     assert [k for k, _ in _events("migration.")] == ["migration.requested"]
 
 
+def test_the_events_of_a_decision_and_its_migration_name_the_application(on_a_nic):
+    shares = {str(on_a_nic.gw): 0.3}
+    with session_scope() as session:
+        acted = act_on_detection(session, on_a_nic.cluster, _starvation(on_a_nic.nic, shares), "migrate")
+    with session_scope() as session:  # the migration's first steps, as the API issues them
+        assert migration_runner.begin(session, acted.migration_id)
+    (_, detection), (_, decision) = _events()
+    assert "application" not in detection  # a starving host concerns the node, not one application
+    assert decision["application"] == "orch"
+    steps = _events("migration.")
+    assert [k for k, _ in steps][:2] == ["migration.requested", "migration.step"]
+    assert {d["application"] for _, d in steps} == {"orch"}
+
+
 def test_observe_mode_records_the_decision_and_moves_nothing(on_a_nic):
     with session_scope() as session:
         acted = act_on_detection(session, on_a_nic.cluster, _starvation(on_a_nic.nic, {}), "observe")
@@ -90,6 +106,7 @@ def test_nothing_moves_when_no_instance_may_and_the_reason_is_an_event(on_a_nic)
     (_, detection), (kind, why) = _events()
     assert detection["trouble"] == OVERLOAD and detection["instance_id"] == str(on_a_nic.pinned)
     assert kind == "orchestrator.no_decision" and "may move" in why["reason"]
+    assert detection["application"] == why["application"] == "orch"  # an overload is one instance's
     assert why["detail"]["refused"] == {str(on_a_nic.gw): "already migrating",
                                         str(on_a_nic.pinned): "constrained to smartnic"}
 

@@ -14,18 +14,25 @@ from e3.schemas.migration import EventsPublic
 from e3.services import event_feed, events
 
 router = APIRouter(prefix="/events", tags=["events"])
-SinceQuery = Annotated[int, Query(ge=0, description="Only events with a larger id (0: from the start)")]
+SinceQuery = Annotated[int | None, Query(ge=0, description="Only events with a larger id (0, the default: from "
+                                                            "the start); wins over `last`")]
+LastQuery = Annotated[int | None, Query(ge=1, le=1000, description="Start with the newest this many matching "
+                                                                   "events (oldest first); ignored with `since`")]
 KindQuery = Annotated[str | None, Query(max_length=63, description="A kind, or a prefix ending in '.' "
                                                                    "(e.g. migration.)")]
+ApplicationQuery = Annotated[str | None, Query(max_length=63, description="Only events about this application's "
+                                                                          "deployments, instances and migrations")]
 
 
 @router.get("", response_model=EventsPublic)
-def list_events(session: SessionDep, actor: ReadDep, since: SinceQuery = 0,
-                limit: Annotated[int, Query(ge=1, le=1000)] = 100, kind: KindQuery = None,
-                cluster: str | None = None, subject: str | None = None) -> dict:
-    """Events after `since`, oldest first; poll with the returned `next_since`."""
-    items = events.list_events(session, since=since, limit=limit, kind=kind, cluster=cluster, subject=subject)
-    return dict(items=items, next_since=items[-1]["id"] if items else since)
+def list_events(session: SessionDep, actor: ReadDep, since: SinceQuery = None, last: LastQuery = None,
+                limit: Annotated[int, Query(ge=1, le=1000, description="At most this many (not with `last`)")] = 100,
+                kind: KindQuery = None, cluster: str | None = None, subject: str | None = None,
+                application: ApplicationQuery = None) -> dict:
+    """Events after `since` (or the newest `last`), oldest first; poll with the returned `next_since`."""
+    items = events.list_events(session, since=since or 0, limit=limit, last=None if since is not None else last,
+                               kind=kind, cluster=cluster, subject=subject, application=application)
+    return dict(items=items, next_since=items[-1]["id"] if items else since or 0)
 
 
 def _sse(items: list[dict]) -> bytes:
@@ -39,20 +46,28 @@ def _sse(items: list[dict]) -> bytes:
             responses={200: {"content": {"text/event-stream": {}},
                              "description": "Server-sent events, one per event (`id`, `event`: its kind, `data`: "
                                             "the event as JSON), and a comment line every 15 s"}})
-async def stream_events(request: Request, since: SinceQuery = 0, kind: KindQuery = None, cluster: str | None = None,
-                        subject: str | None = None,
+async def stream_events(request: Request, since: SinceQuery = None, last: LastQuery = None, kind: KindQuery = None,
+                        cluster: str | None = None, subject: str | None = None, application: ApplicationQuery = None,
                         last_event_id: Annotated[int | None, Header(ge=0, description="Resume after this id "
-                                                                                        "(wins over since)")] = None):
+                                                                                        "(wins over since and last)")]
+                        = None):
     """Events as they are stored, pushed as server-sent events: first those after `since` (or the
-    `Last-Event-ID` a reconnecting client sends), then each new one within milliseconds of its commit."""
+    `Last-Event-ID` a reconnecting client sends; or the newest `last`), then each new one within
+    milliseconds of its commit."""
     await asyncio.to_thread(authorize, request, "read")
-    start = since if last_event_id is None else last_event_id
-    if cluster:  # an unknown cluster is a 422 now, not a broken stream later
+    start = last_event_id if last_event_id is not None else since
+    filters = dict(kind=kind, cluster=cluster, subject=subject, application=application)
+    backlog: list[dict] = []
+    if start is None and last is not None:  # a resume goes on from its cursor; only a fresh stream starts with last
+        backlog = await asyncio.to_thread(in_session, events.list_events, last=last, **filters)
+        start = backlog[-1]["id"] if backlog else 0
+    elif cluster:  # an unknown cluster is a 422 now, not a broken stream later
         await asyncio.to_thread(in_session, events.cluster_id_named, cluster)
 
     async def body():
-        async for items in event_feed.follow(get_settings().database_url, start, kind=kind, cluster=cluster,
-                                             subject=subject):
+        if backlog:
+            yield _sse(backlog)
+        async for items in event_feed.follow(get_settings().database_url, start or 0, **filters):
             yield _sse(items)
 
     return StreamingResponse(body(), media_type="text/event-stream",
