@@ -1,7 +1,7 @@
 // The dashboard's figures as text, each with its unit; a dash when there is no figure. en-US, like the
 // rest of the UI, so tests and screenshots agree.
 
-import { MISSING, formatPercent, formatSignificant, formatWithUnit } from "../lib/deployFormat";
+import { MISSING, formatDecimals, formatPercent, formatSignificant, formatWithUnit } from "../lib/deployFormat";
 import type { LiveTotals } from "../live/types";
 
 type LiveAggregatePower = LiveTotals["power"];
@@ -25,7 +25,7 @@ export const formatLatencyMs = (ms: unknown): string => (finite(ms) ? formatLate
 /** A traffic-manager queue depth in packets. */
 export function formatQueue(packets: unknown): string {
   if (!finite(packets)) return MISSING;
-  return `${Math.round(packets).toLocaleString("en-US")} pkt`;
+  return `${formatDecimals(Math.round(packets), 0)} pkt`;
 }
 
 /** How long ago: "0.4 s", "12 s", "3 min", "2 h" (one decimal only below 10 s, so the text does not churn). */
@@ -41,7 +41,7 @@ export function formatAge(ms: unknown): string {
 /** Dollars, whole: "$13,950". */
 export function formatUsd(usd: unknown): string {
   if (!finite(usd)) return MISSING;
-  return `$${Math.round(usd).toLocaleString("en-US")}`;
+  return `$${formatDecimals(Math.round(usd), 0)}`;
 }
 
 /** An electricity price: "$0.0733/kWh". */

@@ -7,6 +7,20 @@ function finite(value: unknown): value is number {
   return typeof value === "number" && Number.isFinite(value);
 }
 
+// One en-US formatter per number of decimals, made once: `toLocaleString` with options builds a new
+// Intl.NumberFormat on every call, the dashboard's most expensive script while live data arrives.
+const formatters = new Map<number, Intl.NumberFormat>();
+
+/** `value` in en-US with thousands separated and at most `decimals` decimals ("12,345.6"). */
+export function formatDecimals(value: number, decimals: number): string {
+  let formatter = formatters.get(decimals);
+  if (!formatter) {
+    formatter = new Intl.NumberFormat("en-US", { minimumFractionDigits: 0, maximumFractionDigits: decimals });
+    formatters.set(decimals, formatter);
+  }
+  return formatter.format(value);
+}
+
 /** `value` with about three significant digits (thousands separated), or null. */
 export function formatSignificant(value: unknown): string | null {
   if (!finite(value)) return null;
@@ -16,7 +30,7 @@ export function formatSignificant(value: unknown): string | null {
   else if (abs >= 10) digits = 1;
   else if (abs >= 1) digits = 2;
   else digits = Math.min(12, 2 - Math.floor(Math.log10(abs)));
-  return value.toLocaleString("en-US", { minimumFractionDigits: 0, maximumFractionDigits: digits });
+  return formatDecimals(value, digits);
 }
 
 /** `value` followed by `unit` ("86.2 ms"), or the dash. */
