@@ -382,7 +382,7 @@ export interface paths {
         };
         /**
          * List Events
-         * @description Events after `since`, oldest first; poll with the returned `next_since`.
+         * @description Events after `since` (or the newest `last`), oldest first; poll with the returned `next_since`.
          */
         get: operations["list_events"];
         put?: never;
@@ -403,7 +403,8 @@ export interface paths {
         /**
          * Stream Events
          * @description Events as they are stored, pushed as server-sent events: first those after `since` (or the
-         *     `Last-Event-ID` a reconnecting client sends), then each new one within milliseconds of its commit.
+         *     `Last-Event-ID` a reconnecting client sends; or the newest `last`), then each new one within
+         *     milliseconds of its commit.
          */
         get: operations["stream_events"];
         put?: never;
@@ -1121,6 +1122,11 @@ export interface components {
         };
         /** EventPublic */
         EventPublic: {
+            /**
+             * Application
+             * @description The application of the deployment, instance or migration it concerns, as named when it was recorded (data.application); none for a node's own events
+             */
+            application?: string | null;
             /** Cluster Id */
             cluster_id: string | null;
             /** Data */
@@ -4998,13 +5004,18 @@ export interface operations {
     list_events: {
         parameters: {
             query?: {
-                /** @description Only events with a larger id (0: from the start) */
-                since?: number;
+                /** @description Only events with a larger id (0, the default: from the start); wins over `last` */
+                since?: number | null;
+                /** @description Start with the newest this many matching events (oldest first); ignored with `since` */
+                last?: number | null;
+                /** @description At most this many (not with `last`) */
                 limit?: number;
                 /** @description A kind, or a prefix ending in '.' (e.g. migration.) */
                 kind?: string | null;
                 cluster?: string | null;
                 subject?: string | null;
+                /** @description Only events about this application's deployments, instances and migrations */
+                application?: string | null;
             };
             header?: never;
             path?: never;
@@ -5107,15 +5118,19 @@ export interface operations {
     stream_events: {
         parameters: {
             query?: {
-                /** @description Only events with a larger id (0: from the start) */
-                since?: number;
+                /** @description Only events with a larger id (0, the default: from the start); wins over `last` */
+                since?: number | null;
+                /** @description Start with the newest this many matching events (oldest first); ignored with `since` */
+                last?: number | null;
                 /** @description A kind, or a prefix ending in '.' (e.g. migration.) */
                 kind?: string | null;
                 cluster?: string | null;
                 subject?: string | null;
+                /** @description Only events about this application's deployments, instances and migrations */
+                application?: string | null;
             };
             header?: {
-                /** @description Resume after this id (wins over since) */
+                /** @description Resume after this id (wins over since and last) */
                 "last-event-id"?: number | null;
             };
             path?: never;

@@ -62,6 +62,13 @@ export function EventTimeline({ events, lookup, connection, error, attempt, appl
   const [categories, setCategories] = useState<ReadonlySet<Category>>(() => new Set(DEFAULT_CATEGORIES));
   const entries = useMemo(() => events.map((e) => toEntry(e, lookup)), [events, lookup]);
   const shown = useMemo(() => visibleEntries(entries, { application, categories }, SHOWN), [entries, application, categories]);
+  // The layout's applications, then those only events still name (deleted since)
+  const options = useMemo(() => {
+    const known = new Set(applications);
+    const gone = new Set<string>();
+    for (const e of entries) for (const a of e.applications) if (!known.has(a)) gone.add(a);
+    return [...applications, ...[...gone].sort()];
+  }, [applications, entries]);
   const toggle = (c: Category) =>
     setCategories((prev) => {
       const next = new Set(prev);
@@ -89,7 +96,7 @@ export function EventTimeline({ events, lookup, connection, error, attempt, appl
           Application
           <select data-testid="timeline-app" value={application} onChange={(e) => setApplication(e.target.value)}>
             <option value="">All</option>
-            {applications.map((a) => (
+            {options.map((a) => (
               <option key={a} value={a}>
                 {a}
               </option>

@@ -79,7 +79,17 @@ describe("timeline entries", () => {
     expect(p.refs.map((x) => x.label)).toEqual(["kvs shard 2 backup 1", "s0/host", "s0/nic0"]);
     const u = toEntry(ev("failover.unplaced", `instance/${gone}`, { dag_node: "kvs", shard: 0, reason: "no room" }), lookup);
     expect(u.refs).toEqual([{ kind: "instance", index: null, id: gone, label: "instance 99999999" }]);
-    expect(u.applications).toEqual([]);
+    expect(u.applications).toEqual([]); // an old event: it does not name its application
+  });
+
+  it("uses the application an event names, even for an instance the layout no longer has", () => {
+    const gone = "99999999-0000-0000-0000-000000000000";
+    const u = toEntry({ ...ev("failover.unplaced", `instance/${gone}`, { dag_node: "kvs", shard: 0, application: "shop" }), application: "shop" }, lookup);
+    expect(u.applications).toEqual(["shop"]);
+    // in data only (as an event read by an older client's type); and the event's own wins over the layout's guess
+    const d = toEntry(ev("orchestrator.decision", `node/${N1}`, { trouble: "overload", instance_id: I0, target_node_id: N0, application: "iot-ts" }), lookup);
+    expect(d.applications).toEqual(["iot-ts"]); // s0/host also holds nfv-fin, but the decision is about iot-ts
+    expect(matches(u, { application: "shop", categories: ALL })).toBe(true);
   });
 
   it("falls back to the raw kind for others, and works without a layout", () => {

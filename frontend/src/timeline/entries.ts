@@ -1,6 +1,8 @@
 // Events (GET /events, /events/stream) as timeline entries: a category to filter by, one line of
 // text, and the nodes and instances each concerns, resolved against the cluster's layout so a click
-// can find them on the drawing. Pure.
+// can find them on the drawing. An event's application is its own (recorded with it, so it survives
+// the instance); only events without one (a node's own, or recorded before events named it) are
+// given the applications the layout places on their instances and nodes. Pure.
 
 import type { EventRow } from "../api/client";
 
@@ -97,7 +99,7 @@ export interface TimelineEntry {
   category: Category;
   text: string;
   refs: Ref[];
-  /** Applications it concerns (through its instances, or the instances on its nodes). */
+  /** Applications it concerns: the event's own, else through its instances or the instances on its nodes. */
   applications: string[];
   tone: "ok" | "bad" | "warn" | "info";
 }
@@ -141,7 +143,7 @@ function trouble(v: unknown): string {
 }
 
 /** The entry for one event. */
-export function toEntry(e: Pick<EventRow, "id" | "ts" | "kind" | "subject" | "data">, lookup: Lookup): TimelineEntry {
+export function toEntry(e: Pick<EventRow, "id" | "ts" | "kind" | "subject" | "data" | "application">, lookup: Lookup): TimelineEntry {
   const d = (e.data ?? {}) as Record<string, unknown>;
   const [subjectKind, subjectId] = e.subject.includes("/") ? [e.subject.slice(0, e.subject.indexOf("/")), e.subject.slice(e.subject.indexOf("/") + 1)] : [e.subject, ""];
   const refs: Ref[] = [];
@@ -278,6 +280,9 @@ export function toEntry(e: Pick<EventRow, "id" | "ts" | "kind" | "subject" | "da
     }
   }
 
+  const own = str(e.application) ?? str(d.application);
+  const category = categoryOf(e.kind);
+  if (own !== null) return { id: e.id, ts: e.ts, kind: e.kind, category, text, refs, applications: [own], tone };
   const applications = new Set<string>();
   const deploymentApp = subjectKind === "deployment" ? lookup.appOfDeployment.get(subjectId) : undefined;
   if (deploymentApp) applications.add(deploymentApp);
@@ -291,7 +296,7 @@ export function toEntry(e: Pick<EventRow, "id" | "ts" | "kind" | "subject" | "da
       for (const app of lookup.appsOfNode.get(r.index) ?? []) applications.add(app);
     }
   }
-  return { id: e.id, ts: e.ts, kind: e.kind, category: categoryOf(e.kind), text, refs, applications: [...applications].sort(), tone };
+  return { id: e.id, ts: e.ts, kind: e.kind, category, text, refs, applications: [...applications].sort(), tone };
 }
 
 export interface TimelineFilter {

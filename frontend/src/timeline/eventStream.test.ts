@@ -5,6 +5,18 @@ import { EventStream, type EventStreamState, parseEventData } from "./eventStrea
 const sse = (id: number, kind = "node.up") =>
   `id: ${id}\nevent: ${kind}\ndata: ${JSON.stringify({ id, ts: "2026-11-22T02:00:00Z", kind, cluster_id: null, subject: "node/x", data: {} })}\n\n`;
 
+/** A fetch answering `answers` in turn and recording what was asked. */
+function recordingFetch(answers: (() => Response)[]) {
+  const requests: { url: string; headers: Record<string, string> }[] = [];
+  const fetchFn = vi.fn(async (url: string | URL | Request, init?: RequestInit) => {
+    requests.push({ url: String(url), headers: init?.headers as Record<string, string> });
+    const answer = answers.shift();
+    if (!answer) throw new TypeError("fetch failed");
+    return answer();
+  });
+  return { requests, fetchFn: fetchFn as unknown as typeof fetch };
+}
+
 /** A response whose body yields `chunks` and then ends (or stays open when `open`). */
 function streamResponse(chunks: string[], open = false): Response {
   const body = new ReadableStream<Uint8Array>({
@@ -24,6 +36,9 @@ async function until(check: () => boolean): Promise<void> {
 describe("the event stream", () => {
   it("parses an event's data, and rejects what is not one", () => {
     expect(parseEventData('{"id": 3, "kind": "node.up", "subject": "node/x", "ts": "t", "data": {"a": 1}}')).toMatchObject({ id: 3, data: { a: 1 } });
+    expect(parseEventData('{"id": 4, "kind": "migration.step", "subject": "instance/i", "application": "shop", "data": {"application": "shop"}}')?.application).toBe("shop");
+    expect(parseEventData('{"id": 5, "kind": "migration.step", "subject": "instance/i", "data": {"application": "shop"}}')?.application).toBe("shop");
+    expect(parseEventData('{"id": 6, "kind": "node.up", "subject": "node/n", "data": {}}')?.application).toBeNull();
     expect(parseEventData("{}")).toBeNull();
     expect(parseEventData("not json")).toBeNull();
   });
@@ -63,6 +78,35 @@ describe("the event stream", () => {
     expect(states.map((s) => s.connection)).toContain("reconnecting");
     expect(states.at(-1)?.connection).toBe("live");
     expect(stream.cursor).toBe(5);
+  });
+
+  it("asks for the newest `last` first, then resumes after the last event received, not the newest again", async () => {
+    const { requests, fetchFn } = recordingFetch([
+      () => new Response("oops", { status: 502 }), // lost before any event: the newest are asked for again
+      () => streamResponse([sse(41), sse(42)]), // the newest two, then the connection broke
+      () => streamResponse([sse(43)], true),
+    ]);
+    const got: EventRow[] = [];
+    const stream = new EventStream({
+      cluster: "rack",
+      token: "e3_t",
+      origin: "http://api",
+      last: 200,
+      fetch: fetchFn,
+      backoffMs: () => 0,
+      onEvents: (e) => got.push(...e),
+      onState: () => {},
+    });
+    stream.start();
+    await until(() => got.length === 3);
+    stream.stop();
+    expect(requests.map((r) => r.url)).toEqual([
+      "http://api/api/v1/events/stream?cluster=rack&last=200",
+      "http://api/api/v1/events/stream?cluster=rack&last=200",
+      "http://api/api/v1/events/stream?cluster=rack&since=42",
+    ]);
+    expect(requests.map((r) => r.headers["Last-Event-ID"])).toEqual([undefined, undefined, "42"]);
+    expect(got.map((e) => e.id)).toEqual([41, 42, 43]);
   });
 
   it("stops on a refusal and says why", async () => {

@@ -1,7 +1,8 @@
-// GET /events/stream read with fetch (EventSource cannot send the Authorization header): the backlog
-// first, then each event as it is committed. A lost stream is opened again after a backoff with
-// Last-Event-ID set to the last id received, so nothing is missed and nothing comes twice (the
-// caller's buffer also drops ids it has seen). No React here.
+// GET /events/stream read with fetch (EventSource cannot send the Authorization header): the newest
+// `last` events (or those after `since`) first, then each event as it is committed. A lost stream is
+// opened again after a backoff with Last-Event-ID set to the last id received (which wins over `last`
+// on the server), so nothing is missed and nothing comes twice (the caller's buffer also drops ids it
+// has seen). No React here.
 
 import type { EventRow } from "../api/client";
 import { SseParser } from "../live/sse";
@@ -21,8 +22,10 @@ export interface EventStreamOptions {
   token: string;
   onEvents: (events: EventRow[]) => void;
   onState: (state: EventStreamState) => void;
-  /** Resume after this id (0: the whole backlog). */
+  /** Resume after this id (0: the whole backlog, or the newest `last`). */
   since?: number;
+  /** With nothing received yet: start with the newest this many events (1..1000) instead of the whole backlog. */
+  last?: number;
   origin?: string;
   fetch?: typeof fetch;
   backoffMs?: (attempt: number) => number;
@@ -39,7 +42,9 @@ export function parseEventData(data: string): EventRow | null {
   try {
     const e = JSON.parse(data) as Partial<EventRow>;
     if (typeof e.id !== "number" || typeof e.kind !== "string" || typeof e.subject !== "string") return null;
-    return { id: e.id, ts: String(e.ts ?? ""), kind: e.kind, subject: e.subject, cluster_id: e.cluster_id ?? null, data: e.data ?? {} };
+    const fields = e.data ?? {};
+    const application = e.application ?? (typeof fields.application === "string" ? fields.application : null);
+    return { id: e.id, ts: String(e.ts ?? ""), kind: e.kind, subject: e.subject, cluster_id: e.cluster_id ?? null, application, data: fields };
   } catch {
     return null;
   }
@@ -88,7 +93,8 @@ export class EventStream {
     this.abort = abort;
     this.o.onState({ connection: this.attempt === 0 ? "connecting" : "reconnecting", error: null, attempt: this.attempt });
     const origin = this.o.origin ?? globalThis.location?.origin ?? "";
-    const url = `${origin}/api/v1/events/stream?cluster=${encodeURIComponent(this.o.cluster)}&since=${this.lastId}`;
+    const from = this.lastId === 0 && this.o.last !== undefined ? `last=${this.o.last}` : `since=${this.lastId}`;
+    const url = `${origin}/api/v1/events/stream?cluster=${encodeURIComponent(this.o.cluster)}&${from}`;
     const headers: Record<string, string> = { Authorization: `Bearer ${this.o.token}`, Accept: "text/event-stream" };
     if (this.lastId > 0) headers["Last-Event-ID"] = String(this.lastId);
     this.arm();
