@@ -665,12 +665,15 @@ int cmd_replication(cmd_state *s, const char *instance_id, rep_counters *out) {
     return in != NULL;
 }
 
-void cmd_latency(void *ctx, uint32_t engine_id, lat_summary *out) {
+void cmd_latency(void *ctx, const eng_inst_stats *insts, size_t n, lat_summary *out) {
     cmd_state *s = ctx;
-    memset(out, 0, sizeof(*out));
+    memset(out, 0, n * sizeof(*out));
     pthread_mutex_lock(&s->lock);
-    for (size_t i = 0; i < s->n_insts; i++)
-        if (s->insts[i].engine_id == engine_id && s->insts[i].stage) pl_inst_latency(s->insts[i].stage, out);
+    for (size_t i = 0; i < s->n_insts; i++) {
+        if (!s->insts[i].stage) continue;
+        for (size_t j = 0; j < n; j++)
+            if (insts[j].instance_id == s->insts[i].engine_id) pl_inst_latency(s->insts[i].stage, &out[j]);
+    }
     pthread_mutex_unlock(&s->lock);
 }
 

@@ -117,8 +117,8 @@ int cmd_replication(cmd_state *s, const char *instance_id, rep_counters *out);
  * cumulative since the state was created (removed instances keep counting). Any thread. */
 void cmd_net(void *ctx, hb_net *out);
 
-/* hb_latency_fn (ctx = a cmd_state): the request latencies of the instance running as engine
- * instance `engine_id` since the previous call (zero if it is not serving here). */
-void cmd_latency(void *ctx, uint32_t engine_id, lat_summary *out);
+/* hb_latency_fn (ctx = a cmd_state): the request latencies of each engine instance in `insts`
+ * since the previous call (zero for one not serving here); one pass under the lock. */
+void cmd_latency(void *ctx, const eng_inst_stats *insts, size_t n, lat_summary *out);
 
 #endif

@@ -87,8 +87,7 @@ static void hb_build(hb_agent *a, hb_record *r) {
     }
     r->n_instances = eng_stats_all(a->cfg.engine, r->instances, HB_MAX_INSTANCES);
     size_t n = r->n_instances < HB_MAX_INSTANCES ? r->n_instances : HB_MAX_INSTANCES;
-    for (size_t i = 0; a->cfg.latency && i < n; i++)
-        a->cfg.latency(a->cfg.net_ctx, r->instances[i].instance_id, &r->latency[i]);
+    if (a->cfg.latency) a->cfg.latency(a->cfg.net_ctx, r->instances, n, r->latency);
     atomic_fetch_add(&a->records, 1);
 }
 

@@ -37,9 +37,9 @@ typedef struct hb_net {
 /* Fills `out` with the node's current traffic counters; called on the timer thread. */
 typedef void (*hb_net_fn)(void *ctx, hb_net *out);
 
-/* Fills `out` with engine instance `engine_id`'s request latencies since the previous call (zero
- * when unknown); called on the timer thread, once per instance per record. */
-typedef void (*hb_latency_fn)(void *ctx, uint32_t engine_id, lat_summary *out);
+/* Fills `out[i]` with engine instance `insts[i]`'s request latencies since the previous call (zero
+ * when unknown), for i < n; called on the timer thread, once per record. */
+typedef void (*hb_latency_fn)(void *ctx, const eng_inst_stats *insts, size_t n, lat_summary *out);
 
 /* One heartbeat record. */
 typedef struct hb_record {

@@ -440,10 +440,6 @@ uint64_t rep_primary_drain(rep_primary *p, uint32_t timeout_ms) {
     return owed;
 }
 
-size_t rep_primary_backups(const rep_primary *p) {
-    return p->n;
-}
-
 void rep_primary_counters(rep_primary *p, rep_counters *out) {
     memset(out, 0, sizeof(*out));
     out->sent = atomic_load(&p->sent);

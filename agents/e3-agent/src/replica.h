@@ -124,9 +124,6 @@ uint64_t rep_primary_drain(rep_primary *p, uint32_t timeout_ms);
  * memory goes when the last update in flight is answered or failed. NULL is fine. */
 void rep_primary_release(rep_primary *p);
 
-/* Number of backups. */
-size_t rep_primary_backups(const rep_primary *p);
-
 /* The primary's counters (sent, resent, replicated, failed, dropped, outstanding; the backup
  * ones 0). Any thread. */
 void rep_primary_counters(rep_primary *p, rep_counters *out);
