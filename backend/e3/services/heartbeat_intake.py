@@ -46,12 +46,16 @@ def heartbeat_dict(hb) -> dict:
                            for i in hb.instances])
 
 
+def _instance_text(qid: str, req: int, ex: float, ema: float, share: float, lat_n: int, lat_avg: float,
+                   lat_p99: float) -> str:
+    return (f'{{"id": {qid}, "requests": {req}, "exec_us": {ex!r}, "exec_ema_us": {ema!r}, "cpu_share": {share!r}, '
+            f'"lat_n": {lat_n}, "lat_avg_us": {lat_avg!r}, "lat_p99_us": {lat_p99!r}}}')
+
+
 def instance_json(qid: str, inst) -> str:
     """One InstanceStats as stored and published (`qid`: its id, already a JSON string)."""
-    return (f'{{"id": {qid}, "requests": {inst.requests_completed}, "exec_us": {inst.exec_time_us!r}, '
-            f'"exec_ema_us": {inst.exec_time_ema_us!r}, "cpu_share": {inst.cpu_share!r}, '
-            f'"lat_n": {inst.latency_count}, "lat_avg_us": {inst.latency_avg_us!r}, '
-            f'"lat_p99_us": {inst.latency_p99_us!r}}}')
+    return _instance_text(qid, inst.requests_completed, inst.exec_time_us, inst.exec_time_ema_us, inst.cpu_share,
+                          inst.latency_count, inst.latency_avg_us, inst.latency_p99_us)
 
 
 def _bulk(s: str) -> str:
@@ -163,13 +167,14 @@ class HeartbeatIntake:
                 for inst in instances:
                     iid, req = inst.instance_id, inst.requests_completed
                     ex, ema, share = inst.exec_time_us, inst.exec_time_ema_us, inst.cpu_share
+                    lat_n, lat_avg, lat_p99 = inst.latency_count, inst.latency_avg_us, inst.latency_p99_us
                     if not (0 < len(iid) <= _MAX_ID and 0.0 <= ex < _INF and 0.0 <= ema < _INF
                             and req <= _INT64_MAX and 0.0 <= share <= 1.0 and (iid in ids or iid.isprintable())
-                            and inst.latency_count <= _INT64_MAX and 0.0 <= inst.latency_avg_us < _INF
-                            and 0.0 <= inst.latency_p99_us < _INF):
+                            and lat_n <= _INT64_MAX and 0.0 <= lat_avg < _INF and 0.0 <= lat_p99 < _INF):
                         ok = False
                         break
-                    parts.append(instance_json(ids.get(iid) or self._instance_id(iid), inst))
+                    parts.append(_instance_text(ids.get(iid) or self._instance_id(iid), req, ex, ema, share,
+                                                lat_n, lat_avg, lat_p99))
             if not ok:
                 if wall is None:
                     wall = datetime.fromtimestamp(wall_ns / _NS, timezone.utc)
