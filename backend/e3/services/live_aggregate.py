@@ -114,10 +114,11 @@ def parse_heartbeat(fields: dict) -> dict | None:
 class NodeWindow:
     """One node's heartbeats of the last RATE_WINDOW_S (before its latest), oldest first."""
 
-    __slots__ = ("items",)
+    __slots__ = ("items", "_stats")
 
     def __init__(self) -> None:
         self.items: deque[dict] = deque()
+        self._stats: tuple[dict, dict] | None = None  # instance_stats() since the last heartbeat
 
     @property
     def latest(self) -> dict | None:
@@ -128,6 +129,7 @@ class NodeWindow:
         if self.items and hb["t"] <= self.items[-1]["t"]:
             return False
         self.items.append(hb)
+        self._stats = None
         while len(self.items) > 2 and self.items[1]["t"] < hb["t"] - RATE_WINDOW_S:
             self.items.popleft()
         return True
@@ -135,34 +137,34 @@ class NodeWindow:
     def span(self) -> float:
         return self.items[-1]["t"] - self.items[0]["t"] if len(self.items) > 1 else 0.0
 
-    def instance_rates(self) -> dict[str, tuple[float, float | None]]:
-        """Per instance: (requests/s, request-weighted mean exec time in µs or None without requests)
-        over the window; empty until there are two heartbeats."""
+    def instance_stats(self) -> tuple[dict[str, tuple[float, float | None]], dict[str, tuple[int, float, float]]]:
+        """Over the window (the heartbeats after the first), in one pass, kept until the next heartbeat:
+        - rates: per instance, (requests/s, request-weighted mean exec time in µs or None without requests);
+          empty until there are two heartbeats;
+        - latencies: per instance that answered requests OK, (requests, their mean latency µs, the highest
+          per-heartbeat p99 µs)."""
+        if self._stats is not None:
+            return self._stats
         span = self.span()
-        if span <= 0:
-            return {}
         counts: dict[str, list[float]] = {}
+        lat: dict[str, list[float]] = {}
         for hb in list(self.items)[1:]:
             for i in hb["instances"]:
                 c = counts.setdefault(i["id"], [0, 0.0])
                 c[0] += i["requests"]
                 c[1] += i["requests"] * i["exec_us"]
-        for i in self.items[-1]["instances"]:
-            counts.setdefault(i["id"], [0, 0.0])
-        return {iid: (n / span, total / n if n else None) for iid, (n, total) in counts.items()}
-
-    def instance_latency(self) -> dict[str, tuple[int, float, float]]:
-        """Per instance that answered requests OK over the window (the heartbeats after the first, like the
-        rates): (requests, their mean latency µs, the highest per-heartbeat p99 µs)."""
-        out: dict[str, list[float]] = {}
-        for hb in list(self.items)[1:]:
-            for i in hb["instances"]:
                 if i["lat_n"] > 0:
-                    c = out.setdefault(i["id"], [0, 0.0, 0.0])
-                    c[0] += i["lat_n"]
-                    c[1] += i["lat_n"] * i["lat_avg_us"]
-                    c[2] = max(c[2], i["lat_p99_us"])
-        return {iid: (int(n), total / n, p99) for iid, (n, total, p99) in out.items()}
+                    m = lat.setdefault(i["id"], [0, 0.0, 0.0])
+                    m[0] += i["lat_n"]
+                    m[1] += i["lat_n"] * i["lat_avg_us"]
+                    m[2] = max(m[2], i["lat_p99_us"])
+        rates: dict[str, tuple[float, float | None]] = {}
+        if span > 0:
+            for i in self.items[-1]["instances"]:
+                counts.setdefault(i["id"], [0, 0.0])
+            rates = {iid: (n / span, total / n if n else None) for iid, (n, total) in counts.items()}
+        self._stats = rates, {iid: (int(n), total / n, p99) for iid, (n, total, p99) in lat.items()}
+        return self._stats
 
     def mean_watts(self) -> float:
         return sum(hb["power_watts"] for hb in self.items) / len(self.items)
@@ -184,7 +186,7 @@ def node_view(meta: NodeMeta, window: NodeWindow | None, state: str, state_since
                 stale=is_stale(hb, now))
     if hb is None:
         return view | dict(queue_len=None, cpu_util=None, power=None, instances=[])
-    rates = window.instance_rates()
+    rates, _ = window.instance_stats()
     view.update({k: hb[k] for k in _NUMBERS}, cpu_util=hb["cpu_util"],
                 power=dict(watts=hb["power_watts"], source=hb["power_source"]),
                 instances=[dict(id=i["id"], requests_per_s=_round(rates[i["id"]][0]) if i["id"] in rates else None,
@@ -241,9 +243,9 @@ def aggregate(meta: ClusterMeta, windows: dict[str, NodeWindow], now: float) -> 
     latencies: dict[str, tuple[int, float, float]] = {}
     watts_of: dict[str, float] = {}  # instance -> watts attributed to it
     for nid, w in fresh.items():
-        node_rates = w.instance_rates()
+        node_rates, node_latencies = w.instance_stats()
         rates.update(node_rates)
-        latencies.update(w.instance_latency())
+        latencies.update(node_latencies)
         hb, watts = w.latest, w.mean_watts()
         reported = {i["id"]: i["cpu_share"] for i in hb["instances"]}
         total = sum(reported.values())

@@ -55,11 +55,11 @@ def test_a_redis_hash_and_a_live_item_read_alike():
 def test_rates_count_the_requests_after_the_first_heartbeat_of_the_window():
     w = agg.NodeWindow()
     assert w.add(hb("n1", T0, i1=(999, 10.0, 0.5)))
-    assert w.instance_rates() == {}  # one heartbeat: no span yet
+    assert w.instance_stats()[0] == {}  # one heartbeat: no span yet
     for k in range(1, 11):  # 10 per 50 ms
         assert w.add(hb("n1", T0 + k * 0.05, i1=(10, 20.0, 0.5)))
     assert not w.add(hb("n1", T0 + 0.2, i1=(10, 20.0, 0.5)))  # older than the latest: ignored
-    rps, exec_us = w.instance_rates()["i1"]
+    rps, exec_us = w.instance_stats()[0]["i1"]
     assert rps == approx(200.0) and exec_us == approx(20.0)
     for k in range(11, 60):
         w.add(hb("n1", T0 + k * 0.05, i1=(10, 20.0, 0.5)))
