@@ -1,6 +1,6 @@
 // Debian's Chromium driven by playwright-core (never a downloaded browser), and screenshots
 // saved under frontend/test-results/ with their paths printed.
-import { mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { chromium } from "playwright-core";
 
@@ -29,3 +29,100 @@ export async function screenshot(page, name) {
   console.log(`screenshot: ${path}`);
   return path;
 }
+
+/** How busy `page`'s main thread is from now until end() (Chromium's Performance metrics): per second of wall time,
+ * the ms spent in tasks, of which script, style and layout. Wall time in tasks: a task preempted by other programs
+ * counts the time it waited for a core too, so these are upper bounds of the page's own work. */
+export async function mainThreadBusy(page) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Performance.enable");
+  const read = async () => Object.fromEntries((await cdp.send("Performance.getMetrics")).metrics.map((m) => [m.name, m.value]));
+  const first = await read();
+  return {
+    async end() {
+      const last = await read();
+      await cdp.detach();
+      const seconds = last.Timestamp - first.Timestamp;
+      const per = (name) => ((last[name] - first[name]) * 1000) / seconds; // ms per second
+      return { seconds, task: per("TaskDuration"), script: per("ScriptDuration"), style: per("RecalcStyleDuration"),
+               layout: per("LayoutDuration") };
+    },
+  };
+}
+
+export const fmtBusy = (b) =>
+  `${b.task.toFixed(0)} ms/s in tasks (script ${b.script.toFixed(0)}, style ${b.style.toFixed(0)}, ` +
+  `layout ${b.layout.toFixed(0)}) over ${b.seconds.toFixed(1)} s`;
+
+/** The dashboard's node cards updated over `ms` of live data, measured in the page: for each update, heartbeat →
+ * DOM (the card's data-updated-at, the heartbeat's ts, to the MutationObserver that sees it) and heartbeat → the
+ * frame that paints it (ms); and every frame's start (ms, for frame times). */
+export async function measureUpdates(page, ms) {
+  return page.evaluate(async (span) => {
+    const wall = () => performance.timeOrigin + performance.now();
+    const toDom = [];
+    const toFrame = [];
+    const frames = [];
+    let pending = [];
+    const observer = new MutationObserver((records) => {
+      const now = wall();
+      for (const r of records) {
+        const ts = Date.parse(r.target.getAttribute("data-updated-at") ?? "");
+        if (Number.isFinite(ts)) {
+          toDom.push(now - ts);
+          pending.push(ts);
+        }
+      }
+    });
+    observer.observe(document.querySelector('[data-testid="dash-nodes"]'),
+                     { attributes: true, subtree: true, attributeFilter: ["data-updated-at"] });
+    await new Promise((done) => {
+      const end = performance.now() + span;
+      const tick = (t) => {
+        frames.push(t);
+        // What the DOM held before this frame's callbacks is painted in this frame.
+        const now = wall();
+        for (const ts of pending) toFrame.push(now - ts);
+        pending = [];
+        if (t < end) requestAnimationFrame(tick);
+        else done();
+      };
+      requestAnimationFrame(tick);
+    });
+    observer.disconnect();
+    return { toDom, toFrame, frames };
+  }, ms);
+}
+
+/** Frame times (ms between successive frames) of a measureUpdates() result. */
+export const frameTimes = ({ frames }) => frames.slice(1).map((t, i) => t - frames[i]);
+
+/** A JavaScript CPU profile of `page` from now until end(path): written to `path` (.cpuprofile, opens in Chromium's
+ * DevTools) and summarised as the `top` functions by self time (ms). */
+export async function profileScript(page) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Profiler.enable");
+  await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
+  await cdp.send("Profiler.start");
+  return {
+    async end(path, top = 15) {
+      const { profile } = await cdp.send("Profiler.stop");
+      await cdp.detach();
+      writeFileSync(path, JSON.stringify(profile));
+      console.log(`script profile: ${path}`);
+      const self = new Map();
+      const dt = new Map(profile.samples.map((id, i) => [i, profile.timeDeltas[i] / 1000]));
+      const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+      profile.samples.forEach((id, i) => {
+        const f = byId.get(id).callFrame;
+        const key = `${f.functionName || "(anonymous)"} ${f.url.split("/").pop()}:${f.lineNumber + 1}`;
+        self.set(key, (self.get(key) ?? 0) + dt.get(i));
+      });
+      return [...self].sort((a, b) => b[1] - a[1]).slice(0, top);
+    },
+  };
+}
+
+/** A profileScript() summary as lines: "  ms  function file:line". */
+export const fmtProfile = (top) =>
+  `script by self time:\n${top.map(([f, ms]) => `  ${ms.toFixed(0).padStart(6)} ms  ${f}`).join("\n")}`;

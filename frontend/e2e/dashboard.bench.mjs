@@ -7,7 +7,8 @@
 //  - how long a node that stops reporting takes to show as stale (target: within 1 s), and the whole
 //    stream going silent.
 // Run: cd frontend && node e2e/dashboard.bench.mjs   (builds the UI into a temporary directory first;
-// DIST=<dir> to use a build you have). Screenshots go to frontend/test-results/.
+// DIST=<dir> to use a build you have; PROFILE=1 also writes a JavaScript CPU profile of the updates and prints
+// its top functions). Screenshots go to frontend/test-results/.
 import { execFileSync } from "node:child_process";
 import { createReadStream, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:http";
@@ -16,7 +17,7 @@ import { extname, resolve } from "node:path";
 
 import { join } from "node:path";
 
-import { launch, resultsDir } from "./browser.mjs";
+import { fmtBusy, fmtProfile, frameTimes, launch, mainThreadBusy, measureUpdates, profileScript, resultsDir } from "./browser.mjs";
 
 const frontend = resolve(import.meta.dirname, "..");
 const CLUSTER = "rack";
@@ -179,35 +180,16 @@ async function main() {
   await screenshot(page, "dashboard-live");
 
   // Frames and heartbeat → pixel latency over 6 s of updates.
-  const measured = await page.evaluate(async () => {
-    const frames = [];
-    const latencies = [];
-    const pending = [];
-    const observer = new MutationObserver((records) => {
-      for (const r of records) {
-        const ts = r.target.getAttribute("data-updated-at");
-        if (ts) pending.push(Date.parse(ts));
-      }
-    });
-    observer.observe(document.querySelector('[data-testid="dash-nodes"]'), { attributes: true, subtree: true, attributeFilter: ["data-updated-at"] });
-    await new Promise((done) => {
-      const end = performance.now() + 6_000;
-      const tick = (t) => {
-        frames.push(t);
-        // What was committed before this frame is painted in it.
-        const now = Date.now();
-        for (const ts of pending.splice(0)) latencies.push(now - ts);
-        if (t < end) requestAnimationFrame(tick); else done();
-      };
-      requestAnimationFrame(tick);
-    });
-    observer.disconnect();
-    return { frames, latencies };
-  });
-  const deltas = measured.frames.slice(1).map((t, i) => t - measured.frames[i]);
+  const busy = await mainThreadBusy(page);
+  const profile = process.env.PROFILE ? await profileScript(page) : null;
+  const measured = await measureUpdates(page, 6_000);
+  const thread = await busy.end();
+  if (profile) console.log(fmtProfile(await profile.end(join(resultsDir, "dashboard-updates.cpuprofile"))));
+  const deltas = frameTimes(measured);
   console.log(`frame time while updating (6 nodes, 10 messages/s): ${fmt(stats(deltas))} ` +
               `(${deltas.filter((d) => d > 20).length} frames over 20 ms)`);
-  console.log(`heartbeat → pixel: ${fmt(stats(measured.latencies))}`);
+  console.log(`heartbeat → pixel: ${fmt(stats(measured.toFrame))}`);
+  console.log(`the page's main thread meanwhile: busy ${fmtBusy(thread)}`);
 
   // A bad electricity price: a message, and no cost figures; a good one is kept across a reload.
   const price = page.locator('[data-testid="electricity-price"]');
