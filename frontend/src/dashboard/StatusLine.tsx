@@ -2,6 +2,12 @@ import { LiveBanner } from "../live/LiveBanner";
 import type { UseLive } from "../live/useLive";
 import { formatAge } from "./format";
 
+const TRANSPORT_TEXT: Record<UseLive["transport"], string> = {
+  websocket: "WebSocket",
+  sse: "server-sent events (fallback)",
+  polling: "polling (last resort)",
+};
+
 /** The connection's state in a fixed-height slot (so the banner coming and going moves nothing): the live
  * banner when the stream is lost or refused, else one line saying how the data comes and how fresh it is.
  * Every line is the same dot and one text node, so no text moves when the state changes. */
@@ -28,7 +34,7 @@ export function StatusLine({ live, lastMessageAt, now }: { live: UseLive; lastMe
     body = (
       <span className="dash-status-line">
         <span className="dash-dot" aria-hidden="true" />
-        {` Live over ${transport === "sse" ? "server-sent events (fallback)" : "WebSocket"}`}
+        {` Live over ${TRANSPORT_TEXT[transport]}`}
       </span>
     );
   }

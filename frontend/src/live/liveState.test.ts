@@ -28,6 +28,14 @@ describe("live data", () => {
     expect(liveView(snap, "live", 2500).current).toBe(false); // no message, not even a tick, for 1.5 s
   });
 
+  it("while polling, a node stays current until the next answer is due, and turns stale after", () => {
+    const at = (now: number) => liveView(snap, "fallback", now, 1000).nodes[0];
+    expect(at(1900)).toMatchObject({ stale: false, ageNowMs: 940 }); // the next poll's answer is not due yet
+    expect(liveView(snap, "fallback", 1900, 1000).current).toBe(true);
+    expect(at(2470)).toMatchObject({ stale: true, ageNowMs: 1510 }); // it is overdue: old, not current
+    expect(liveView(snap, "fallback", 3100, 1000).current).toBe(false);
+  });
+
   it("a snapshot starts afresh", () => {
     const data = applyMessage(snap, message("snapshot", 1, [node("c")]), 1200);
     expect(liveView(data, "fallback", 1200).nodes.map((n) => n.id)).toEqual(["c"]);

@@ -75,16 +75,18 @@ export interface LiveView {
 }
 
 /** What to show at local time `now`: a node is stale when the server said so, when its heartbeat is older than
- * stale_after_ms by now, or when the stream is not current. */
-export function liveView(data: LiveData, connection: LiveConnection, now: number): LiveView {
-  const current = streamIsCurrent(data, connection, now);
+ * stale_after_ms by now, or when the stream is not current. `gapMs`: the transport's normal wait between
+ * messages beyond a stream's (the poll interval while polling), allowed for in both, so a node does not turn
+ * stale between two polls only because the next answer has not come yet. */
+export function liveView(data: LiveData, connection: LiveConnection, now: number, gapMs = 0): LiveView {
+  const current = streamIsCurrent(data, connection, now, 1000 + gapMs);
   const nodes: NodeNow[] = [];
   for (const id of data.order) {
     const held = data.nodes.get(id);
     if (!held) continue;
     const { node, receivedAt } = held;
     const ageNowMs = node.age_ms == null ? null : node.age_ms + Math.max(0, now - receivedAt);
-    const stale = !current || node.stale || ageNowMs == null || ageNowMs > data.staleAfterMs;
+    const stale = !current || node.stale || ageNowMs == null || ageNowMs > data.staleAfterMs + gapMs;
     nodes.push({ ...node, ageNowMs, stale });
   }
   return {

@@ -47,5 +47,6 @@ export function useLive(
   const store = client ?? noStore;
   const state = useSyncExternalStore(store.subscribe, store.getState);
   const { data, ...rest } = state;
-  return { ...rest, view: liveView(data, state.connection, Math.max(now, data.receivedAt)) };
+  const gapMs = client?.deliveryGapMs ?? 0;
+  return { ...rest, view: liveView(data, state.connection, Math.max(now, data.receivedAt), gapMs) };
 }
