@@ -13,7 +13,7 @@ DATAPLANE_ARGS ?=
 RACK_ARGS ?=
 ORCHESTRATOR_ARGS ?=
 
-.PHONY: fuzz bench bench-placement bench-ingest bench-agent bench-orchestrator bench-orchestrator-rack bench-dataplane up test test-backend test-frontend test-e2e test-compose test-agents agents backend frontend lock clean distclean help
+.PHONY: system-deps system-deps-test fuzz bench bench-placement bench-ingest bench-agent bench-orchestrator bench-orchestrator-rack bench-dataplane up test test-backend test-frontend test-e2e test-compose test-agents agents backend frontend lock clean distclean help
 
 help:
 	@echo "make up      run the control plane (embedded Postgres/Redis unless DATABASE_URL/REDIS_URL are set)"
@@ -29,10 +29,19 @@ help:
 	@echo "make fuzz    fuzz the data plane's frame parser (libFuzzer; FUZZ_SECONDS=60; needs clang)"
 	@echo "make lock    re-pin the backend's dependencies into backend/requirements.lock"
 
-up: backend frontend agents
+up: system-deps backend frontend agents
 	$(E3) up
 
-test: backend frontend test-backend test-agents test-frontend test-e2e test-compose
+test: system-deps-test backend frontend test-backend test-agents test-frontend test-e2e test-compose
+
+# --- system packages ---------------------------------------------------------
+# One list (scripts/install-system-deps): as root it installs what is missing, else it prints the
+# command to run and stops the build before it starts. Silent and quick when all is there.
+system-deps:
+	@bash scripts/install-system-deps up
+
+system-deps-test:
+	@bash scripts/install-system-deps test
 
 bench: bench-placement bench-ingest bench-agent bench-orchestrator
 
@@ -58,7 +67,7 @@ bench-dataplane: backend agents
 	$(E3) bench rack $(RACK_ARGS)
 
 # --- backend -------------------------------------------------------------
-$(VENV)/bin/activate:
+$(VENV)/bin/activate: | system-deps
 	python3 -m venv $(VENV)
 
 $(VENV)/.installed: $(VENV)/bin/activate backend/pyproject.toml backend/requirements.lock
@@ -81,7 +90,7 @@ test-backend: backend agents  # the integration tests run real e3-agent processe
 	cd backend && ../$(VENV)/bin/pytest $(PYTEST_ARGS)
 
 # --- frontend ------------------------------------------------------------
-frontend/node_modules/.package-lock.json: frontend/package.json frontend/package-lock.json
+frontend/node_modules/.package-lock.json: frontend/package.json frontend/package-lock.json | system-deps
 	cd frontend && npm ci --no-audit --no-fund
 	touch $@
 
@@ -94,14 +103,13 @@ test-frontend: frontend/node_modules/.package-lock.json
 	cd frontend && npm run check:api && npm run typecheck && npm test
 
 # End to end: Debian Chromium (never a downloaded one) against the real backend started by `e3 up`.
-test-e2e: backend frontend
-	@test -x /usr/bin/chromium || { echo "test-e2e needs Debian's chromium (apt-get install chromium)"; exit 1; }
+test-e2e: system-deps-test backend frontend
 	cd frontend && E3_BIN=$(abspath $(E3)) npm run e2e
 
 # --- C: agents/ (libe3svc, e3-agent) ------------------------------------------
 AGENTS_BUILD := build/agents
 
-agents:
+agents: system-deps
 	cmake -S agents -B $(AGENTS_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	cmake --build $(AGENTS_BUILD) -j2
 
@@ -130,7 +138,7 @@ $(COMPOSE_BIN):
 	GOBIN=$(abspath .tools/bin) go install github.com/docker/compose/v2/cmd@$(COMPOSE_VERSION)
 	mv .tools/bin/cmd $@
 
-test-compose:
+test-compose: system-deps-test
 	@if docker compose version >/dev/null 2>&1; then docker compose -f docker-compose.yml config -q; \
 	else $(MAKE) --no-print-directory $(COMPOSE_BIN) && $(COMPOSE_BIN) -f docker-compose.yml config -q; fi
 	@echo "docker-compose.yml: accepted by docker compose config"
