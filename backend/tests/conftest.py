@@ -37,7 +37,7 @@ def backing_services(tmp_path_factory):
         redis_url = redis.start()
     os.environ.update(DATABASE_URL=db_url, REDIS_URL=redis_url, E3_DATA_DIR=str(root / "data"))
     _reset_caches()
-    from e3.core.bootstrap import prepare_database
+    from e3.services.bootstrap import prepare_database
 
     prepare_database(db_url)
     yield {"database_url": db_url, "redis_url": redis_url, "root": root}

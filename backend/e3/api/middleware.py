@@ -5,7 +5,7 @@ Runs before FastAPI parses anything, so a hostile body is refused without being 
 
 import json
 
-from e3.services.documents import MAX_BODY_BYTES, MAX_DEPTH, json_depth_exceeds
+from e3.schemas.documents import MAX_BODY_BYTES, MAX_DEPTH, json_depth_exceeds
 
 
 def _error(status: int, code: str, message: str) -> tuple[int, bytes]:

@@ -81,7 +81,7 @@ def run_agent_bench(cfg: AgentBenchConfig, report=print) -> dict:
     """One run; returns its figures. Everything started here is stopped before returning or raising."""
     import psutil
 
-    from e3.cli.processes import wait_registered
+    from e3.core.processes import wait_registered
     from e3.emulation.binaries import agent_binary
     from e3.core.embedded import EmbeddedPostgres, EmbeddedRedis
 

@@ -21,8 +21,8 @@ from e3.bench.orchestrator_rack import (
     ts,
 )
 from e3.bench.rack import Report, _cluster_watts, deploy, rack_up
-from e3.cli.client import Api
-from e3.cli.demo import API_KEY, demo_application
+from e3.client.api import Api
+from e3.emulation.demo import API_KEY, demo_application
 
 FIG7_PAYLOAD = f"{API_KEY} thermostat-1\\nSELECT WHERE id = 1"  # the demo's readings: gateway -> sql
 PAPER_FIG7 = "J/request and p99 improve once the gateway is moved from the SmartNIC to the host (paper Figure 7)"

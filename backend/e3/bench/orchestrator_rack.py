@@ -21,9 +21,9 @@ import time
 from datetime import datetime
 
 from e3.bench.rack import NFV_CONFIG, RACK, Report, deploy, rack_up
-from e3.cli import rack_cluster
-from e3.cli.client import Api, CliError
-from e3.cli.migrations import ENDED, wait_for_migration
+from e3.emulation import rack_cluster
+from e3.client.api import Api, ClientError
+from e3.client.migrations import ENDED, wait_for_migration
 from e3.dataplane import udp
 from e3.emulation.binaries import loadgen_binary
 from e3.emulation.rack_supervisor import load_status
@@ -83,8 +83,8 @@ def migrate(api: Api, instance_id: str, target: str, timeout_s: float = 60.0) ->
     answer = api.post(f"/api/v1/instances/{instance_id}/migrations", json={"target_node": target}).json()
     answered_wall = time.time()
     try:
-        record = wait_for_migration(api, str(answer["migration_id"]), timeout_s, show=False, interval=POLL_S)
-    except CliError:
+        record = wait_for_migration(api, str(answer["migration_id"]), timeout_s, interval=POLL_S)
+    except ClientError:
         record = {"state": "timeout"}
     end_to_end_ms = (time.perf_counter() - started) * 1000
     seen_wall = posted_wall + end_to_end_ms / 1000

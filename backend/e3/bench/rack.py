@@ -20,8 +20,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from e3 import catalog
-from e3.cli import rack_cluster
-from e3.cli.client import Api
+from e3.emulation import rack_cluster
+from e3.client.api import Api
 from e3.core.embedded import free_tcp_port
 from e3.core.envfile import read_env_file
 from e3.dataplane import udp
@@ -82,7 +82,7 @@ def rack_up(servers: int, server_type: str, report: Report, extra_env: dict[str,
 
 def deploy(api: Api, doc: dict, cluster: str = RACK) -> tuple[str, list[dict]]:
     """Create the application and deploy it with HCM; the deployment's id and its instances once all run."""
-    from e3.cli.resources import place, wait_running
+    from e3.client.deployments import place, wait_running
 
     api.post("/api/v1/applications", json=doc)
     deployment = place(api, doc["metadata"]["name"], cluster)

@@ -76,7 +76,7 @@ def setup_database(database_url: str, servers: int, cluster: str,
     db._session_factory.cache_clear()
     from sqlalchemy import select
 
-    from e3.core.bootstrap import prepare_database
+    from e3.services.bootstrap import prepare_database
     from e3.core.db import session_scope
     from e3.core.security import SYSTEM
     from e3.models import ComputeNode, Server

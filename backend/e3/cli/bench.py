@@ -5,16 +5,16 @@ import os
 
 import typer
 
-from e3.cli.client import CliError
+from e3.client.api import ClientError
 
 
 def _int_list(text: str) -> tuple[int, ...]:
     try:
         values = tuple(int(v) for v in text.split(",") if v.strip())
     except ValueError as exc:
-        raise CliError(f"--servers takes whole numbers separated by commas, not '{text}'", exit_code=2) from exc
+        raise ClientError(f"--servers takes whole numbers separated by commas, not '{text}'", exit_code=2) from exc
     if not values or any(v < 1 for v in values):
-        raise CliError("--servers needs at least one positive number", exit_code=2)
+        raise ClientError("--servers needs at least one positive number", exit_code=2)
     return values
 
 
@@ -23,9 +23,9 @@ def _run(benchmark, cfg) -> dict:
     try:
         return benchmark(cfg, report=lambda text: typer.echo(text, err=True))
     except KeyboardInterrupt:
-        raise CliError("interrupted; everything the benchmark started was stopped", exit_code=130) from None
+        raise ClientError("interrupted; everything the benchmark started was stopped", exit_code=130) from None
     except RuntimeError as exc:
-        raise CliError(str(exc)) from exc
+        raise ClientError(str(exc)) from exc
 
 
 def register(app: typer.Typer) -> None:
@@ -50,7 +50,7 @@ def register(app: typer.Typer) -> None:
         names = [a.strip() for a in algorithms.split(",") if a.strip()]
         unknown = [a for a in names if a not in ALGORITHMS]
         if unknown:
-            raise CliError(f"unknown algorithm(s) {', '.join(unknown)}; valid: {', '.join(ALGORITHMS)}", exit_code=2)
+            raise ClientError(f"unknown algorithm(s) {', '.join(unknown)}; valid: {', '.join(ALGORITHMS)}", exit_code=2)
         cfg = BenchConfig(servers=_int_list(servers), microservices=microservices, ilp_time_limit_s=ilp_time_limit_s)
         quiet = (lambda *_: None) if as_json else (lambda text: typer.echo(text, err=True))
         scale_rows = scale_benchmark(cfg, names, report=quiet)
@@ -74,9 +74,9 @@ def register(app: typer.Typer) -> None:
         try:
             steps = [int(n) for n in instances.split(",") if n.strip()]
         except ValueError:
-            raise CliError(f"--instances: expected numbers separated by commas, got {instances!r}", exit_code=2)
+            raise ClientError(f"--instances: expected numbers separated by commas, got {instances!r}", exit_code=2)
         if not steps or any(n < 0 or n > 64 for n in steps):
-            raise CliError("--instances: each step must be 0..64", exit_code=2)
+            raise ClientError("--instances: each step must be 0..64", exit_code=2)
         result = _run(run_agent_bench, AgentBenchConfig(seconds=seconds, period_ms=period_ms, instances=steps))
         print(json.dumps(result, indent=1) if as_json else render(result))
 
@@ -121,7 +121,7 @@ def register(app: typer.Typer) -> None:
         from e3.bench.dataplane_report import render, targets
 
         if not 60 <= size <= 1514:
-            raise CliError(f"--size: {size} is not a frame size in 60..1514 bytes", exit_code=2)
+            raise ClientError(f"--size: {size} is not a frame size in 60..1514 bytes", exit_code=2)
         cfg = DataplaneConfig(seconds=seconds, rounds=rounds, size=size, flows=flows, adaptive_sink=adaptive_sink)
         result = _run(run_dataplane_bench, cfg)
         if as_json:
@@ -145,7 +145,7 @@ def register(app: typer.Typer) -> None:
         wanted = [s.strip() for s in sections.split(",") if s.strip()]
         unknown = set(wanted) - {"ecmp", "nfv-fin"}
         if unknown or not wanted:
-            raise CliError(f"--sections: {', '.join(sorted(unknown)) or 'none given'}; use ecmp, nfv-fin", exit_code=2)
+            raise ClientError(f"--sections: {', '.join(sorted(unknown)) or 'none given'}; use ecmp, nfv-fin", exit_code=2)
         runs = {"ecmp": lambda cfg, report: ecmp_section(connections, report),
                 "nfv-fin": lambda cfg, report: nfv_fin_section(seconds, load_connections, report)}
         result = [_run(runs[name], None) for name in wanted]
@@ -174,11 +174,11 @@ def register(app: typer.Typer) -> None:
         wanted = list(dict.fromkeys(s.strip() for s in section.split(",") if s.strip()))
         unknown = [s for s in wanted if s not in SECTIONS]
         if unknown or not wanted:
-            raise CliError(f"--section: {', '.join(unknown) or 'none given'}; valid: {', '.join(SECTIONS)}",
+            raise ClientError(f"--section: {', '.join(unknown) or 'none given'}; valid: {', '.join(SECTIONS)}",
                            exit_code=2)
         rack = [s for s in wanted if s in RACK_SECTIONS]
         if rack and os.geteuid() != 0:
-            raise CliError(f"--section {', '.join(rack)}: needs root (it runs an emulated rack: network namespaces, "
+            raise ClientError(f"--section {', '.join(rack)}: needs root (it runs an emulated rack: network namespaces, "
                            "DPDK); run it as root, e.g. `sudo make bench-orchestrator-rack`")
         quiet = (lambda *_: None) if as_json else (lambda text: typer.echo(text, err=True))
 

@@ -5,7 +5,7 @@ import sys
 import typer
 
 from e3.cli import bench, migrations, resources, servers
-from e3.cli.client import CliError
+from e3.client.api import ClientError
 from e3.cli.output import errors
 
 app = typer.Typer(help="E3 control plane: energy-efficient microservices on SmartNIC-accelerated servers.",
@@ -19,7 +19,7 @@ migrations.register(app)
 def main() -> None:
     try:
         app(prog_name="e3", standalone_mode=False)
-    except CliError as exc:
+    except ClientError as exc:
         errors.print(exc.message, markup=False, highlight=False)
         sys.exit(exc.exit_code)
     except typer.Abort:

@@ -4,10 +4,9 @@ import time
 
 import typer
 
-from e3.cli.client import Api, CliError
+from e3.client.api import Api, ClientError
+from e3.client.migrations import wait_for_migration
 from e3.cli.output import Output, console, emit
-
-ENDED = ("succeeded", "rolled_back", "failed")
 
 
 def _prediction_rows(answer: dict) -> list[dict]:
@@ -15,22 +14,9 @@ def _prediction_rows(answer: dict) -> list[dict]:
     return [dict(figure=k, before=p["before"][k], after=p["after"][k], change=p["change"][k]) for k in p["before"]]
 
 
-def wait_for_migration(api: Api, migration_id: str, timeout_s: float, show: bool, interval: float = 0.1) -> dict:
-    """Poll a migration until it ends, printing each step as it finishes when `show`."""
-    deadline, seen = time.monotonic() + timeout_s, set()
-    while True:
-        m = api.get(f"/api/v1/migrations/{migration_id}")
-        for step in m["steps"]:
-            if show and step["state"] in ("done", "failed") and step["name"] not in seen:
-                seen.add(step["name"])
-                console.print(f"  {step['name']:<18} {step['state']:<7} {step['ms'] or 0:>9.1f} ms"
-                              + (f"  {step['detail']}" if step.get("detail") else ""))
-        if m["state"] in ENDED:
-            return m
-        if time.monotonic() > deadline:
-            raise CliError(f"migration {migration_id} is still {m['state']} (step {m['step']}) after "
-                           f"{timeout_s:.0f} s; follow it with `e3 get migrations`")
-        time.sleep(interval)
+def _print_step(step: dict) -> None:
+    console.print(f"  {step['name']:<18} {step['state']:<7} {step['ms'] or 0:>9.1f} ms"
+                  + (f"  {step['detail']}" if step.get("detail") else ""))
 
 
 def migrate_instance(instance: str, to: str, dry_run: bool, wait: bool, timeout_s: float, output: Output) -> None:
@@ -49,14 +35,15 @@ def migrate_instance(instance: str, to: str, dry_run: bool, wait: bool, timeout_
         return
     if output == Output.table:
         console.print(f"migrating {answer['service']} {instance} {answer['source_node']} -> {answer['target_node']}")
-    m = wait_for_migration(api, str(answer["migration_id"]), timeout_s, show=output == Output.table)
+    m = wait_for_migration(api, str(answer["migration_id"]), timeout_s,
+                           on_step=_print_step if output == Output.table else None)
     if output == Output.json:
         emit(m, output)
     else:
         total = sum(s["ms"] or 0 for s in m["steps"])
         console.print(f"migration {m['id']} {m['state']} in {total:.1f} ms of steps")
     if m["state"] != "succeeded":
-        raise CliError(f"migration {m['id']} {m['state']}: {(m['error'] or {}).get('message', 'no reason given')}")
+        raise ClientError(f"migration {m['id']} {m['state']}: {(m['error'] or {}).get('message', 'no reason given')}")
 
 
 def register(app: typer.Typer) -> None:

@@ -1,12 +1,12 @@
 """Client commands over the REST API: clusters, applications, deployments, jobs, tokens."""
 
-import time
 from pathlib import Path
 
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from e3.cli.client import Api, CliError
+from e3.client import deployments
+from e3.client.api import Api, ClientError
 from e3.cli.output import Output, console, emit
 
 OutputOpt = typer.Option(Output.table, "--output", help="table for people, json for scripts")
@@ -34,50 +34,20 @@ def _node_row(node: dict) -> dict:
 
 def _read_document(path: Path) -> tuple[bytes, str]:
     if not path.is_file():
-        raise CliError(f"{path}: no such file")
+        raise ClientError(f"{path}: no such file")
     content_type = YAML_TYPES.get(path.suffix.lower())
     if content_type is None:
-        raise CliError(f"{path}: expected a .yaml, .yml or .json file")
+        raise ClientError(f"{path}: expected a .yaml, .yml or .json file")
     return path.read_bytes(), content_type
 
 
-def wait_for_job(api: Api, job_id: str, show_progress: bool, interval: float = 0.5) -> dict:
-    """Poll a job until it ends, drawing a progress bar when asked."""
+def wait_for_job(api: Api, job_id: str, show_progress: bool) -> dict:
+    """Follow a job until it ends, drawing a progress bar when asked."""
     with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
                   TimeElapsedColumn(), console=console, disable=not show_progress, transient=False) as bar:
         task = bar.add_task("queued", total=1.0)
-        while True:
-            job = api.get(f"/api/v1/jobs/{job_id}")
-            bar.update(task, completed=job["progress"], description=job["message"][:60] or job["state"])
-            if job["state"] in ("succeeded", "failed"):
-                return job
-            time.sleep(interval)
-
-
-def place(api: Api, application: str, cluster: str, algorithm: str = "hcm") -> str:
-    """Deploy `application` on `cluster` and wait for its placement; the deployment's id, CliError if it failed."""
-    created = api.post("/api/v1/deployments", json={"application": application, "cluster": cluster,
-                                                    "algorithm": algorithm}).json()
-    job = wait_for_job(api, created["job_id"], show_progress=False)
-    if job["state"] != "succeeded":
-        raise CliError(f"placing {application} on {cluster} failed: {job['message']}")
-    return created["deployment_id"]
-
-
-def wait_running(api: Api, deployment_id: str, timeout_s: float) -> list[dict]:
-    """The deployment's instances once every one runs on its agent; CliError naming one that failed, or
-    when `timeout_s` passes."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        items = api.all_pages(f"/api/v1/deployments/{deployment_id}/placement")
-        failed = [i for i in items if i["state"] == "failed"]
-        if failed:
-            raise CliError(f"{len(failed)} instances failed to start, e.g. on {failed[0]['node']}: {failed[0]['error']}")
-        if all(i["state"] == "running" for i in items):
-            return items
-        if time.monotonic() > deadline:
-            raise CliError(f"deployment {deployment_id}: instances not all running after {timeout_s:.0f}s")
-        time.sleep(0.5)
+        return deployments.wait_for_job(api, job_id, on_update=lambda job: bar.update(
+            task, completed=job["progress"], description=job["message"][:60] or job["state"]))
 
 
 def register(app: typer.Typer) -> None:
@@ -99,7 +69,7 @@ def register(app: typer.Typer) -> None:
         """Create a cluster from a spec file or a generator."""
         api = Api()
         if file and generator:
-            raise CliError("give either -f FILE or --generator, not both")
+            raise ClientError("give either -f FILE or --generator, not both")
         if file:
             body, content_type = _read_document(file)
             result = api.post("/api/v1/clusters", content=body, headers={"Content-Type": content_type}).json()
@@ -110,7 +80,7 @@ def register(app: typer.Typer) -> None:
                 spec["name"] = name
             result = api.post("/api/v1/clusters", json={k: v for k, v in spec.items() if v is not None}).json()
         else:
-            raise CliError("give -f FILE or --generator fattree --servers N --type TYPE")
+            raise ClientError("give -f FILE or --generator fattree --servers N --type TYPE")
         emit(result, output)
 
     @cluster_app.command("delete")
@@ -132,8 +102,8 @@ def register(app: typer.Typer) -> None:
         output: Output = OutputOpt,
     ) -> None:
         """Start a cluster of real agents that register with the controller; `e3 cluster down` stops them."""
-        from e3.cli import local_cluster, rack_cluster
-        from e3.cli.client import controller_address
+        from e3.emulation import local_cluster, rack_cluster
+        from e3.client.api import controller_address
 
         if mode == "local":
             started = local_cluster.up(Api(), name, servers, server_type or "beefy", workers,
@@ -146,14 +116,14 @@ def register(app: typer.Typer) -> None:
             emit(started, output, ["node", "kind", "pid", "registered", "log"],
                  title=f"rack {name}: emulated SmartNIC servers up")
         else:
-            raise CliError(f"unknown mode {mode!r}; use local or rack", exit_code=2)
+            raise ClientError(f"unknown mode {mode!r}; use local or rack", exit_code=2)
 
     @cluster_app.command("down")
     def cluster_down(name: str = typer.Argument("local", help="The local cluster or rack to stop"),
                      output: Output = OutputOpt) -> None:
         """Stop a local cluster's agents, or a rack's programs and network (the API's cluster and its
         deployments stay; delete them separately)."""
-        from e3.cli import local_cluster, rack_cluster
+        from e3.emulation import local_cluster, rack_cluster
 
         if rack_cluster.is_rack(name):
             emit(rack_cluster.down(name), output, ["node", "kind", "pid", "stopped"], title=f"rack {name}: down")
@@ -168,13 +138,13 @@ def register(app: typer.Typer) -> None:
               wait: bool = typer.Option(False, "--wait", help="Wait for the placement; exit 1 if it fails"),
               output: Output = OutputOpt) -> None:
         """Create or update an application from a file and deploy it onto a cluster."""
-        from e3.services.documents import parse_document
+        from e3.schemas.documents import parse_document
 
         body, content_type = _read_document(file)
         try:
             name = parse_document(body, content_type)["metadata"]["name"]
         except Exception as exc:  # the server gives the full diagnosis; we only need the name
-            raise CliError(f"{file}: cannot read metadata.name ({exc})") from exc
+            raise ClientError(f"{file}: cannot read metadata.name ({exc})") from exc
         api = Api()
         application = api.request("PUT", f"/api/v1/applications/{name}", content=body,
                                   headers={"Content-Type": content_type}).json()
@@ -190,7 +160,7 @@ def register(app: typer.Typer) -> None:
             if output == Output.json:
                 emit(result, output)
             detail = (job["error"] or {}).get("message", job["message"])
-            raise CliError(f"deployment {accepted['deployment_id']} failed: {detail}")
+            raise ClientError(f"deployment {accepted['deployment_id']} failed: {detail}")
         emit(result, output)
 
     @app.command()
@@ -202,13 +172,13 @@ def register(app: typer.Typer) -> None:
                 ilp_time_limit_s: float = typer.Option(10.0, min=0.1, max=120),
                 output: Output = OutputOpt) -> None:
         """Dry-run placement algorithms and compare their predicted latency, throughput, power, J/req."""
-        from e3.services.documents import parse_document
+        from e3.schemas.documents import parse_document
 
         body, content_type = _read_document(file)
         try:
             spec = parse_document(body, content_type)
         except Exception as exc:
-            raise CliError(f"{file}: {exc}") from exc
+            raise ClientError(f"{file}: {exc}") from exc
         result = Api(timeout=300).post("/api/v1/placements/preview", json={
             "cluster": cluster, "spec": spec, "algorithms": algorithm, "offered_rps": offered_rps,
             "ilp_time_limit_s": ilp_time_limit_s}).json()
@@ -238,12 +208,12 @@ def register(app: typer.Typer) -> None:
         """List clusters, applications, deployments, jobs, or a cluster's nodes with their telemetry."""
         if kind == "nodes":
             if not cluster:
-                raise CliError("`e3 get nodes` needs --cluster NAME", exit_code=2)
+                raise ClientError("`e3 get nodes` needs --cluster NAME", exit_code=2)
             path, columns = f"/api/v1/clusters/{cluster}/nodes", NODE_COLUMNS
         elif kind in KINDS:
             path, columns = KINDS[kind]
         else:
-            raise CliError(f"unknown kind '{kind}'; use one of: {', '.join([*KINDS, 'nodes'])}", exit_code=2)
+            raise ClientError(f"unknown kind '{kind}'; use one of: {', '.join([*KINDS, 'nodes'])}", exit_code=2)
         api = Api()
         items = api.all_pages(path) if all_pages else api.get(path, limit=limit, offset=offset)["items"]
         if kind == "nodes" and output == Output.table:
@@ -269,9 +239,9 @@ def register(app: typer.Typer) -> None:
         items = Api().all_pages(f"/api/v1/deployments/{deployment}/placement")
         entry = next((i for i in items if i["role"] == "primary" and (node is None or i["dag_node"] == node)), None)
         if entry is None:
-            raise CliError(f"deployment {deployment} has no primary instance" + (f" of {node!r}" if node else ""))
+            raise ClientError(f"deployment {deployment} has no primary instance" + (f" of {node!r}" if node else ""))
         if entry["state"] != "running" or not entry.get("port"):
-            raise CliError(f"instance {entry['id']} ({entry['dag_node']}) is {entry['state']}, not running on an agent")
+            raise ClientError(f"instance {entry['id']} ({entry['dag_node']}) is {entry['state']}, not running on an agent")
         address = entry["address"]
         payload = data.replace("\\n", "\n").encode()
         replies = []
@@ -279,14 +249,14 @@ def register(app: typer.Typer) -> None:
             try:
                 reply = udp.send(address, entry["port"], payload, timeout_s)
             except udp.RequestFailed as exc:
-                raise CliError(str(exc)) from exc
+                raise ClientError(str(exc)) from exc
             replies.append(reply)
         last = replies[-1]
         result = {"instance": entry["id"], "address": f"{address}:{entry['port']}", "sent": count,
                   "ok": sum(r.ok for r in replies), "reply": last.body.decode(errors="replace")}
         emit(result, output)
         if not last.ok:
-            raise CliError(f"the service answered with an error: {result['reply']}")
+            raise ClientError(f"the service answered with an error: {result['reply']}")
 
     @app.command()
     def export(application: str, version: int = typer.Option(None, min=1),

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import typer
 
-from e3.cli.client import CliError
+from e3.client.api import ClientError
 from e3.cli.migrations import migrate_instance
 from e3.cli.output import Output, console
 from e3.core.config import get_settings
@@ -13,7 +13,7 @@ from e3.core.config import get_settings
 def _require_database_url() -> str:
     url = get_settings().database_url
     if not url:
-        raise CliError("DATABASE_URL is not set (`e3 up` sets it for the embedded database)")
+        raise ClientError("DATABASE_URL is not set (`e3 up` sets it for the embedded database)")
     return url
 
 
@@ -93,12 +93,12 @@ def register(app: typer.Typer) -> None:
         With INSTANCE --to NODE: migrate that microservice instance (cold migration, state included)."""
         if instance is not None:
             if not to:
-                raise CliError("e3 migrate INSTANCE needs --to NODE", exit_code=2)
+                raise ClientError("e3 migrate INSTANCE needs --to NODE", exit_code=2)
             migrate_instance(instance, to, dry_run, wait, timeout_s, output)
             return
         if to or dry_run or wait:
-            raise CliError("--to, --dry-run and --wait need an INSTANCE (e3 migrate INSTANCE --to NODE)", exit_code=2)
-        from e3.core.bootstrap import prepare_database
+            raise ClientError("--to, --dry-run and --wait need an INSTANCE (e3 migrate INSTANCE --to NODE)", exit_code=2)
+        from e3.services.bootstrap import prepare_database
 
         prepare_database(_require_database_url())
         console.print("database at the latest migration; catalogue seeded")

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import httpx
 
-from e3.cli.client import CliError
+from e3.client.api import ClientError
 from e3.cli.output import console
-from e3.cli.processes import die_with_parent
+from e3.core.processes import die_with_parent
 from e3.core.config import get_settings
 from e3.core.embedded import EmbeddedPostgres, EmbeddedRedis
 
@@ -36,14 +36,14 @@ def _wait_healthy(url: str, api: subprocess.Popen, log: Path, timeout: float = 6
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if api.poll() is not None:
-            raise CliError(f"the API exited with code {api.returncode}; see {log}")
+            raise ClientError(f"the API exited with code {api.returncode}; see {log}")
         try:
             if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
                 return
         except httpx.HTTPError:
             pass
         time.sleep(0.2)
-    raise CliError(f"the API did not become ready within {timeout:.0f}s; see {log}")
+    raise ClientError(f"the API did not become ready within {timeout:.0f}s; see {log}")
 
 
 class Stack:
@@ -62,18 +62,18 @@ class Stack:
         for load in self.loads:
             load.stop()
         if self.rack:
-            from e3.cli import rack_cluster
+            from e3.emulation import rack_cluster
 
             try:
                 rack_cluster.down(self.rack)
-            except CliError as exc:
+            except ClientError as exc:
                 console.print(f"taking the rack down: {exc.message}")
         if self.local_cluster:
-            from e3.cli import local_cluster
+            from e3.emulation import local_cluster
 
             try:
                 local_cluster.down(self.local_cluster)
-            except CliError as exc:
+            except ClientError as exc:
                 console.print(f"stopping the local agents: {exc.message}")
         for child in self.children:
             if child.poll() is None:
@@ -104,7 +104,7 @@ class LoadRound:
 
     def keep_running(self) -> None:
         """Start it if it is not running; a round that failed stops the load, with a note."""
-        from e3.cli import demo
+        from e3.emulation import demo
 
         if self.proc is not None and self.proc.poll() is None:
             return
@@ -136,24 +136,24 @@ def _cluster_mode(settings) -> tuple[str | None, str | None]:
     if reason is None:
         try:
             nic_binary(), agent_binary()
-        except CliError as exc:
+        except ClientError as exc:
             reason = exc.message
     if reason is None:
         return "rack", None
     if settings.cluster_mode == "rack":
-        raise CliError(f"E3_CLUSTER_MODE=rack, but {reason}")
+        raise ClientError(f"E3_CLUSTER_MODE=rack, but {reason}")
     return local, f"no emulated rack ({reason}): falling back to --mode local"
 
 
 def _start_local_cluster(url: str, token: str, controller: str, servers: int) -> str | None:
     """Cluster `local`: `servers` beefy servers, each run by a real e3-agent on loopback. A machine
     without the agent binary still gets the control plane, with a note saying why there is no cluster."""
-    from e3.cli import local_cluster
-    from e3.cli.client import Api
+    from e3.emulation import local_cluster
+    from e3.client.api import Api
 
     try:
         started = local_cluster.up(Api(url, token), LOCAL_CLUSTER, servers, "beefy", 2, controller, attached=True)
-    except CliError as exc:
+    except ClientError as exc:
         console.print(f"[yellow]no local cluster[/yellow]: {exc.message}")
         return None
     console.print(f"local cluster `{LOCAL_CLUSTER}`: {len(started)} e3-agent processes registered "
@@ -165,8 +165,8 @@ def _start_rack(url: str, token: str, controller: str, servers: int, server_type
     """Cluster `rack`: `servers` emulated SmartNIC servers (e3-nic + e3-agent each) in network
     namespaces. A rack left over by an `e3 up` that was killed is taken down first; one still run by
     another `e3 up` is left alone (no rack here, then)."""
-    from e3.cli import rack_cluster
-    from e3.cli.client import Api
+    from e3.emulation import rack_cluster
+    from e3.client.api import Api
 
     if rack_cluster.is_running(RACK_CLUSTER):
         console.print(f"[yellow]no rack[/yellow]: rack `{RACK_CLUSTER}` is already run by another `e3 up` "
@@ -178,7 +178,7 @@ def _start_rack(url: str, token: str, controller: str, servers: int, server_type
                   "no LiquidIO hardware) ...")
     try:
         started = rack_cluster.up(Api(url, token), RACK_CLUSTER, servers, server_type, controller, attached=True)
-    except CliError as exc:
+    except ClientError as exc:
         console.print(f"[yellow]no rack[/yellow]: {exc.message}")
         return None
     console.print(f"rack `{RACK_CLUSTER}`: {len(started)} programs registered (`e3 get nodes --cluster {RACK_CLUSTER}`)")
@@ -187,13 +187,13 @@ def _start_rack(url: str, token: str, controller: str, servers: int, server_type
 
 def _start_demo(stack: Stack, url: str, token: str, cluster: str, rate: float, logs: Path) -> None:
     """IOT-TS placed by HCM on `cluster`, and its steady load; a note instead if it cannot run."""
-    from e3.cli import demo
-    from e3.cli.client import Api
+    from e3.emulation import demo
+    from e3.client.api import Api
 
     try:
         instances = demo.deploy(Api(url, token), cluster)
         argvs = [(load.name, demo.load_argv(load, instances, rate / len(demo.LOADS))) for load in demo.LOADS]
-    except CliError as exc:
+    except ClientError as exc:
         console.print(f"[yellow]no demo[/yellow]: {exc.message}")
         return
     stack.loads = [LoadRound(name, argv, logs / f"load-{name}.log") for name, argv in argvs]
@@ -204,7 +204,7 @@ def _start_demo(stack: Stack, url: str, token: str, cluster: str, rate: float, l
 
 
 def run_up() -> None:
-    from e3.core.bootstrap import ensure_local_admin_token, prepare_database
+    from e3.services.bootstrap import ensure_local_admin_token, prepare_database
     from e3.core.envfile import write_env_file
 
     settings = get_settings()
@@ -279,7 +279,7 @@ def run_up() -> None:
         while not stopping:
             for child in stack.children:
                 if child.poll() is not None:
-                    raise CliError(f"{' '.join(child.args[3:])} exited with code {child.returncode}; see {logs}")
+                    raise ClientError(f"{' '.join(child.args[3:])} exited with code {child.returncode}; see {logs}")
             for load in stack.loads:
                 load.keep_running()
             time.sleep(0.5)

@@ -4,17 +4,17 @@ import os
 from pathlib import Path
 
 import e3
-from e3.cli.client import CliError
+from e3.client.api import ClientError
 
 BUILD_DIR = Path(e3.__file__).resolve().parents[2] / "build/agents"
 
 
 def built_binary(env_var: str, relative: str) -> Path:
-    """The executable named by `env_var`, else `build/agents/<relative>`; CliError if it is missing."""
+    """The executable named by `env_var`, else `build/agents/<relative>`; ClientError if it is missing."""
     configured = os.environ.get(env_var)
     path = Path(configured) if configured else BUILD_DIR / relative
     if not (path.is_file() and os.access(path, os.X_OK)):
-        raise CliError(f"{path.name} not found at {path}: run `make agents` (or set {env_var})")
+        raise ClientError(f"{path.name} not found at {path}: run `make agents` (or set {env_var})")
     return path
 
 

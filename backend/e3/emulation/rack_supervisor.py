@@ -25,7 +25,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from e3.cli.processes import die_with_parent, wait_registered
+from e3.core.processes import die_with_parent, wait_registered
 from e3.emulation import netns
 from e3.emulation.netns import NetnsError
 from e3.emulation.rack_network import write_json

@@ -64,7 +64,7 @@ class NodeSample:
                        node_id: Hashable | None = None) -> "NodeSample":
         """From either dict shape the controller holds: `heartbeat_intake.heartbeat_dict` (queue_length,
         timestamp_unix_ns, instances of {instance_id, requests_completed, exec_time_us, ...}) or the live
-        state of `live_state` (queue_len, ts in ISO 8601, instances of {id, requests, exec_us, exec_ema_us,
+        state in Redis (e3.live.channel) (queue_len, ts in ISO 8601, instances of {id, requests, exec_us, exec_ema_us,
         cpu_share}, possibly all strings as read back from the Redis hash)."""
         if "timestamp_unix_ns" in hb:
             t = int(hb["timestamp_unix_ns"]) / 1e9

@@ -12,8 +12,8 @@ from e3.orchestrator.detection import DetectionPolicy
 from e3.orchestrator.membership import MembershipPolicy
 from e3.rpc.pb import agent_pb2, agent_pb2_grpc
 from e3.rpc.servicer import AgentServicer
-from e3.services.agent_hub import AgentHub
-from e3.services.orchestrator import DataplaneOrchestrator
+from e3.controller.agent_hub import AgentHub
+from e3.controller.orchestrator import DataplaneOrchestrator
 
 log = logging.getLogger(__name__)
 SERVICE_NAME = agent_pb2.DESCRIPTOR.services_by_name["AgentService"].full_name

@@ -1,9 +1,9 @@
-"""AgentService servicer: translates messages and status codes; the work is in services.agent_hub."""
+"""AgentService servicer: translates messages and status codes; the work is in controller.agent_hub."""
 
 import grpc
 
 from e3.rpc.pb import agent_pb2, agent_pb2_grpc
-from e3.services.agent_hub import MAX_REPORTED_REJECTIONS, AgentHub
+from e3.controller.agent_hub import MAX_REPORTED_REJECTIONS, AgentHub
 from e3.services.agents import AgentError
 
 _KINDS = {agent_pb2.NODE_KIND_HOST: "host", agent_pb2.NODE_KIND_SMARTNIC: "smartnic"}

@@ -1,4 +1,4 @@
-"""The live channel's messages (services.live_feed, docs/live.md): the same JSON over WebSocket, SSE and polling."""
+"""The live channel's messages (e3.live.hub, docs/live.md): the same JSON over WebSocket, SSE and polling."""
 
 from typing import Literal
 

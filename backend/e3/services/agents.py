@@ -153,7 +153,7 @@ def heartbeat_problem(hb: dict, now: datetime) -> str | None:
     """Why a heartbeat (already known to come from its node's agent) is malformed, or None when it is fine.
 
     `hb` has the Heartbeat message's fields, with power_source as "rapl" | "ipmi" | "model" | None. These
-    are the rules; the controller's hot path (services.heartbeat_intake) checks the same bounds with a
+    are the rules; the controller's hot path (controller.heartbeat_intake) checks the same bounds with a
     quicker test and asks this function for the reason when that test fails; keep the two in step
     (tests/services/test_heartbeat_intake.py compares them).
     """

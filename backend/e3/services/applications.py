@@ -14,7 +14,7 @@ from e3.models import Application, ApplicationVersion, Deployment
 from e3.schemas.common import PageParams
 from e3.schemas.dag import ApplicationSpec, validate_application
 from e3.services import audit
-from e3.services.documents import dump_yaml
+from e3.schemas.documents import dump_yaml
 from e3.services.pagination import paginate
 
 

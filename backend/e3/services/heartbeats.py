@@ -1,7 +1,7 @@
 """Heartbeat storage: daily partitions, batched COPY ingest, retention by dropping whole partitions.
 
 `ingest` takes row dicts (one `write_row` each); the controller's writer uses `copy_text` with lines it
-already formatted (services.heartbeat_intake), creating only the day partitions it has not seen.
+already formatted (controller.heartbeat_intake), creating only the day partitions it has not seen.
 """
 
 import json

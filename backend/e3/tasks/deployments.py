@@ -6,10 +6,11 @@ from sqlalchemy.exc import OperationalError
 
 from e3.core.celery_app import celery_app
 from e3.core.db import session_scope
+from e3.core.task_queue import PLACE_DEPLOYMENT
 from e3.services.deployments import run_placement
 
 
-@celery_app.task(name="e3.place_deployment", acks_late=True, autoretry_for=(OperationalError,),
+@celery_app.task(name=PLACE_DEPLOYMENT, acks_late=True, autoretry_for=(OperationalError,),
                  retry_backoff=True, retry_backoff_max=60, max_retries=5)
 def place_deployment(job_id: str) -> str:
     """Place the deployment of job `job_id`. Retried only when the database is briefly unreachable."""

@@ -1,5 +1,5 @@
 """The live channel against a real `e3 api` process, Redis and Postgres: heartbeats go out the controller's way
-(HeartbeatIntake encodes them, LiveFeed writes the hashes and publishes on `e3:live`), and arrive on the
+(HeartbeatIntake encodes them, LivePublisher writes the hashes and publishes on `e3:live`), and arrive on the
 WebSocket and the SSE fallback, coalesced; refusals come with a code a browser can read."""
 
 import asyncio
@@ -18,9 +18,9 @@ from websockets.exceptions import ConnectionClosed
 from e3.core.db import session_scope
 from e3.models import Cluster, ComputeNode, Instance
 from e3.rpc.pb import agent_pb2
-from e3.services import live_state
-from e3.services.agent_hub import TrackedNode
-from e3.services.heartbeat_intake import HeartbeatIntake
+from e3.controller import live_publisher
+from e3.controller.agent_hub import TrackedNode
+from e3.controller.heartbeat_intake import HeartbeatIntake
 
 AGENT = "agent-live"
 
@@ -50,7 +50,7 @@ class Controller:
         self.redis_url, self.cluster_id = redis_url, cluster_id
         tracked = {n: TrackedNode(n, cluster_id, "n", AGENT, 0.0) for n in node_ids}
         self.intake = HeartbeatIntake(tracked, time.monotonic, time.time_ns)
-        self.feed = live_state.LiveFeed(redis_url)
+        self.feed = live_publisher.LivePublisher(redis_url)
 
     def beat(self, node_id, queue_length: int = 1, watts: float = 20.0, instances=()) -> None:
         hb = agent_pb2.Heartbeat(node_id=str(node_id), timestamp_unix_ns=time.time_ns(), queue_length=queue_length,
@@ -65,7 +65,7 @@ class Controller:
     async def state(self, node_id, state: str, previous: str) -> None:
         client = aioredis.Redis.from_url(self.redis_url)
         try:
-            await live_state.publish_state(client, node_id, self.cluster_id, "n", state, previous)
+            await live_publisher.publish_state(client, node_id, self.cluster_id, "n", state, previous)
         finally:
             await client.aclose()
 

@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from e3.core.db import session_scope
 from e3.models import Event
-from e3.services.orchestrator import DataplaneOrchestrator
+from e3.controller.orchestrator import DataplaneOrchestrator
 from e3.services.orchestrator_mode import MODE_KEY
 
 

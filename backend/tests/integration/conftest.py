@@ -9,7 +9,7 @@ import pytest
 from helpers import start_process, stop_process, wait_for_job, wait_until
 from local_trio import AGENT, APP, running
 
-from e3.cli import rack_cluster
+from e3.emulation import rack_cluster
 from e3.core.embedded import free_tcp_port
 from e3.emulation import rack_network
 from e3.emulation.rack_plan import MGMT_GATEWAY, plan_rack

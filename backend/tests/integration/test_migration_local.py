@@ -67,7 +67,7 @@ def test_a_migration_whose_runner_is_killed_is_finished_by_the_next_worker(clien
     from e3.core.db import session_scope
     from e3.core.security import SYSTEM
     from e3.models import Migration
-    from e3.services.migrations import request_migration
+    from e3.services.migration.records import request_migration
 
     placed = trio["placed"]
     kv = placed["kv"]
@@ -116,7 +116,7 @@ def test_a_migration_whose_transfer_cannot_start_is_rolled_back_and_the_source_k
     removed, the migration ends rolled_back with the agent's reason, and the instance serves where it was."""
     import socket
 
-    from e3.services.migrations import TRANSFER_PORTS
+    from e3.services.migration.records import TRANSFER_PORTS
 
     placed = trio["placed"]
     kv = placed["kv"]

@@ -7,7 +7,7 @@ import pytest
 from e3 import catalog
 from e3.core.errors import ValidationFailed
 from e3.schemas.dag import MAX_ERRORS, ApplicationSpec, find_cycle, validate_application
-from e3.services.documents import dump_yaml, parse_document
+from e3.schemas.documents import dump_yaml, parse_document
 
 
 @pytest.fixture(autouse=True)

@@ -8,7 +8,7 @@ import yaml
 
 from e3 import catalog
 from e3.core.errors import BadRequest, PayloadTooLarge, UnsupportedMediaType
-from e3.services.documents import MAX_BODY_BYTES, MAX_DEPTH, dump_yaml, json_depth_exceeds, parse_document
+from e3.schemas.documents import MAX_BODY_BYTES, MAX_DEPTH, dump_yaml, json_depth_exceeds, parse_document
 
 YAML = "application/yaml"
 
@@ -264,7 +264,7 @@ def test_dump_yaml_round_trips_through_parse_document_even_with_shared_objects()
 
 def test_the_pure_python_parser_behaves_the_same(monkeypatch):
     # libyaml is optional in PyYAML; without it the same checks must hold.
-    from e3.services import documents
+    from e3.schemas import documents
 
     monkeypatch.setattr(documents, "_PARSER", yaml.SafeLoader)
     assert parse_document(catalog.template_yaml("iot-ts").encode(), YAML) == catalog.template("iot-ts")

@@ -4,7 +4,8 @@ committed transaction that adds events, and reads on from its cursor."""
 import asyncio
 
 from e3.core.db import session_scope
-from e3.services import event_feed, events
+from e3.services import events
+from e3.live import event_feed
 
 
 def test_a_follower_is_woken_by_each_commit_and_not_by_its_poll(backing_services):

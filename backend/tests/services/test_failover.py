@@ -11,7 +11,7 @@ from sqlalchemy import select, update
 
 from e3.core.db import session_scope
 from e3.models import ComputeNode, Event, Instance, Migration, NodeCommand
-from e3.services.failover import fail_over
+from e3.services.migration.failover import fail_over
 
 APP = {
     "apiVersion": "e3/v1", "kind": "Application", "metadata": {"name": "fo"},

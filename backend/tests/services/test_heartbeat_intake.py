@@ -17,9 +17,9 @@ from e3.models import heartbeats
 from e3.orchestrator.membership import MembershipPolicy
 from e3.rpc.pb import agent_pb2
 from e3.services import agents
-from e3.services.agent_hub import AgentHub, TrackedNode
-from e3.services.heartbeat_intake import HeartbeatIntake, heartbeat_dict
-from e3.services.heartbeat_writer import HeartbeatWriter
+from e3.controller.agent_hub import AgentHub, TrackedNode
+from e3.controller.heartbeat_intake import HeartbeatIntake, heartbeat_dict
+from e3.controller.heartbeat_writer import HeartbeatWriter
 from e3.services.heartbeats import drop_partitions_before
 
 
@@ -209,7 +209,7 @@ def test_a_partition_dropped_behind_the_writer_is_recreated(backing_services):
         drop_partitions_before(session, datetime.fromtimestamp(time.time() + 2 * 86400, timezone.utc))
 
 
-def test_live_feed_sets_the_latest_state_and_publishes(backing_services):
+def test_live_publisher_sets_the_latest_state_and_publishes(backing_services):
     nodes = _nodes("agent-a", 2)
     intake = HeartbeatIntake(nodes, time.monotonic, time.time_ns)
     r = redis.Redis.from_url(backing_services["redis_url"])
@@ -217,9 +217,9 @@ def test_live_feed_sets_the_latest_state_and_publishes(backing_services):
     pubsub.subscribe("e3:live")
 
     async def scenario():
-        from e3.services.live_state import LiveFeed
+        from e3.controller.live_publisher import LivePublisher
 
-        feed = LiveFeed(backing_services["redis_url"])
+        feed = LivePublisher(backing_services["redis_url"])
         for q in (1, 2):
             encoded, _ = intake.accept("agent-a", [_beat(n, queue_length=q) for n in nodes])
             feed.add(encoded.redis_commands, encoded.live_items)

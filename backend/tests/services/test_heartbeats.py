@@ -47,7 +47,7 @@ def test_power_source_must_be_named():
 def test_the_writer_applies_retention_to_old_day_partitions():
     import asyncio
 
-    from e3.services.heartbeat_writer import HeartbeatWriter
+    from e3.controller.heartbeat_writer import HeartbeatWriter
 
     now = datetime.now(timezone.utc)
     with session_scope() as session:

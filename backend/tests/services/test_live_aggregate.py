@@ -4,7 +4,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from e3.services import live_aggregate as agg
+from e3.live import aggregate as agg
 
 T0 = 1_800_000_000.0
 

@@ -14,8 +14,8 @@ from sqlalchemy import select, update
 from e3.core.db import session_scope
 from e3.models import ComputeNode, Event, Instance, Migration
 from e3.orchestrator.detection import HOST_STARVATION, OVERLOAD, Detection, DetectionPolicy
-from e3.services import migration_runner
-from e3.services.orchestrator import Acted, DataplaneOrchestrator, act_on_detection
+from e3.services.migration import runner
+from e3.controller.orchestrator import Acted, DataplaneOrchestrator, act_on_detection
 
 APP = {
     "apiVersion": "e3/v1", "kind": "Application", "metadata": {"name": "orch"},
@@ -75,7 +75,7 @@ def test_the_events_of_a_decision_and_its_migration_name_the_application(on_a_ni
     with session_scope() as session:
         acted = act_on_detection(session, on_a_nic.cluster, _starvation(on_a_nic.nic, shares), "migrate")
     with session_scope() as session:  # the migration's first steps, as the API issues them
-        assert migration_runner.begin(session, acted.migration_id)
+        assert runner.begin(session, acted.migration_id)
     (_, detection), (_, decision) = _events()
     assert "application" not in detection  # a starving host concerns the node, not one application
     assert decision["application"] == "orch"
@@ -125,7 +125,7 @@ def _node(kind="smartnic"):
 
 
 def test_a_standing_queue_is_acted_on_once_then_the_node_cools_down(monkeypatch):
-    monkeypatch.setattr("e3.services.orchestrator.in_session", lambda fn, *args: fn(None, *args))  # no database
+    monkeypatch.setattr("e3.controller.orchestrator.in_session", lambda fn, *args: fn(None, *args))  # no database
     calls = []
 
     def act(session, cluster_id, detection, mode):

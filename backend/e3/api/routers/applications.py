@@ -12,7 +12,7 @@ from e3.schemas.application import (ApplicationDetail, ApplicationVersionsPublic
                                     ValidationReport)
 from e3.schemas.dag import validate_application
 from e3.services import applications
-from e3.services.documents import parse_document
+from e3.schemas.documents import parse_document
 
 router = APIRouter(prefix="/applications", tags=["applications"])
 DAG_BODY = document_body("DAG spec (apiVersion e3/v1, kind Application)")

@@ -11,7 +11,7 @@ from e3.schemas.cluster_spec import validate_cluster
 from e3.schemas.layout import ClusterLayout
 from e3.services import clusters
 from e3.services.cluster_layout import cluster_layout
-from e3.services.documents import parse_document
+from e3.schemas.documents import parse_document
 
 router = APIRouter(prefix="/clusters", tags=["clusters"])
 

@@ -6,7 +6,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Response, status
 
 from e3.api.deps import DeployDep, PageDep, ReadDep, SessionDep
-from e3.core.errors import ServiceUnavailable
+from e3.core.task_queue import PLACE_DEPLOYMENT, enqueue_after_commit
 from e3.schemas.deployment import DeploymentCreate, DeploymentPublic, DeploymentsPublic, JobAccepted, PlacementPublic
 from e3.services import deployments
 
@@ -16,17 +16,13 @@ router = APIRouter(prefix="/deployments", tags=["deployments"])
 @router.post("", status_code=status.HTTP_202_ACCEPTED, response_model=JobAccepted)
 def create_deployment(body: DeploymentCreate, session: SessionDep, actor: DeployDep) -> dict:
     """Deploy an application version onto a cluster; poll the returned job for progress."""
-    from e3.tasks.deployments import place_deployment  # the Celery app is only needed here
-
     deployment, job = deployments.create_deployment(session, body, actor)
-    session.commit()  # the worker must find the job when it picks the task up
-    try:
-        place_deployment.delay(str(job.id))
-    except Exception as exc:  # broker down: the job must not stay queued forever
-        deployments.fail_unqueued(session, job, f"could not reach the job queue (Redis): {exc}")
-        session.commit()
-        raise ServiceUnavailable(f"the job queue is unreachable; deployment {deployment.id} was marked failed",
-                                 code="queue_unavailable") from exc
+
+    def unqueued(reason: str) -> str:
+        deployments.fail_unqueued(session, job, reason)
+        return f"the job queue is unreachable; deployment {deployment.id} was marked failed"
+
+    enqueue_after_commit(session, PLACE_DEPLOYMENT, job.id, on_unreachable=unqueued)
     return dict(job_id=job.id, deployment_id=deployment.id, status_url=f"/api/v1/jobs/{job.id}")
 
 

@@ -11,7 +11,8 @@ from e3.api.deps import ReadDep, SessionDep, authorize
 from e3.core.config import get_settings
 from e3.core.db import in_session
 from e3.schemas.migration import EventsPublic
-from e3.services import event_feed, events
+from e3.services import events
+from e3.live import event_feed
 
 router = APIRouter(prefix="/events", tags=["events"])
 SinceQuery = Annotated[int | None, Query(ge=0, description="Only events with a larger id (0, the default: from "

@@ -22,7 +22,7 @@ from e3.core.config import get_settings
 from e3.core.db import session_scope
 from e3.core.errors import E3Error, Forbidden, Unauthorized
 from e3.schemas.live import LiveMessage
-from e3.services import live_feed
+from e3.live.hub import LiveHub, hub
 from e3.services.tokens import authenticate
 
 log = logging.getLogger(__name__)
@@ -32,8 +32,8 @@ BEARER_PROTOCOL = "e3.bearer."
 CLOSE_CODES = {401: 4401, 403: 4403, 404: 4404}
 
 
-def _hub() -> live_feed.LiveHub:
-    return live_feed.hub(get_settings().redis_url)
+def _hub() -> LiveHub:
+    return hub(get_settings().redis_url)
 
 
 def _dumps(message: dict) -> str:

@@ -7,7 +7,8 @@ from fastapi import APIRouter, Query, Response, status
 
 from e3.api.deps import DeployDep, PageDep, ReadDep, SessionDep
 from e3.schemas.migration import MigrationAnswer, MigrationCreate, MigrationPublic, MigrationsPublic
-from e3.services import migrations
+from e3.services.migration import records
+from e3.services.migration.queue import queue_migration
 
 router = APIRouter(tags=["migrations"])
 
@@ -20,14 +21,12 @@ def create_migration(instance_id: uuid.UUID, body: MigrationCreate, session: Ses
                      response: Response) -> dict:
     """Migrate an instance to `target_node` (202; follow `status_url`), or with `dry_run` only check it and
     answer the cost model's predicted change in latency and joules per request (200)."""
-    from e3.tasks.migrations import queue  # the Celery app is only needed here
-
-    answer, migration = migrations.request_migration(session, instance_id, body.target_node, dry_run=body.dry_run,
-                                                     actor=actor)
+    answer, migration = records.request_migration(session, instance_id, body.target_node, dry_run=body.dry_run,
+                                                  actor=actor)
     if migration is None:
         response.status_code = status.HTTP_200_OK
         return answer
-    queue(session, migration.id)
+    queue_migration(session, migration.id)
     return answer
 
 
@@ -36,11 +35,11 @@ def list_migrations(session: SessionDep, actor: ReadDep, page: PageDep, cluster:
                     state: Annotated[str | None, Query(pattern=STATES)] = None,
                     instance_id: uuid.UUID | None = None) -> dict:
     """List migrations, newest first, with their steps and step timings."""
-    items, total = migrations.list_migrations(session, page, cluster=cluster, state=state, instance_id=instance_id)
+    items, total = records.list_migrations(session, page, cluster=cluster, state=state, instance_id=instance_id)
     return dict(items=items, total=total, limit=page.limit, offset=page.offset)
 
 
 @router.get("/migrations/{migration_id}", response_model=MigrationPublic)
 def get_migration(migration_id: uuid.UUID, session: SessionDep, actor: ReadDep) -> dict:
     """Get one migration: its state, its steps with their timings, and its error if it did not succeed."""
-    return migrations.migration_public(session, migration_id)
+    return records.migration_public(session, migration_id)

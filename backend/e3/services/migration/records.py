@@ -4,7 +4,7 @@ A migration is accepted only when it can be carried out: the target is a known n
 up and run by an agent, of a kind the instance may run on, in a fault domain holding no other replica of
 its shard, with room for its reservation; the instance is running and not already migrating. Anything
 else is a 4xx naming the field or the reason, and nothing is written. The steps themselves run in the
-worker (services.migration_runner); this module only records the request.
+worker (services.migration.runner); this module only records the request.
 """
 
 import uuid

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from e3 import catalog
-from e3.cli.client import Api
-from e3.cli.processes import die_with_parent
-from e3.cli.resources import place, wait_running
+from e3.client.api import Api
+from e3.core.processes import die_with_parent
+from e3.client.deployments import place, wait_running
 from e3.emulation.binaries import loadgen_binary
 
 APPLICATION = "iot-ts-demo"  # the catalogue's iot-ts, configured and scaled for the demo

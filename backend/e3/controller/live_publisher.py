@@ -1,16 +1,8 @@
-"""Live node state in Redis: the latest heartbeat per node (hash `e3:node:<id>`) and pub/sub on `e3:live`.
+"""The controller's side of the live channel: accepted heartbeats and node states written to Redis.
 
-`e3:node:<id>` is a hash. Each accepted heartbeat sets its fields node_id, cluster_id, ts (ISO 8601, UTC,
-microseconds), queue_len, rx_bytes, tx_bytes, rx_packets, tx_packets, cpu_util, power_watts,
-power_source and instances (a JSON array of {id, requests, exec_us, exec_ema_us, cpu_share, lat_n, lat_avg_us,
-lat_p99_us}: the last three the requests answered OK in the period and their mean and p99 latency); membership
-changes set state and state_since, command outcomes last_command_version and last_command_ok.
-
-Messages on `e3:live` are JSON objects with a `type`:
-  {"type": "heartbeats", "heartbeats": [{node_id, ts, queue_len, ..., instances, cluster_id}, ...]}
-      one per batch: its accepted heartbeats
-  {"type": "node.state", "node_id", "cluster_id", "name", "state", "previous", "ts"}
+The layout of what is written (keys, fields, messages) is e3.live.channel's, which the API's readers share.
 """
+
 
 import asyncio
 import json
@@ -22,14 +14,10 @@ import redis.asyncio as aioredis
 from redis.connection import SSLConnection, parse_url
 
 from e3.core.aio import cancel_and_wait
+from e3.live.channel import LIVE_CHANNEL, node_key
 
 log = logging.getLogger(__name__)
-LIVE_CHANNEL = "e3:live"
 _PUBLISH = f"*3\r\n$7\r\nPUBLISH\r\n${len(LIVE_CHANNEL)}\r\n{LIVE_CHANNEL}\r\n"
-
-
-def node_key(node_id) -> str:
-    return f"e3:node:{node_id}"
 
 
 def _command(*args: str) -> bytes:
@@ -40,10 +28,10 @@ def _command(*args: str) -> bytes:
     return "".join(out).encode()
 
 
-class LiveFeed:
+class LivePublisher:
     """Heartbeats to Redis, coalesced: the batches queued while a write is in flight go out in one write.
 
-    Uses its own connection and writes the Redis protocol that services.heartbeat_intake encodes (an HSET
+    Uses its own connection and writes the Redis protocol that controller.heartbeat_intake encodes (an HSET
     per heartbeat, a PUBLISH per batch), reading the replies by counting lines: the per-command cost of
     a client library (redis-py packing every argument) was most of the controller's time. If Redis cannot be reached,
     what is queued is dropped (counted, logged) and the connection retried after `retry_s`: the live view

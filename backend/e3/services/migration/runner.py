@@ -41,7 +41,7 @@ from e3.core.db import get_engine
 from e3.models import ComputeNode, Instance, Migration, NodeCommand
 from e3.models.migration import ACTIVE_MIGRATION_STATES
 from e3.services import commands, events
-from e3.services.migrations import TRANSFER_PORTS
+from e3.services.migration.records import TRANSFER_PORTS
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ import httpx
 from e3.core.envfile import find_env_file, read_env_file
 
 
-class CliError(Exception):
+class ClientError(Exception):
     """A failure to report in one clear message and exit non-zero."""
 
     def __init__(self, message: str, exit_code: int = 1):
@@ -22,7 +22,7 @@ def connection() -> tuple[str, str | None]:
     url = os.environ.get("E3_URL") or file_values.get("E3_URL")
     token = os.environ.get("E3_TOKEN") or file_values.get("E3_TOKEN")
     if not url:
-        raise CliError("E3_URL is not set and no .e3/env was found: run `make up`, or export E3_URL and E3_TOKEN")
+        raise ClientError("E3_URL is not set and no .e3/env was found: run `make up`, or export E3_URL and E3_TOKEN")
     return url.rstrip("/"), token
 
 
@@ -59,13 +59,13 @@ class Api:
         self.url = url
 
     def request(self, method: str, path: str, missing_ok: bool = False, **kwargs) -> httpx.Response:
-        """The response; CliError on a refusal (a 404 too, unless `missing_ok`) or when the API is unreachable."""
+        """The response; ClientError on a refusal (a 404 too, unless `missing_ok`) or when the API is unreachable."""
         try:
             response = self._http.request(method, path, **kwargs)
         except httpx.HTTPError as exc:
-            raise CliError(f"cannot reach the E3 API at {self.url}: {exc}") from exc
+            raise ClientError(f"cannot reach the E3 API at {self.url}: {exc}") from exc
         if response.status_code >= 400 and not (missing_ok and response.status_code == 404):
-            raise CliError(describe_error(response))
+            raise ClientError(describe_error(response))
         return response
 
     def exists(self, path: str) -> bool:

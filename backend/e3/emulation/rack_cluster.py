@@ -19,9 +19,9 @@ import time
 from pathlib import Path
 
 from e3 import catalog
-from e3.cli.client import Api, CliError
-from e3.cli.local_cluster import write_secret
-from e3.cli.processes import die_with_parent
+from e3.client.api import Api, ClientError
+from e3.emulation.local_cluster import write_secret
+from e3.core.processes import die_with_parent
 from e3.emulation import rack_network
 from e3.emulation.rack_network import NetnsError, RackError
 from e3.emulation.rack_plan import MGMT_GATEWAY, plan_rack
@@ -45,7 +45,7 @@ def is_rack(name: str) -> bool:
 
 
 def _api_servers(api: Api, name: str, server_type: str, servers: int) -> list[ApiServer]:
-    """The API cluster's servers with their host and SmartNIC nodes; CliError if its shape is not the rack's."""
+    """The API cluster's servers with their host and SmartNIC nodes; ClientError if its shape is not the rack's."""
     by_server: dict[str, list[dict]] = {}
     for node in api.all_pages(f"/api/v1/clusters/{name}/nodes"):
         by_server.setdefault(node["server"], []).append(node)
@@ -56,19 +56,19 @@ def _api_servers(api: Api, name: str, server_type: str, servers: int) -> list[Ap
         result.append(ApiServer(server, hosts[0] if hosts else "", [n["name"] for n in nodes if n["kind"] == "smartnic"]))
     nics = catalog.server_types()[server_type].smartnics
     if len(result) != servers or any(not s.host or len(s.nics) != nics for s in result):
-        raise CliError(f"cluster {name!r} exists but is not {servers} {server_type} servers; delete it "
+        raise ClientError(f"cluster {name!r} exists but is not {servers} {server_type} servers; delete it "
                        f"(`e3 cluster delete {name}`) or choose another --name", exit_code=2)
     return result
 
 
 def _rack_controller(controller: str) -> str:
-    """The controller's address as the rack's namespaces see it (the management bridge); CliError if it
+    """The controller's address as the rack's namespaces see it (the management bridge); ClientError if it
     does not listen there."""
     port = controller.rsplit(":", 1)[-1]
     try:
         socket.create_connection((MGMT_GATEWAY, int(port)), timeout=2).close()
     except (OSError, ValueError) as exc:
-        raise CliError(f"the rack's programs reach the controller at {MGMT_GATEWAY}:{port} (the management bridge), "
+        raise ClientError(f"the rack's programs reach the controller at {MGMT_GATEWAY}:{port} (the management bridge), "
                        f"but nothing listens there ({exc}): start the controller with "
                        f"`e3 controller --host 127.0.0.1,{MGMT_GATEWAY}` (`e3 up` does this when it runs as root)")
     return f"{MGMT_GATEWAY}:{port}"
@@ -95,12 +95,12 @@ def _wait_ready(proc: subprocess.Popen, where: Path) -> dict:
         if status and status["state"] == "ready":
             return status
         if status and status["state"] == "failed":
-            raise CliError(f"the rack did not start: {status['error']}")
+            raise ClientError(f"the rack did not start: {status['error']}")
         if proc.poll() is not None:
             log = (where / SUPERVISOR_LOG).read_text(errors="replace")[-2000:]
-            raise CliError(f"the rack's supervisor exited with code {proc.returncode}; its log:\n{log}")
+            raise ClientError(f"the rack's supervisor exited with code {proc.returncode}; its log:\n{log}")
         time.sleep(0.1)
-    raise CliError(f"the rack did not come up within {timeout:.0f}s; see the logs in {where}")
+    raise ClientError(f"the rack did not come up within {timeout:.0f}s; see the logs in {where}")
 
 
 def _stop_supervisor(where: Path) -> dict | None:
@@ -129,14 +129,14 @@ def up(api: Api, name: str, servers: int, server_type: str, controller: str, att
     try:
         plan = plan_rack(name, servers, server_type)
     except ValueError as exc:
-        raise CliError(str(exc), exit_code=2) from exc
+        raise ClientError(str(exc), exit_code=2) from exc
     where = folder(name)
     if is_rack(name):
-        raise CliError(f"rack {name!r} is already up; `e3 cluster down {name}` first")
+        raise ClientError(f"rack {name!r} is already up; `e3 cluster down {name}` first")
     try:  # refuses, pointing to --mode local, without root or netns support
         rack_network.create(plan, where / RACK_FILE, on_step)
     except (RackError, NetnsError) as exc:
-        raise CliError(str(exc)) from exc
+        raise ClientError(str(exc)) from exc
     try:
         if not api.exists(f"/api/v1/clusters/{name}"):  # an existing cluster of that name is reused if it fits
             api.post("/api/v1/clusters", json={"generator": "fattree", "servers": servers,
@@ -168,7 +168,7 @@ def down(name: str) -> list[dict]:
     try:
         rack_network.destroy(where / RACK_FILE)
     except (RackError, NetnsError) as exc:
-        raise CliError(f"removing the rack's network: {exc}") from exc
+        raise ClientError(f"removing the rack's network: {exc}") from exc
     return [dict(node=p["node"], kind=p["kind"], pid=p["pid"],
                  stopped="not started" if p["pid"] is None else f"exit {p['exit_code']}")
             for p in status["processes"]]

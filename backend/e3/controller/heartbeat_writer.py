@@ -1,6 +1,6 @@
 """Buffered heartbeat writes for the controller, with backpressure, and the retention policy.
 
-Intake (services.heartbeat_intake) hands over each batch already formatted as COPY text; the writer
+Intake (controller.heartbeat_intake) hands over each batch already formatted as COPY text; the writer
 COPYs what has accumulated from a worker thread, as soon as `max_rows` wait or `interval_s` after the
 oldest arrived (at most `max_copy_rows` per COPY). Rows are written in arrival order, so "written up to
 row n" is one counter: `flush()` waits until every row added before it is in the database.

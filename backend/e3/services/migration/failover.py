@@ -14,7 +14,7 @@ row locked, like every writer of commands). For each instance that was on the no
 Every lost backup, and the backup used up by a promotion, is replaced by a new backup (a new row,
 `seeding`) placed by HCM on a server holding no other replica of its shard (a server and its
 SmartNICs are one fault domain; nothing is placed again on the failed node's server), and seeded
-by a `seed` migration: its primary's state copied, then its replication log (services.migration_runner).
+by a `seed` migration: its primary's state copied, then its replication log (services.migration.runner).
 When no node has room the shard runs with fewer backups (`failover.unprotected`). The route table goes
 to every agent-run node; the down node gets a RemoveInstance for each of its instances, so that an
 agent restarted there does not bring them back when its command history is replayed.
@@ -35,6 +35,7 @@ from e3.placement.hcm import replace_instances
 from e3.placement.model import NodeCapacity, PlacementProblem, copy_nodes
 from e3.services import commands, events
 from e3.services.deployments import cluster_capacities
+from e3.services.migration.queue import queue_migration
 
 log = logging.getLogger(__name__)
 LOST_STATES = ("placed", "deploying", "running", "seeding")
@@ -219,15 +220,13 @@ def _new_backup(session: Session, primary: Instance, replica: int, target: uuid.
 
 def fail_over_and_seed(session: Session, node_id: uuid.UUID) -> int:
     """`fail_over`, committed, then its seed migrations queued to a worker; returns how many were queued."""
-    from e3.tasks.migrations import queue  # the Celery app only where migrations are queued
-
     seeds = fail_over(session, node_id)
     session.commit()
     queued = 0
     for seed in seeds:
         try:
-            queue(session, seed)
+            queue_migration(session, seed)
             queued += 1
-        except Exception as exc:  # marked failed by queue(); the shard runs with a backup fewer
+        except Exception as exc:  # marked failed by queue_migration(); the shard runs with a backup fewer
             log.error("failover of node %s: seed migration %s not queued: %s", node_id, seed, exc)
     return queued

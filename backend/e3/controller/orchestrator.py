@@ -20,7 +20,9 @@ from e3.core.errors import E3Error
 from e3.core.security import Actor
 from e3.orchestrator.decision import Decision, decide
 from e3.orchestrator.detection import SMARTNIC, Detection, DetectionPolicy, Detector, InstanceSample, NodeSample
-from e3.services import cluster_views, events, migrations
+from e3.services import cluster_views, events
+from e3.services.migration import records
+from e3.services.migration.queue import queue_migration
 from e3.services.orchestrator_mode import MODE_KEY, MODES
 
 log = logging.getLogger(__name__)
@@ -55,7 +57,7 @@ def act_on_detection(session, cluster_id: uuid.UUID, detection: Detection, mode:
         return Acted(True)
     session.commit()  # the events stay whatever the request says
     try:
-        _, migration = migrations.request_migration(session, uuid.UUID(outcome.instance_id),
+        _, migration = records.request_migration(session, uuid.UUID(outcome.instance_id),
                                                     str(outcome.target_node_id), dry_run=False, actor=ORCHESTRATOR,
                                                     reason=detection.kind)
     except E3Error as exc:  # e.g. the instance started migrating since the view was read
@@ -69,11 +71,9 @@ def act_on_detection(session, cluster_id: uuid.UUID, detection: Detection, mode:
 
 
 def _run_detection(session, cluster_id: uuid.UUID, detection: Detection, mode: str) -> Acted:
-    from e3.tasks.migrations import queue  # the Celery app only where migrations are queued
-
     acted = act_on_detection(session, cluster_id, detection, mode)
     if acted.migration_id is not None:
-        queue(session, acted.migration_id)
+        queue_migration(session, acted.migration_id)
     return acted
 
 

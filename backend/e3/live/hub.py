@@ -1,6 +1,6 @@
 """The live channel's source: one Redis subscription per API process, fanned out to every connected client.
 
-`LiveHub` subscribes to `e3:live` (services.live_state) when its first client arrives and unsubscribes when
+`LiveHub` subscribes to `e3:live` (e3.live.channel) when its first client arrives and unsubscribes when
 its last one leaves. Per cluster watched it keeps the recent heartbeats of each node (`NodeWindow`), their
 states, and the cluster's metadata from the database (nodes, servers, instances and their applications),
 reloaded every `META_REFRESH_S`. A cluster's state starts from the latest heartbeat per node in the
@@ -29,8 +29,8 @@ from e3.core.db import in_session
 from e3.core.errors import NotFound
 from e3.models import (Application, ApplicationVersion, Cluster, ComputeNode, Deployment, Instance, Rack,
                        Server)
-from e3.services import live_aggregate as agg
-from e3.services.live_state import LIVE_CHANNEL, node_key
+from e3.live import aggregate as agg
+from e3.live.channel import LIVE_CHANNEL, node_key
 
 log = logging.getLogger(__name__)
 MIN_INTERVAL_S = 0.1  # at most 10 messages a second per client

@@ -16,8 +16,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from e3 import catalog
-from e3.cli.client import Api, CliError
-from e3.cli.processes import die_with_parent, wait_registered
+from e3.client.api import Api, ClientError
+from e3.core.processes import die_with_parent, wait_registered
 from e3.core.config import get_settings
 from e3.core.envfile import find_env_file
 from e3.emulation.binaries import agent_binary
@@ -78,13 +78,13 @@ def up(api: Api, name: str, servers: int, server_type: str, workers: int, contro
     outlive this process; attached ones get SIGTERM when it dies (for `e3 up`)."""
     running = [a for a in _load(name) if _is_agent(a.pid)]
     if running:
-        raise CliError(f"local cluster {name!r} is already up ({len(running)} agents); `e3 cluster down {name}` first")
+        raise ClientError(f"local cluster {name!r} is already up ({len(running)} agents); `e3 cluster down {name}` first")
     types = catalog.server_types()
     if server_type not in types:
-        raise CliError(f"unknown server type {server_type!r}; use one of: {', '.join(types)}", exit_code=2)
+        raise ClientError(f"unknown server type {server_type!r}; use one of: {', '.join(types)}", exit_code=2)
     kind = types[server_type]
     if kind.smartnics:
-        raise CliError(f"{server_type} has SmartNICs: local mode runs host agents only; use `--mode rack` (an "
+        raise ClientError(f"{server_type} has SmartNICs: local mode runs host agents only; use `--mode rack` (an "
                        "emulated SmartNIC rack, root) or a server type without SmartNICs (beefy, wimpy)", exit_code=2)
     binary = agent_binary()
     if not api.exists(f"/api/v1/clusters/{name}"):  # an existing cluster of that name is reused as it is
@@ -116,7 +116,7 @@ def up(api: Api, name: str, servers: int, server_type: str, workers: int, contro
         try:
             lines = [wait_registered(p, Path(a.log), deadline, f"the agent of {a.node}") for a, p in zip(agents, procs)]
         except RuntimeError as exc:
-            raise CliError(str(exc)) from exc
+            raise ClientError(str(exc)) from exc
     except BaseException:
         _stop(agents)
         _state_file(name).unlink(missing_ok=True)
@@ -154,7 +154,7 @@ def down(name: str) -> list[dict]:
     """Stop the cluster's agents (SIGTERM, then SIGKILL after STOP_TIMEOUT_S); forget them."""
     agents = _load(name)
     if not agents:
-        raise CliError(f"no local cluster {name!r} was started from here (nothing in {state_dir()})")
+        raise ClientError(f"no local cluster {name!r} was started from here (nothing in {state_dir()})")
     stopped = _stop(agents)
     _state_file(name).unlink(missing_ok=True)
     return stopped

@@ -18,12 +18,15 @@ from e3.core.config import get_settings
 from e3.core.db import in_session
 from e3.core.security import Actor
 from e3.orchestrator.membership import MembershipPolicy, seen_if_lost, transitions
-from e3.services import agents, commands, failover, live_state
+from e3.services import agents, commands
+from e3.services.migration import failover
+from e3.controller import live_publisher
+from e3.live import channel
 from e3.services.agents import AgentError
-from e3.services.command_streams import CommandStream, CommandStreams
-from e3.services.heartbeat_intake import HeartbeatIntake
-from e3.services.heartbeat_writer import HeartbeatWriter
-from e3.services.orchestrator import DataplaneOrchestrator
+from e3.controller.command_streams import CommandStream, CommandStreams
+from e3.controller.heartbeat_intake import HeartbeatIntake
+from e3.controller.heartbeat_writer import HeartbeatWriter
+from e3.controller.orchestrator import DataplaneOrchestrator
 
 log = logging.getLogger(__name__)
 MAX_REPORTED_REJECTIONS = 100
@@ -55,7 +58,7 @@ class AgentHub:
         self.orchestrator = orchestrator or DataplaneOrchestrator(mode="off")
         self.redis = aioredis.Redis.from_url(redis_url)
         self.writer = writer or HeartbeatWriter(retention_days=get_settings().heartbeat_retention_days)
-        self.live = live_state.LiveFeed(redis_url)
+        self.live = live_publisher.LivePublisher(redis_url)
         self.clock = clock
         self.nodes: dict[uuid.UUID, TrackedNode] = {}
         self.intake = HeartbeatIntake(self.nodes, lambda: self.clock(), time.time_ns)
@@ -192,7 +195,7 @@ class AgentHub:
         return changes
 
     async def _fail_over(self, node: TrackedNode) -> None:
-        """Its primaries' backups take over, its instances are placed again (services.failover)."""
+        """Its primaries' backups take over, its instances are placed again (services.migration.failover)."""
         try:
             seeds = await asyncio.to_thread(in_session, failover.fail_over_and_seed, node.node_id)
             log.info("node %s failed over (%d new backups being seeded)", node.name, seeds)
@@ -210,7 +213,7 @@ class AgentHub:
 
     async def _publish_state(self, node: TrackedNode, previous: str | None) -> None:
         try:
-            await live_state.publish_state(self.redis, node.node_id, node.cluster_id, node.name, node.state, previous)
+            await live_publisher.publish_state(self.redis, node.node_id, node.cluster_id, node.name, node.state, previous)
         except Exception:
             log.exception("publishing the state of node %s to Redis failed", node.node_id)
 
@@ -245,7 +248,7 @@ class AgentHub:
         if not ok:
             log.warning("node %s NACKed command %d: %s %s", node.name, version, error_code, error_message)
         try:
-            await self.redis.hset(live_state.node_key(node.node_id), mapping={
+            await self.redis.hset(channel.node_key(node.node_id), mapping={
                 "last_command_version": version, "last_command_ok": int(ok)})
         except Exception:
             log.exception("recording the ACK of node %s in Redis failed", node.node_id)
