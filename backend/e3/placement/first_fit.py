@@ -8,7 +8,7 @@ walking past full ones, so 10,000 instances on 50,000 nodes take near-linear tim
 
 from collections.abc import Hashable, Mapping, Sequence
 
-from e3.placement.constraints import place_one_by_one
+from e3.placement.greedy import place_one_by_one
 from e3.placement.model import InstanceKey, NodeCapacity, Placement, PlacementProblem, ProgressFn
 from e3.placement.topology import Topology
 

@@ -73,7 +73,8 @@ from functools import cache
 
 from e3 import catalog
 from e3.placement.cost_model import calibration_platform
-from e3.placement.constraints import PlacementState, Progress, full_assignments, reserve_fixed, to_place
+from e3.placement.constraints import PlacementState, Progress, full_assignments, to_place
+from e3.placement.greedy import reserve_fixed
 from e3.placement.model import (LEVEL_SAME_NODE, LEVELS, InstanceKey, InstanceRequest, NodeCapacity, Placement, PlacementProblem,
                                 ProgressFn)
 from e3.placement.topology import Topology

@@ -9,7 +9,8 @@ chosen from the list, which is just as uniform. Seeded, so a seed reproduces a p
 import random
 from collections.abc import Hashable, Mapping, Sequence
 
-from e3.placement.constraints import can_host, place_one_by_one
+from e3.placement.constraints import can_host
+from e3.placement.greedy import place_one_by_one
 from e3.placement.model import InstanceKey, InstanceRequest, NodeCapacity, Placement, PlacementProblem, ProgressFn
 from e3.placement.topology import Topology
 

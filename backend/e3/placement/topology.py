@@ -55,21 +55,6 @@ class _FreeTree:
             c[p], m[p], b[p] = nc, nm, nb
             p //= 2
 
-    def max_free(self, lo: int, hi: int) -> tuple[float, float, float]:
-        """The largest free cores, memory and bandwidth (each on its own) among nodes lo..hi-1."""
-        c = m = b = _NONE
-        lo, hi = lo + self.size, hi + self.size
-        while lo < hi:
-            if lo & 1:
-                c, m, b = max(c, self.c[lo]), max(m, self.m[lo]), max(b, self.b[lo])
-                lo += 1
-            if hi & 1:
-                hi -= 1
-                c, m, b = max(c, self.c[hi]), max(m, self.m[hi]), max(b, self.b[hi])
-            lo //= 2
-            hi //= 2
-        return c, m, b
-
     def first(self, lo: int, hi: int, need: tuple[float, float, float], accept) -> int:
         """The first index in lo..hi-1 whose node has room for `need` and passes `accept`, or -1."""
         if lo >= hi:
@@ -191,12 +176,6 @@ class Topology:
     def server_nodes(self, server: Hashable) -> list[NodeCapacity]:
         return self._by_server[server]
 
-    def rack_servers(self, rack: Hashable) -> list[Hashable]:
-        return self._servers_of_rack[rack]
-
-    def pod_racks(self, pod: Hashable) -> list[Hashable]:
-        return self._racks_of_pod[pod]
-
     def kind_nodes(self, kind: str) -> list[NodeCapacity]:
         """The nodes of one kind, in topology order (empty if there are none)."""
         tree = self._trees.get(kind)
@@ -207,12 +186,6 @@ class Topology:
         if inst.platform == "any":
             return self.kinds
         return (inst.platform,) if inst.platform in self._trees else ()
-
-    def rack_free(self, rack: Hashable, kind: str) -> tuple[float, float, float]:
-        """The rack's summary for one kind: the most free cores, memory and bandwidth on any of its nodes
-        (each maximum on its own; -inf when the rack has no node of that kind)."""
-        span = self._rack_span.get(kind, {}).get(rack)
-        return self._trees[kind].max_free(*span) if span else (_NONE, _NONE, _NONE)
 
     # --- reservations -----------------------------------------------------------------------------
 

@@ -100,20 +100,17 @@ def test_pod_and_remote_levels_offer_the_first_rack_with_room_per_kind():
     assert levels[LEVEL_POD] == ["c/h", "e/n0", "e/n1"]  # r1's smartnics are full: r2's are next
 
 
-def test_rack_summaries_follow_reservations_and_releases():
+def test_free_capacity_follows_reservations_and_releases():
     topo = Topology(_cluster())
-    assert topo.rack_free("r0", "smartnic") == (2.0, 2048, 10000)
     inst = _ema(cores=1.5, memory=2000)
     for node_id in ("a/n0", "a/n1", "b/n0"):
         topo.reserve(topo.node(node_id), inst)
-    assert topo.rack_free("r0", "smartnic") == (2.0, 2048, 10000)  # b/n1 still empty
+    assert topo.first_fit(inst, kinds=["smartnic"]).id == "b/n1"  # r0's last empty SmartNIC
     topo.reserve(topo.node("b/n1"), inst)
-    assert topo.rack_free("r0", "smartnic") == (0.5, 48, 9900)
-    assert topo.first_fit(inst, kinds=["smartnic"]).id == "c/n0"
+    assert topo.first_fit(inst, kinds=["smartnic"]).id == "c/n0"  # r0 is full: the next rack
     topo.release(topo.node("a/n1"), inst)
-    assert topo.rack_free("r0", "smartnic") == (2.0, 2048, 10000)
     assert topo.first_fit(inst, kinds=["smartnic"]).id == "a/n1"
-    assert topo.rack_free("r3", "gpu")[0] == float("-inf")
+    assert topo.first_fit(inst, kinds=["gpu"]) is None
 
 
 def test_first_fit_is_in_topology_order_and_groups_servers_racks_and_pods():
@@ -121,7 +118,6 @@ def test_first_fit_is_in_topology_order_and_groups_servers_racks_and_pods():
     interleaved = [nodes[i] for i in (0, 2, 1, 3, 4, 6, 5, 7)]  # d/h a/h d/n0 a/n0 f/h b/h f/n0 b/n0
     topo = Topology(interleaved)
     assert [n.id for n in topo.nodes] == ["d/h", "d/n0", "f/h", "f/n0", "a/h", "a/n0", "b/h", "b/n0"]
-    assert topo.pod_racks(1) == ["r3"] and topo.rack_servers("r3") == ["d", "f"]
     assert topo.first_fit(_ema()).id == "d/h"
     assert topo.first_fit(_ema(), blocked={"d", "f"}).id == "a/h"
     assert topo.first_fit(_ema(), kinds=["smartnic", "host"]).id == "d/n0"
