@@ -15,6 +15,8 @@ SCRIPT = REPO / "scripts" / "install-system-deps"
 # CMake's find_package names -> the probe in the list that stands for them (None: part of libc).
 CMAKE_PACKAGES = {"OpenSSL": "pc:libcrypto", "PkgConfig": "cmd:pkg-config", "Threads": None}
 CMAKE_LANGUAGES = {"C": "cmd:gcc", "CXX": "cmd:g++"}
+# Commands that come with another listed one.
+COMMAND_PACKAGES = {"ctest": "cmake"}
 # Toolchains the script checks by version but does not install, and tools only an optional target uses.
 PREREQUISITES = {"python3", "node", "npm", "go", "docker"}
 OPTIONAL_TOOLS = {"clang"}  # make fuzz only; it checks for clang itself
@@ -52,17 +54,21 @@ def cmake_needs() -> set[str]:
 
 
 def makefile_commands() -> set[str]:
-    """The first word of every command in the Makefile's recipes (variables like $(PIP) left out)."""
+    """The first word of every command in the Makefile's recipes (quoted text and $(VAR) tools left out)."""
     commands = set()
-    for line in (REPO / "Makefile").read_text().splitlines():
+    text = (REPO / "Makefile").read_text().replace("\\\n", " ")
+    for line in text.splitlines():
         if not line.startswith("\t"):
             continue
-        for part in re.split(r"&&|\|\||;|\||\{|\}|\(|\)", re.sub(r"\$\([^)]*\)", "$VAR", line.strip().lstrip("@-+"))):
+        line = re.sub(r'"(?:\\.|[^"\\])*"' + r"|'[^']*'", "STRING", line.strip().lstrip("@-+"))
+        while "$(" in line:  # make's variables and functions, innermost first
+            line = re.sub(r"\$\([^()]*\)", "$VAR", line)
+        for part in re.split(r"&&|\|\||;|\||\{|\}|\(|\)", line):
             words = part.split()
             while words and "=" in words[0]:  # VAR=value cmd
                 words = words[1:]
-            if words and not words[0].startswith(("$", "-", '"', "'")):
-                commands.add(words[0])
+            if words and re.fullmatch(r"[A-Za-z/][\w./+-]*", words[0]):
+                commands.add(COMMAND_PACKAGES.get(words[0], words[0]))
     return commands
 
 
@@ -70,7 +76,7 @@ def python_commands() -> set[str]:
     """External programs the backend runs by name (argv[0] literals), e.g. ip and sysctl for the rack."""
     found = set()
     for path in (REPO / "backend" / "e3").rglob("*.py"):
-        found.update(re.findall(r'(?:run|Popen|check_output|check_call|exec_argv\([^,]*,)\(?\s*\[\s*"([\w.+-]+)"',
+        found.update(re.findall(r'(?:\b(?:run|Popen|check_output|check_call)\(|exec_argv\([^,]*,)\s*\[\s*"([\w.+-]+)"',
                                 path.read_text()))
     return {name for name in found if not name.startswith("e3")}  # the project's own binaries are built
 
@@ -93,7 +99,7 @@ def test_the_list_holds_every_tool_the_makefile_and_the_backend_run():
 def test_the_extractors_see_what_they_should():
     # Guards the parsing above: if it silently found nothing, the two tests before could not fail.
     assert {"pc:libdpdk", "pc:grpc++", "pc:protobuf", "cmd:protoc", "cmd:grpc_cpp_plugin", "pc:libcrypto"} <= cmake_needs()
-    assert {"cmake", "ctest", "npm", "python3"} <= makefile_commands()
+    assert {"cmake", "npm", "python3", "clang"} <= makefile_commands()
     assert {"ip", "sysctl"} <= python_commands()
 
 
