@@ -7,10 +7,9 @@ from fastapi import Depends, Query, Request
 from sqlalchemy.orm import Session
 
 from e3.core.db import session_scope
-from e3.core.errors import Forbidden, Unauthorized
 from e3.core.security import Actor
 from e3.schemas.common import PageParams
-from e3.services.tokens import authenticate
+from e3.services.tokens import authorize_bearer
 
 
 def get_session() -> Iterator[Session]:
@@ -26,22 +25,9 @@ def get_session() -> Iterator[Session]:
 SessionDep = Annotated[Session, Depends(get_session, scope="function")]
 
 
-def _bearer(request: Request) -> str:
-    header = request.headers.get("authorization", "")
-    scheme, _, token = header.partition(" ")
-    if not header:
-        raise Unauthorized("missing bearer token: send 'Authorization: Bearer <token>' (see `e3 token create`)")
-    if scheme.lower() != "bearer" or not token.strip():
-        raise Unauthorized("malformed Authorization header: expected 'Bearer <token>'")
-    return token.strip()
-
-
 def _actor(request: Request, session: Session, scope: str) -> Actor:
-    actor = authenticate(session, _bearer(request))
-    if actor is None:
-        raise Unauthorized("invalid, revoked or expired token")
-    if not actor.can(scope):
-        raise Forbidden(f"token '{actor.name}' lacks the '{scope}' scope for this operation", code="missing_scope")
+    actor = authorize_bearer(session, scope, authorization=request.headers.get("authorization"),
+                             how_to_send="send 'Authorization: Bearer <token>' (see `e3 token create`)")
     request.state.actor = actor
     return actor
 

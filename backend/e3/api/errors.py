@@ -7,6 +7,11 @@ from starlette.exceptions import HTTPException
 
 from e3.core.errors import E3Error, FieldError, ValidationFailed
 
+# Each kind of domain error (core.errors) as the HTTP status it is answered with.
+HTTP_STATUS = {"invalid": 400, "unauthenticated": 401, "forbidden": 403, "not_found": 404, "conflict": 409,
+               "failed_precondition": 412, "too_large": 413, "unsupported_media_type": 415, "invalid_fields": 422,
+               "unavailable": 503}
+
 
 def _loc_to_field(loc) -> str:
     parts = [p for p in loc if p not in ("body", "query", "path", "header")]
@@ -25,8 +30,8 @@ def _validation_body(exc: RequestValidationError) -> dict:
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(E3Error)
     async def e3_error(request: Request, exc: E3Error) -> JSONResponse:
-        headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
-        return JSONResponse(exc.body(), status_code=exc.status, headers=headers)
+        headers = {"WWW-Authenticate": "Bearer"} if exc.kind == "unauthenticated" else None
+        return JSONResponse(exc.body(), status_code=HTTP_STATUS[exc.kind], headers=headers)
 
     @app.exception_handler(RequestValidationError)
     async def request_validation(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -16,13 +16,13 @@ import redis.asyncio as aioredis
 from e3.core.aio import cancel_and_wait
 from e3.core.config import get_settings
 from e3.core.db import in_session
+from e3.core.errors import BadRequest, Conflict, PreconditionFailed
 from e3.core.security import Actor
 from e3.orchestrator.membership import MembershipPolicy, seen_if_lost, transitions
-from e3.services import agents, commands
+from e3.services import agents, commands, tokens
 from e3.services.migration import failover
 from e3.controller import live_publisher
 from e3.live import channel
-from e3.services.agents import AgentError
 from e3.controller.command_streams import CommandStream, CommandStreams
 from e3.controller.heartbeat_intake import HeartbeatIntake
 from e3.controller.heartbeat_writer import HeartbeatWriter
@@ -94,8 +94,10 @@ class AgentHub:
         await self.live.close()
         await self.redis.aclose()
 
-    async def authenticate(self, authorization: str | None) -> Actor:
-        return await asyncio.to_thread(in_session, agents.authenticate, authorization)
+    async def authenticate(self, authorization: str | None, how_to_send: str) -> Actor:
+        """The actor for an agent's `Bearer <token>`; it must hold the `agent` scope."""
+        return await asyncio.to_thread(in_session, tokens.authorize_bearer, agents.AGENT_SCOPE,
+                                       authorization=authorization, how_to_send=how_to_send)
 
     # --- Register -------------------------------------------------------------------------------
     async def register(self, agent_id: str, cluster_name: str, node_name: str, kind: str | None,
@@ -108,8 +110,8 @@ class AgentHub:
         now = self.clock()
         held = self.nodes.get(node.node_id)
         if held and held.agent_id != agent_id and now - held.last_seen <= self.policy.down_after_s:
-            raise AgentError("ALREADY_EXISTS", f"node {node.name!r} is run by another live agent "
-                                               f"({held.agent_id!r}, heard from {now - held.last_seen:.2f} s ago)")
+            raise Conflict(f"node {node.name!r} is run by another live agent "
+                           f"({held.agent_id!r}, heard from {now - held.last_seen:.2f} s ago)")
         previous = held.state if held else node.previous_state
         if held and held.agent_id != agent_id:
             self._end_commands(node.node_id)  # the old agent's command stream belongs to a dead agent
@@ -221,7 +223,7 @@ class AgentHub:
     def _require_owned(self, agent_id: str, node_id: str) -> TrackedNode:
         node = self._owned(agent_id, node_id)
         if node is None:
-            raise AgentError("FAILED_PRECONDITION", f"node {node_id!r} is not registered by agent {agent_id!r}")
+            raise PreconditionFailed(f"node {node_id!r} is not registered by agent {agent_id!r}")
         return node
 
     def open_commands(self, agent_id: str, node_id: str, applied_version: int = 0) -> CommandStream:
@@ -240,9 +242,9 @@ class AgentHub:
                   error_message: str) -> None:
         node = self._require_owned(agent_id, node_id)
         if version < 1:
-            raise AgentError("INVALID_ARGUMENT", "version must be at least 1")
+            raise BadRequest("version must be at least 1")
         if not ok and not (error_code or error_message):
-            raise AgentError("INVALID_ARGUMENT", "a NACK needs an error detail")
+            raise BadRequest("a NACK needs an error detail")
         await asyncio.to_thread(in_session, commands.record_outcome, node.cluster_id, node.node_id, agent_id,
                                 version, ok, error_code, error_message)
         if not ok:

@@ -1,4 +1,8 @@
-"""Domain errors that the API turns into 4xx JSON bodies naming the field at fault."""
+"""Domain errors: what went wrong (`kind`), said for a person (`message`, the fields at fault in `errors`).
+
+Services raise them and know no transport: the HTTP API answers each kind with its status (api/errors.py),
+the gRPC controller with its status code (rpc/errors.py), each from one table keyed by `kind`.
+"""
 
 from dataclasses import dataclass, field
 
@@ -17,9 +21,9 @@ class FieldError:
 
 
 class E3Error(Exception):
-    """Base of every error the API answers with a JSON body: {code, message, errors[]}."""
+    """Base of every domain error: its `kind`, and the {code, message, errors[]} the API answers with."""
 
-    status = 400
+    kind = "invalid"
     code = "bad_request"
 
     def __init__(self, message: str, errors: list[FieldError] | tuple = (), *, code: str | None = None):
@@ -34,52 +38,52 @@ class E3Error(Exception):
 
 
 class BadRequest(E3Error):
-    status = 400
+    kind = "invalid"
     code = "bad_request"
 
 
 class Unauthorized(E3Error):
-    status = 401
+    kind = "unauthenticated"
     code = "unauthorized"
 
 
 class Forbidden(E3Error):
-    status = 403
+    kind = "forbidden"
     code = "forbidden"
 
 
 class NotFound(E3Error):
-    status = 404
+    kind = "not_found"
     code = "not_found"
 
 
 class Conflict(E3Error):
-    status = 409
+    kind = "conflict"
     code = "conflict"
 
 
 class PreconditionFailed(E3Error):
-    status = 412
+    kind = "failed_precondition"
     code = "precondition_failed"
 
 
 class PayloadTooLarge(E3Error):
-    status = 413
+    kind = "too_large"
     code = "payload_too_large"
 
 
 class UnsupportedMediaType(E3Error):
-    status = 415
+    kind = "unsupported_media_type"
     code = "unsupported_media_type"
 
 
 class ServiceUnavailable(E3Error):
-    status = 503
+    kind = "unavailable"
     code = "service_unavailable"
 
 
 class ValidationFailed(E3Error):
-    status = 422
+    kind = "invalid_fields"
     code = "validation_failed"
 
     def __init__(self, errors: list[FieldError], message: str | None = None, *, code: str | None = None):

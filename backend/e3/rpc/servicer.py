@@ -1,10 +1,9 @@
 """AgentService servicer: translates messages and status codes; the work is in controller.agent_hub."""
 
-import grpc
-
+from e3.core.errors import E3Error
+from e3.rpc.errors import abort
 from e3.rpc.pb import agent_pb2, agent_pb2_grpc
 from e3.controller.agent_hub import MAX_REPORTED_REJECTIONS, AgentHub
-from e3.services.agents import AgentError
 
 _KINDS = {agent_pb2.NODE_KIND_HOST: "host", agent_pb2.NODE_KIND_SMARTNIC: "smartnic"}
 
@@ -32,9 +31,10 @@ class AgentServicer(agent_pb2_grpc.AgentServiceServicer):
 
     async def _authenticate(self, context) -> None:
         try:
-            await self.hub.authenticate(_metadata(context, "authorization"))
-        except AgentError as exc:
-            await context.abort(grpc.StatusCode[exc.status], exc.message)
+            await self.hub.authenticate(_metadata(context, "authorization"),
+                                        how_to_send="send `authorization: Bearer <token>` metadata")
+        except E3Error as exc:
+            await abort(context, exc)
 
     async def Register(self, request, context):
         await self._authenticate(context)
@@ -44,8 +44,8 @@ class AgentServicer(agent_pb2_grpc.AgentServiceServicer):
                                               node.server_name or None, node.software_version,
                                               node.address or _peer_ip(context.peer()),
                                               control_address=_peer_ip(context.peer()))
-        except AgentError as exc:
-            await context.abort(grpc.StatusCode[exc.status], exc.message)
+        except E3Error as exc:
+            await abort(context, exc)
         return agent_pb2.RegisterResponse(node_id=str(node_id), heartbeat_period_ms=self.hub.heartbeat_period_ms)
 
     async def StreamHeartbeats(self, request_iterator, context):
@@ -77,8 +77,8 @@ class AgentServicer(agent_pb2_grpc.AgentServiceServicer):
         await self._authenticate(context)
         try:
             stream = self.hub.open_commands(request.agent_id, request.node_id, request.applied_version)
-        except AgentError as exc:
-            await context.abort(grpc.StatusCode[exc.status], exc.message)
+        except E3Error as exc:
+            await abort(context, exc)
         try:
             while (command := await stream.next()) is not None:
                 yield command_message(command)
@@ -90,6 +90,6 @@ class AgentServicer(agent_pb2_grpc.AgentServiceServicer):
         try:
             await self.hub.ack(request.agent_id, request.node_id, request.version, request.ok, request.error.code,
                                request.error.message)
-        except AgentError as exc:
-            await context.abort(grpc.StatusCode[exc.status], exc.message)
+        except E3Error as exc:
+            await abort(context, exc)
         return agent_pb2.AckCommandResponse()

@@ -1,6 +1,7 @@
-"""Agents: authenticate their token, register their computing nodes, validate their heartbeats, record ACKs.
+"""Agents: register their computing nodes, validate their heartbeats, record ACKs.
 
-Used by the controller's gRPC servicers (e3.rpc), which only translate messages and status codes.
+Used by the controller's gRPC servicers (e3.rpc), which only translate messages and status codes (an agent's
+token is checked as every other: services.tokens.authorize_bearer, with the `agent` scope).
 Blocking (database) functions take a Session; the controller calls them from a worker thread.
 """
 
@@ -13,9 +14,9 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from e3.core.security import Actor
+from e3.core.errors import BadRequest, NotFound
 from e3.models import Cluster, ComputeNode
-from e3.services import commands, events, tokens
+from e3.services import commands, events
 
 AGENT_SCOPE = "agent"
 MAX_HEARTBEATS_PER_BATCH = 1000
@@ -31,28 +32,6 @@ _INT32_MAX, _INT64_MAX = 2**31 - 1, 2**63 - 1
 _COUNTERS = ("rx_bytes", "tx_bytes", "rx_packets", "tx_packets")
 
 
-class AgentError(Exception):
-    """A refused agent request; `status` is a gRPC status name (NOT_FOUND, ALREADY_EXISTS, ...)."""
-
-    def __init__(self, status: str, message: str):
-        super().__init__(message)
-        self.status = status
-        self.message = message
-
-
-def authenticate(session: Session, authorization: str | None) -> Actor:
-    """The actor for `authorization: Bearer <token>` metadata; it must hold the `agent` scope."""
-    scheme, _, secret = (authorization or "").partition(" ")
-    if scheme.lower() != "bearer" or not secret.strip():
-        raise AgentError("UNAUTHENTICATED", "missing `authorization: Bearer <token>` metadata")
-    actor = tokens.authenticate(session, secret.strip())
-    if actor is None:
-        raise AgentError("UNAUTHENTICATED", "unknown, revoked or expired token")
-    if not actor.can(AGENT_SCOPE):
-        raise AgentError("PERMISSION_DENIED", f"token {actor.name!r} lacks the `{AGENT_SCOPE}` scope")
-    return actor
-
-
 @dataclass(frozen=True)
 class RegisteredNode:
     node_id: uuid.UUID
@@ -65,26 +44,25 @@ class RegisteredNode:
 
 def check_agent_id(agent_id: str) -> None:
     if not agent_id or len(agent_id) > MAX_ID_CHARS:
-        raise AgentError("INVALID_ARGUMENT", f"agent_id must be 1-{MAX_ID_CHARS} characters")
+        raise BadRequest(f"agent_id must be 1-{MAX_ID_CHARS} characters")
 
 
 def find_node(session: Session, cluster_name: str, node_name: str, kind: str | None,
               server_name: str | None) -> RegisteredNode:
-    """The node an agent claims to run; NOT_FOUND / INVALID_ARGUMENT when it does not match the record."""
+    """The node an agent claims to run; NotFound / BadRequest when it does not match the record."""
     if not cluster_name or not node_name:
-        raise AgentError("INVALID_ARGUMENT", "node.cluster_name and node.name are required")
+        raise BadRequest("node.cluster_name and node.name are required")
     cluster = session.scalar(select(Cluster).where(Cluster.name == cluster_name))
     if cluster is None:
-        raise AgentError("NOT_FOUND", f"cluster {cluster_name!r} not found (create it through the API first)")
+        raise NotFound(f"cluster {cluster_name!r} not found (create it through the API first)")
     node = session.scalar(select(ComputeNode).where(ComputeNode.cluster_id == cluster.id,
                                                     ComputeNode.name == node_name))
     if node is None:
-        raise AgentError("NOT_FOUND", f"node {node_name!r} not found in cluster {cluster_name!r}")
+        raise NotFound(f"node {node_name!r} not found in cluster {cluster_name!r}")
     if kind and kind != node.kind:
-        raise AgentError("INVALID_ARGUMENT", f"node {node_name!r} is a {node.kind}, not a {kind}")
+        raise BadRequest(f"node {node_name!r} is a {node.kind}, not a {kind}")
     if server_name and server_name != node.server.name:
-        raise AgentError("INVALID_ARGUMENT", f"node {node_name!r} is on server {node.server.name!r}, "
-                                             f"not {server_name!r}")
+        raise BadRequest(f"node {node_name!r} is on server {node.server.name!r}, not {server_name!r}")
     return RegisteredNode(node.id, cluster.id, node.name, node.state, node.kind, node.bandwidth_mbps)
 
 
@@ -112,7 +90,7 @@ def check_address(address: str) -> str:
     try:
         return str(ipaddress.ip_address(address))
     except ValueError:
-        raise AgentError("INVALID_ARGUMENT", f"node.address {address[:64]!r} is not an IP address") from None
+        raise BadRequest(f"node.address {address[:64]!r} is not an IP address") from None
 
 
 def mark_registered(session: Session, node: RegisteredNode, agent_id: str, software_version: str,

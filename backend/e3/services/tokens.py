@@ -1,4 +1,4 @@
-"""API tokens: create (the secret is returned once), authenticate, list, revoke."""
+"""API tokens: create (the secret is returned once), authenticate, authorize a bearer, list, revoke."""
 
 import uuid
 from datetime import datetime, timedelta, timezone
@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from e3.core.errors import FieldError, NotFound, ValidationFailed
+from e3.core.errors import FieldError, Forbidden, NotFound, Unauthorized, ValidationFailed
 from e3.core.security import SCOPES, Actor, effective_scopes, generate_token, hash_token
 from e3.models import ApiToken
 from e3.schemas.common import PageParams
@@ -45,6 +45,28 @@ def authenticate(session: Session, secret: str) -> Actor | None:
     if row.last_used_at is None or now - row.last_used_at > _LAST_USED_RESOLUTION:
         row.last_used_at = now
     return Actor(token_id=row.id, name=row.name, scopes=frozenset(effective_scopes(row.scopes)))
+
+
+def authorize_bearer(session: Session, scope: str, *, how_to_send: str, authorization: str | None = None,
+                     token: str | None = None) -> Actor:
+    """The actor for a token that grants `scope`: the one check of HTTP, WebSocket and gRPC calls alike.
+
+    The token comes bare (`token`, e.g. from a WebSocket subprotocol) or as an `Authorization`-style value
+    `Bearer <token>`. Unauthorized when it is missing (the message ends with `how_to_send`, the transport's
+    way to send one), malformed, unknown, revoked or expired; Forbidden when it lacks `scope`.
+    """
+    if token is None:
+        if not authorization:
+            raise Unauthorized(f"missing bearer token: {how_to_send}")
+        scheme, _, token = authorization.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise Unauthorized("malformed Authorization header: expected 'Bearer <token>'")
+    actor = authenticate(session, token.strip())
+    if actor is None:
+        raise Unauthorized("invalid, revoked or expired token")
+    if not actor.can(scope):
+        raise Forbidden(f"token '{actor.name}' lacks the '{scope}' scope for this operation", code="missing_scope")
+    return actor
 
 
 def is_active(session: Session, secret: str) -> bool:

@@ -147,7 +147,7 @@ def test_a_slow_database_makes_the_stream_wait_and_nothing_is_lost(backing_servi
         hub = AgentHub(MembershipPolicy(), backing_services["redis_url"], writer=writer)
         hub.nodes.update(_nodes("agent-a", 5))
 
-        async def anyone(authorization):
+        async def anyone(authorization, how_to_send):
             return None
 
         hub.authenticate = anyone

@@ -20,16 +20,17 @@ from starlette.websockets import WebSocketDisconnect
 from e3.api.deps import authorize
 from e3.core.config import get_settings
 from e3.core.db import session_scope
-from e3.core.errors import E3Error, Forbidden, Unauthorized
+from e3.core.errors import E3Error
 from e3.schemas.live import LiveMessage
 from e3.live.hub import LiveHub, hub
-from e3.services.tokens import authenticate
+from e3.services.tokens import authorize_bearer
 
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/clusters", tags=["live"])
 PROTOCOL = "e3.live.v1"
 BEARER_PROTOCOL = "e3.bearer."
-CLOSE_CODES = {401: 4401, 403: 4403, 404: 4404}
+# Each kind of refusal (core.errors) as a close code a browser can read; any other kind closes with 4400.
+CLOSE_CODES = {"unauthenticated": 4401, "forbidden": 4403, "not_found": 4404}
 
 
 def _hub() -> LiveHub:
@@ -40,24 +41,18 @@ def _dumps(message: dict) -> str:
     return json.dumps(message, separators=(",", ":"))
 
 
-def _socket_token(websocket: WebSocket) -> str:
+def _subprotocol_token(websocket: WebSocket) -> str | None:
     for offered in websocket.scope.get("subprotocols", []):
         if offered.startswith(BEARER_PROTOCOL) and len(offered) > len(BEARER_PROTOCOL):
             return offered[len(BEARER_PROTOCOL):]
-    scheme, _, token = websocket.headers.get("authorization", "").partition(" ")
-    if scheme.lower() == "bearer" and token.strip():
-        return token.strip()
-    raise Unauthorized(f"missing token: offer the subprotocol '{BEARER_PROTOCOL}<token>' beside '{PROTOCOL}'")
+    return None
 
 
 def _check_socket(websocket: WebSocket) -> None:
-    token = _socket_token(websocket)
     with session_scope() as session:
-        actor = authenticate(session, token)
-        if actor is None:
-            raise Unauthorized("invalid, revoked or expired token")
-        if not actor.can("read"):
-            raise Forbidden(f"token '{actor.name}' lacks the 'read' scope")
+        authorize_bearer(session, "read", token=_subprotocol_token(websocket),
+                         authorization=websocket.headers.get("authorization"),
+                         how_to_send=f"offer the subprotocol '{BEARER_PROTOCOL}<token>' beside '{PROTOCOL}'")
 
 
 @router.websocket("/{cluster}/live")
@@ -70,7 +65,7 @@ async def live_socket(websocket: WebSocket, cluster: str):
         await asyncio.to_thread(_check_socket, websocket)
         sub = await hub.subscribe(cluster)
     except E3Error as exc:
-        await websocket.close(CLOSE_CODES.get(exc.status, 4400), reason=exc.message[:120])
+        await websocket.close(CLOSE_CODES.get(exc.kind, 4400), reason=exc.message[:120])
         return
 
     async def send():
