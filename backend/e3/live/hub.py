@@ -17,20 +17,18 @@ import asyncio
 import json
 import logging
 import time
-import uuid
 from collections.abc import AsyncIterator
 from datetime import datetime, timezone
 
 import redis.asyncio as aioredis
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from e3.core.db import in_session
 from e3.core.errors import NotFound
-from e3.models import (Application, ApplicationVersion, Cluster, ComputeNode, Deployment, Instance, Rack,
-                       Server)
 from e3.live import aggregate as agg
 from e3.live.channel import LIVE_CHANNEL, node_key
+from e3.services.cluster_read import read_cluster
+from e3.services.clusters import get_cluster
 
 log = logging.getLogger(__name__)
 MIN_INTERVAL_S = 0.1  # at most 10 messages a second per client
@@ -43,36 +41,27 @@ LINGER_S = 10.0  # a cluster nobody watches any more is kept this long
 def load_meta(session: Session, cluster_name: str) -> tuple[agg.ClusterMeta, dict[str, tuple[str, None]]]:
     """The cluster's nodes, instances and deployed applications, and each node's state (the record's).
     Raises NotFound for an unknown cluster. Blocking."""
-    cluster = session.scalar(select(Cluster).where(Cluster.name == cluster_name))
-    if cluster is None:
-        raise NotFound(f"cluster '{cluster_name}' not found")
+    cluster = get_cluster(session, cluster_name)
+    read = read_cluster(session, cluster.id, placed=True)
     meta = agg.ClusterMeta(id=str(cluster.id), name=cluster.name)
     states = {}
-    rows = session.execute(select(ComputeNode, Server.name, Rack.name).join(Server, Server.id == ComputeNode.server_id)
-                           .join(Rack, Rack.id == Server.rack_id).where(ComputeNode.cluster_id == cluster.id)
-                           .order_by(Rack.index, Server.index, ComputeNode.index))
-    for node, server, rack in rows:
-        meta.nodes[str(node.id)] = agg.NodeMeta(id=str(node.id), name=node.name, kind=node.kind, server=server,
-                                                rack=rack, core_class=node.core_class)
+    for row in read.nodes:
+        node = row.node
+        meta.nodes[str(node.id)] = agg.NodeMeta(id=str(node.id), name=node.name, kind=node.kind, server=row.server,
+                                                rack=row.rack, core_class=node.core_class)
         states[str(node.id)] = (node.state, None)
-    deps = session.execute(select(Deployment, Application.name, ApplicationVersion.version, ApplicationVersion.spec)
-                           .join(Application, Application.id == Deployment.application_id)
-                           .join(ApplicationVersion, ApplicationVersion.id == Deployment.application_version_id)
-                           .where(Deployment.cluster_id == cluster.id, Deployment.state == "placed"))
-    for dep, name, version, document in deps:
-        spec = document.get("spec", {})
+    for dep in read.deployments:
+        spec = dep.spec.get("spec", {})
         meta.apps[str(dep.id)] = agg.AppMeta(
-            deployment_id=str(dep.id), application=name, version=version,
+            deployment_id=str(dep.id), application=dep.application, version=dep.version,
             dag_nodes=tuple(n["id"] for n in spec.get("nodes", [])),
             edges=tuple((e["from"], e["to"]) for e in spec.get("edges", [])), predicted=dep.prediction)
-    if meta.apps:
-        for inst in session.scalars(select(Instance).where(Instance.deployment_id.in_(
-                [uuid.UUID(d) for d in meta.apps])).order_by(Instance.deployment_id, Instance.ordinal)):
-            app = meta.apps[str(inst.deployment_id)]
-            meta.instances[str(inst.id)] = agg.InstanceMeta(
-                id=str(inst.id), node_id=str(inst.node_id), deployment_id=app.deployment_id,
-                application=app.application, dag_node=inst.dag_node, service=inst.service, role=inst.role,
-                shard=inst.shard, replica=inst.replica)
+    for inst in read.instances:
+        app = meta.apps[str(inst.deployment_id)]
+        meta.instances[str(inst.id)] = agg.InstanceMeta(
+            id=str(inst.id), node_id=str(inst.node_id), deployment_id=app.deployment_id,
+            application=app.application, dag_node=inst.dag_node, service=inst.service, role=inst.role,
+            shard=inst.shard, replica=inst.replica)
     return meta, states
 
 

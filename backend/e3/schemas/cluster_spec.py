@@ -83,9 +83,6 @@ class ClusterSpec:
     name: str
     racks: list[RackSpec]
 
-    def server_count(self) -> int:
-        return sum(len(r.server_types) for r in self.racks)
-
 
 def _overrides(prefix: str) -> dict:
     """Clearer messages for the spots users trip on; `prefix` is "spec." or "" for the shorthand."""

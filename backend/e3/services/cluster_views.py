@@ -10,10 +10,11 @@ import uuid
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from e3.models import ApplicationVersion, ComputeNode, Deployment, Instance, Migration
+from e3.models import ApplicationVersion, Deployment, Instance, Migration
 from e3.models.migration import ACTIVE_MIGRATION_STATES
 from e3.orchestrator.decision import ClusterView, InstanceView
-from e3.services.deployments import cluster_capacities
+from e3.services.capacities import node_capacities
+from e3.services.cluster_read import read_cluster
 
 
 def _platforms(session: Session, deployment_ids: set[uuid.UUID]) -> dict[tuple[uuid.UUID, str], str]:
@@ -27,9 +28,9 @@ def _platforms(session: Session, deployment_ids: set[uuid.UUID]) -> dict[tuple[u
 
 def cluster_view(session: Session, cluster_id: uuid.UUID) -> ClusterView:
     """The cluster as a decision sees it now; nodes that are not up are left out (never a target)."""
-    nodes = cluster_capacities(session, cluster_id)
-    down = session.scalars(select(ComputeNode.id).where(ComputeNode.cluster_id == cluster_id,
-                                                        ComputeNode.state != "up"))
+    topology = read_cluster(session, cluster_id, usage=True)
+    nodes = node_capacities(topology)
+    down = [row.node.id for row in topology.nodes if row.node.state != "up"]
     rows = list(session.scalars(select(Instance).join(Deployment, Deployment.id == Instance.deployment_id)
                                 .where(Deployment.cluster_id == cluster_id, Instance.state == "running")))
     migrating = set(session.scalars(select(Migration.instance_id).where(Migration.cluster_id == cluster_id,

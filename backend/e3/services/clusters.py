@@ -10,11 +10,11 @@ from sqlalchemy.orm import Session
 from e3 import catalog
 from e3.core.errors import Conflict, NotFound
 from e3.core.security import Actor
-from e3.models import Cluster, ComputeNode, Deployment, Instance, Migration, Rack, Server
-from e3.models.migration import ACTIVE_MIGRATION_STATES
+from e3.models import Cluster, ComputeNode, Deployment, Rack, Server
 from e3.schemas.cluster_spec import ClusterSpec
 from e3.schemas.common import PageParams
 from e3.services import audit, events, telemetry
+from e3.services.cluster_read import NO_USAGE, NodeRow, Usage, node_usage, read_cluster, topology_statement
 from e3.services.pagination import paginate
 
 
@@ -86,37 +86,12 @@ def list_clusters(session: Session, page: PageParams) -> tuple[list[dict], int]:
     return cluster_summaries(session, rows), total
 
 
-def node_usage(session: Session, cluster_id: uuid.UUID) -> dict[uuid.UUID, tuple[float, int, int, int]]:
-    """Reserved (cores, memory MB, bandwidth Mb/s, instance count) per computing node of a cluster. A migration
-    under way reserves its instance on the target too (counted there, not as an instance)."""
-    stmt = (select(Instance.node_id, func.sum(Instance.cpu_cores), func.sum(Instance.memory_mb),
-                   func.sum(Instance.bandwidth_mbps), func.count())
-            .join(ComputeNode, ComputeNode.id == Instance.node_id)
-            .where(ComputeNode.cluster_id == cluster_id).group_by(Instance.node_id))
-    usage = {row[0]: (float(row[1]), int(row[2]), int(row[3]), int(row[4])) for row in session.execute(stmt)}
-    moving = (select(Migration.target_node_id, Instance.cpu_cores, Instance.memory_mb, Instance.bandwidth_mbps)
-              .join(Instance, Instance.id == Migration.instance_id)
-              .where(Migration.cluster_id == cluster_id, Migration.state.in_(ACTIVE_MIGRATION_STATES),
-                     Instance.node_id != Migration.target_node_id))
-    for node_id, cores, mem, bw in session.execute(moving):
-        c, m, b, n = usage.get(node_id, (0.0, 0, 0, 0))
-        usage[node_id] = (c + cores, m + mem, b + bw, n)
-    return usage
-
-
-def _topology_rows(cluster_id: uuid.UUID, where=None):
-    stmt = (select(ComputeNode, Server.name, Server.server_type, Server.id, Rack.name, Rack.id, Rack.pod)
-            .join(Server, Server.id == ComputeNode.server_id).join(Rack, Rack.id == Server.rack_id)
-            .where(ComputeNode.cluster_id == cluster_id)
-            .order_by(Rack.index, Server.index, ComputeNode.index))
-    return stmt if where is None else stmt.where(where)
-
-
-def _node_public(node: ComputeNode, server: str, rack: str, usage: dict, telemetry: dict | None = None) -> dict:
-    cores, mem, bw, count = usage.get(node.id, (0.0, 0, 0, 0))
+def _node_public(row: NodeRow, usage: Usage, telemetry: dict | None = None) -> dict:
+    node = row.node
+    cores, mem, bw, count = usage
     return dict(id=node.id, name=node.name, kind=node.kind, core_class=node.core_class, cores=node.cores,
-                memory_mb=node.memory_mb, bandwidth_mbps=node.bandwidth_mbps, state=node.state, server=server,
-                rack=rack, used_cores=cores, used_memory_mb=mem, used_bandwidth_mbps=bw, instances=count,
+                memory_mb=node.memory_mb, bandwidth_mbps=node.bandwidth_mbps, state=node.state, server=row.server,
+                rack=row.rack, used_cores=cores, used_memory_mb=mem, used_bandwidth_mbps=bw, instances=count,
                 agent_id=node.agent_id, address=node.address,
                 telemetry=(telemetry or {}).get(node.id))
 
@@ -124,23 +99,25 @@ def _node_public(node: ComputeNode, server: str, rack: str, usage: dict, telemet
 def cluster_detail(session: Session, name: str) -> dict:
     """The cluster with racks -> servers -> computing nodes, and what is reserved on each node."""
     cluster = get_cluster(session, name)
-    usage = node_usage(session, cluster.id)
+    read = read_cluster(session, cluster.id, usage=True)
     racks: dict = {}
-    for node, s_name, s_type, s_id, r_name, r_id, pod in session.execute(_topology_rows(cluster.id)):
-        rack = racks.setdefault(r_id, dict(id=r_id, name=r_name, pod=pod, servers={}))
-        server = rack["servers"].setdefault(s_id, dict(id=s_id, name=s_name, server_type=s_type, nodes=[]))
-        server["nodes"].append(_node_public(node, s_name, r_name, usage))
+    for row in read.nodes:
+        rack = racks.setdefault(row.rack_id, dict(id=row.rack_id, name=row.rack, pod=row.pod, servers={}))
+        server = rack["servers"].setdefault(row.server_id, dict(id=row.server_id, name=row.server,
+                                                                server_type=row.server_type, nodes=[]))
+        server["nodes"].append(_node_public(row, read.usage_of(row.node.id)))
     topology = [dict(r, servers=list(r["servers"].values())) for r in racks.values()]
     return dict(cluster_summaries(session, [cluster])[0], topology=topology)
 
 
 def list_nodes(session: Session, name: str, page: PageParams, kind: str | None = None) -> tuple[list[dict], int]:
     cluster = get_cluster(session, name)
-    stmt = _topology_rows(cluster.id, ComputeNode.kind == kind if kind else None)
+    stmt = topology_statement(cluster.id, ComputeNode.kind == kind if kind else None)
     rows, total = paginate(session, stmt, page, scalars=False)
+    nodes = [NodeRow._make(row) for row in rows]
     usage = node_usage(session, cluster.id)
-    recent = telemetry.summaries(session, [row[0].id for row in rows if row[0].agent_id])
-    return [_node_public(n, s_name, r_name, usage, recent) for n, s_name, _, _, r_name, _, _ in rows], total
+    recent = telemetry.summaries(session, [row.node.id for row in nodes if row.node.agent_id])
+    return [_node_public(row, usage.get(row.node.id, NO_USAGE), recent) for row in nodes], total
 
 
 def delete_cluster(session: Session, name: str, actor: Actor) -> None:

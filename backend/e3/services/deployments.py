@@ -12,11 +12,11 @@ from e3.models import (Application, ApplicationVersion, Cluster, ComputeNode, De
 from e3.models.migration import ACTIVE_MIGRATION_STATES
 from e3.placement import ALGORITHMS, algorithm_options, problem_from_document, run
 from e3.placement.cost_model import predict
-from e3.placement.model import NodeCapacity, PlacementError
+from e3.placement.model import PlacementError
 from e3.schemas.common import PageParams
 from e3.schemas.deployment import DeploymentCreate
 from e3.services import audit, commands, events, jobs
-from e3.services.clusters import node_usage
+from e3.services.capacities import cluster_capacities
 from e3.services.pagination import paginate
 
 
@@ -60,26 +60,6 @@ def fail_unqueued(session: Session, job: Job, reason: str) -> None:
     jobs.mark_finished(session, job, error=error, message=reason)
     deployment = session.get(Deployment, job.deployment_id)
     deployment.state, deployment.error = "failed", error
-
-
-def cluster_capacities(session: Session, cluster_id: uuid.UUID) -> list[NodeCapacity]:
-    """Every node that is not down (up, or suspect: a few heartbeats late, which must not fail a deployment or a
-    migration), in topology order, with what other deployments already reserve on it."""
-    usage = node_usage(session, cluster_id)
-    stmt = (select(ComputeNode, Server.id, Server.server_type, Rack.id, Rack.pod)
-            .join(Server, Server.id == ComputeNode.server_id)
-            .join(Rack, Rack.id == Server.rack_id)
-            .where(ComputeNode.cluster_id == cluster_id, ComputeNode.state != "down")
-            .order_by(Rack.index, Server.index, ComputeNode.index))
-    nodes = []
-    for node, server_id, server_type, rack_id, pod in session.execute(stmt):
-        cap = NodeCapacity(id=node.id, name=node.name, kind=node.kind, server=server_id, rack=rack_id, pod=pod,
-                           server_type=server_type, core_class=node.core_class, cpu_cores=node.cores,
-                           memory_mb=node.memory_mb, bandwidth_mbps=node.bandwidth_mbps)
-        cores, mem, bw, _ = usage.get(node.id, (0.0, 0, 0, 0))
-        cap.used.update(cpu_cores=cores, memory_mb=mem, bandwidth_mbps=bw)
-        nodes.append(cap)
-    return nodes
 
 
 def run_placement(session: Session, job_id: uuid.UUID) -> None:

@@ -12,8 +12,9 @@ from e3.placement.model import NodeCapacity, Placement, PlacementError, Placemen
 from e3.schemas.dag import validate_application
 from e3.schemas.placement import PlacementPreviewRequest
 from e3.services import applications
+from e3.services.capacities import cluster_capacities
 from e3.services.clusters import get_cluster
-from e3.services.deployments import cluster_capacities, placement_error_body
+from e3.services.deployments import placement_error_body
 
 
 def check_algorithms(names: list[str], field: str) -> None:

@@ -34,7 +34,7 @@ from e3.placement import problem_from_document
 from e3.placement.hcm import replace_instances
 from e3.placement.model import NodeCapacity, PlacementProblem, copy_nodes
 from e3.services import commands, events
-from e3.services.deployments import cluster_capacities
+from e3.services.capacities import cluster_capacities
 from e3.services.migration.queue import queue_migration
 
 log = logging.getLogger(__name__)

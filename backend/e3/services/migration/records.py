@@ -25,7 +25,7 @@ from e3.placement.cost_model import predict
 from e3.placement.model import InstanceRequest, NodeCapacity, Placement, PlacementProblem, level_between
 from e3.schemas.common import PageParams
 from e3.services import audit, events
-from e3.services.deployments import cluster_capacities
+from e3.services.capacities import cluster_capacities
 from e3.services.pagination import paginate
 
 TRANSFER_PORTS = range(31000, 32000)  # TCP ports a migration target listens on for the state (one per migration)
