@@ -31,6 +31,7 @@ from e3.models import (Application, ApplicationVersion, Cluster, ComputeNode, De
                        Server)
 from e3.live import aggregate as agg
 from e3.live.channel import LIVE_CHANNEL, node_key
+from e3.schemas.dag import ApplicationSpec
 
 log = logging.getLogger(__name__)
 MIN_INTERVAL_S = 0.1  # at most 10 messages a second per client
@@ -60,11 +61,11 @@ def load_meta(session: Session, cluster_name: str) -> tuple[agg.ClusterMeta, dic
                            .join(ApplicationVersion, ApplicationVersion.id == Deployment.application_version_id)
                            .where(Deployment.cluster_id == cluster.id, Deployment.state == "placed"))
     for dep, name, version, document in deps:
-        spec = document.get("spec", {})
+        spec = ApplicationSpec.from_document(document)
         meta.apps[str(dep.id)] = agg.AppMeta(
             deployment_id=str(dep.id), application=name, version=version,
-            dag_nodes=tuple(n["id"] for n in spec.get("nodes", [])),
-            edges=tuple((e["from"], e["to"]) for e in spec.get("edges", [])), predicted=dep.prediction)
+            dag_nodes=tuple(n.id for n in spec.nodes),
+            edges=tuple((e.from_, e.to) for e in spec.edges), predicted=dep.prediction)
     if meta.apps:
         for inst in session.scalars(select(Instance).where(Instance.deployment_id.in_(
                 [uuid.UUID(d) for d in meta.apps])).order_by(Instance.deployment_id, Instance.ordinal)):

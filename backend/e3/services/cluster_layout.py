@@ -4,6 +4,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from e3.models import Application, ApplicationVersion, ComputeNode, Deployment, Instance, Rack, Server
+from e3.schemas.dag import ApplicationSpec
 from e3.services.clusters import get_cluster, node_usage
 
 
@@ -49,7 +50,7 @@ def cluster_layout(session: Session, name: str) -> dict:
         servers=[dict(name=s.name, server_type=s.server_type, rack=rack_index[s.rack_id]) for s in servers],
         nodes=[_layout_node(n, server_index[n.server_id], usage.get(n.id, (0.0, 0, 0, 0))) for n in nodes],
         deployments=[dict(id=d.id, application=d.name, version=d.version, algorithm=d.algorithm,
-                          edges=[(e["from"], e["to"]) for e in d.spec["spec"].get("edges", [])])
+                          edges=[(e.from_, e.to) for e in ApplicationSpec.from_document(d.spec).edges])
                      for d in deployments],
         instances=columns)
 
