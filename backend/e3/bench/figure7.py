@@ -4,6 +4,7 @@ switched to `migrate`, moved it. Runs its own `e3 up` (rack.rack_up) with E3_ORC
 emulated server shares this machine's cores; energy is the power model's (source: model).
 """
 
+import dataclasses
 import time
 from datetime import datetime
 
@@ -23,16 +24,15 @@ from e3.bench.orchestrator_rack import (
 from e3.bench.rack import Report, _cluster_watts, deploy, rack_up
 from e3.client.api import Api
 from e3.emulation.demo import API_KEY, demo_application
+from e3.schemas.dag import ApplicationSpec
 
 FIG7_PAYLOAD = f"{API_KEY} thermostat-1\\nSELECT WHERE id = 1"  # the demo's readings: gateway -> sql
 PAPER_FIG7 = "J/request and p99 improve once the gateway is moved from the SmartNIC to the host (paper Figure 7)"
 
 def fig7_application() -> dict:
     """The demo's IOT-TS with one gateway shard (the one the load and the orchestrator act on)."""
-    doc = demo_application()
-    doc["metadata"]["name"] = "bench-fig7"
-    next(n for n in doc["spec"]["nodes"] if n["id"] == "api")["shards"] = 1
-    return doc
+    spec = dataclasses.replace(ApplicationSpec.from_document(demo_application()), name="bench-fig7")
+    return spec.replace_node("api", shards=1).to_document()
 
 
 def _gateway_to_nic(api: Api, deployment: str, report: Report) -> dict:

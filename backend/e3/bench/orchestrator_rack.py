@@ -27,6 +27,7 @@ from e3.client.migrations import ENDED, wait_for_migration
 from e3.dataplane import udp
 from e3.emulation.binaries import loadgen_binary
 from e3.emulation.rack_supervisor import load_status
+from e3.schemas.dag import ApplicationSpec, DagNode
 
 MIGRATION_TARGET_MS = 500.0  # the issue: a 100K-key kvs moved end to end
 FAILOVER_TARGET_S = 1.0  # the issue: backups serving within 1 s
@@ -48,10 +49,10 @@ def kv_app(name: str, platform: str, stateless: bool = False) -> dict:
                                "config": {"keys": GW_KEY, "rate": "100000000", "burst": "100000000"}},
                               {"id": "kv", "service": "kvs", "replicas": 1, "constraints": {"platform": platform}}],
                     "edges": [{"from": "gw", "to": "kv"}]}}
+    spec = ApplicationSpec.from_document(doc)
     if stateless:
-        doc["spec"]["nodes"].append({"id": "nids", "service": "nids", "replicas": 0,
-                                     "config": dict(NFV_CONFIG["nids"])})
-    return doc
+        spec = spec.with_node(DagNode("nids", "nids", replicas=0, config=dict(NFV_CONFIG["nids"])))
+    return spec.to_document()
 
 
 def by_role(instances: list[dict]) -> dict[str, dict]:

@@ -8,6 +8,7 @@ down) also on Ctrl-C or error. Everything runs on EMULATED SmartNICs; energy is 
 (source: model), never a measurement.
 """
 
+import dataclasses
 import json
 import os
 import signal
@@ -30,6 +31,7 @@ from e3.emulation.binaries import loadgen_binary
 from e3.emulation.rack_plan import plan_rack
 from e3.emulation.rack_processes import nic_stats_path
 from e3.emulation.rack_supervisor import load_status
+from e3.schemas.dag import ApplicationSpec
 
 RACK = "rack"  # the cluster `e3 up` names its rack
 UP_TIMEOUT_S = 300.0
@@ -154,14 +156,11 @@ NFV_REQUEST = "ADD 10.0.0.1:80>10.0.0.2:5000/6\\nGET /index.html HTTP/1.1\\nGET 
 
 def nfv_fin(on_hosts: bool) -> dict:
     """NFV-FIN from the catalogue with its services' configuration; `on_hosts` pins every node to hosts."""
-    doc = catalog.template("nfv-fin")
-    doc["metadata"]["name"] = "nfv-fin-hosts" if on_hosts else "nfv-fin"
-    for node in doc["spec"]["nodes"]:
-        if node["service"] in NFV_CONFIG:
-            node["config"] = dict(NFV_CONFIG[node["service"]])
-        if on_hosts:
-            node["constraints"] = {"platform": "host"}
-    return doc
+    spec = ApplicationSpec.from_document(catalog.template("nfv-fin"))
+    nodes = [dataclasses.replace(n, config=dict(NFV_CONFIG.get(n.service, n.config)),
+                                 platform="host" if on_hosts else n.platform)
+             for n in spec.nodes]
+    return dataclasses.replace(spec, name="nfv-fin-hosts" if on_hosts else "nfv-fin", nodes=nodes).to_document()
 
 
 def _cluster_watts(api: Api) -> float:

@@ -10,6 +10,7 @@ a time (restarted by `e3 up`, so their exact latency records stay small):
 - EMA updates straight to an ema primary (on a SmartNIC when HCM put it there), so NIC queues move.
 """
 
+import dataclasses
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,7 @@ from e3.client.api import Api
 from e3.core.processes import die_with_parent
 from e3.client.deployments import place, wait_running
 from e3.emulation.binaries import loadgen_binary
+from e3.schemas.dag import ApplicationSpec
 
 APPLICATION = "iot-ts-demo"  # the catalogue's iot-ts, configured and scaled for the demo
 API_KEY = "e3-demo"
@@ -46,14 +48,11 @@ DEMO_SHARDS = {"api": 3, "sql": 6, "ema": 4, "spike": 4, "recommend": 4}
 
 def demo_application() -> dict:
     """IOT-TS from the catalogue, with its services' configuration and the demo's shard counts."""
-    doc = catalog.template("iot-ts")
-    doc["metadata"]["name"] = APPLICATION
-    nodes = {n["id"]: n for n in doc["spec"]["nodes"]}
+    spec = dataclasses.replace(ApplicationSpec.from_document(catalog.template("iot-ts")), name=APPLICATION)
     for node_id, shards in DEMO_SHARDS.items():
-        nodes[node_id]["shards"] = shards
-    nodes["api"]["config"] = {"keys": API_KEY, "rate": "1000000", "burst": "100000"}
-    nodes["sql"]["config"] = {"columns": "id:int,temp:real"}
-    return doc
+        spec = spec.replace_node(node_id, shards=shards)
+    spec = spec.replace_node("api", config={"keys": API_KEY, "rate": "1000000", "burst": "100000"})
+    return spec.replace_node("sql", config={"columns": "id:int,temp:real"}).to_document()
 
 
 def _deployment(api: Api, cluster: str) -> str:

@@ -27,6 +27,7 @@ from e3.core.db import in_session
 from e3.core.errors import NotFound
 from e3.live import aggregate as agg
 from e3.live.channel import LIVE_CHANNEL, node_key
+from e3.schemas.dag import ApplicationSpec
 from e3.services.cluster_read import read_cluster
 from e3.services.clusters import get_cluster
 
@@ -51,11 +52,11 @@ def load_meta(session: Session, cluster_name: str) -> tuple[agg.ClusterMeta, dic
                                                 rack=row.rack, core_class=node.core_class)
         states[str(node.id)] = (node.state, None)
     for dep in read.deployments:
-        spec = dep.spec.get("spec", {})
+        spec = ApplicationSpec.from_document(dep.spec)
         meta.apps[str(dep.id)] = agg.AppMeta(
             deployment_id=str(dep.id), application=dep.application, version=dep.version,
-            dag_nodes=tuple(n["id"] for n in spec.get("nodes", [])),
-            edges=tuple((e["from"], e["to"]) for e in spec.get("edges", [])), predicted=dep.prediction)
+            dag_nodes=tuple(n.id for n in spec.nodes),
+            edges=tuple((e.from_, e.to) for e in spec.edges), predicted=dep.prediction)
     for inst in read.instances:
         app = meta.apps[str(inst.deployment_id)]
         meta.instances[str(inst.id)] = agg.InstanceMeta(

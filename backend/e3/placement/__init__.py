@@ -30,6 +30,7 @@ from e3.placement import ilp as _ilp
 from e3.placement import random_placement as _random
 from e3.placement.instances import DagNodeDemand, expand_instances
 from e3.placement.model import NodeCapacity, Placement, PlacementProblem, ProgressFn
+from e3.schemas.dag import ApplicationSpec
 
 ALGORITHMS = {
     "hcm": _hcm.hcm,
@@ -41,20 +42,16 @@ ALGORITHMS = {
 
 
 def problem_from_document(document: dict, *, anti_affinity: bool = False) -> PlacementProblem:
-    """The placement problem of a canonical DAG spec document (`ApplicationSpec.to_document()`).
+    """The placement problem of a DAG spec document validated before (`ApplicationSpec.from_document`).
 
     Fields a non-canonical document leaves out take the spec's defaults.
     """
-    spec = document["spec"]
-    demands = [
-        DagNodeDemand(id=n["id"], service=n["service"], shards=n.get("shards", 1), replicas=n.get("replicas", 1),
-                      platform=(n.get("constraints") or {}).get("platform", "any"),
-                      request_bytes=n.get("request_bytes", 512))
-        for n in spec["nodes"]
-    ]
+    spec = ApplicationSpec.from_document(document)
+    demands = [DagNodeDemand(id=n.id, service=n.service, shards=n.shards, replicas=n.replicas, platform=n.platform,
+                             request_bytes=n.request_bytes)
+               for n in spec.nodes]
     return PlacementProblem(instances=expand_instances(demands, catalog.service_types()),
-                            edges=[(e["from"], e["to"]) for e in spec.get("edges", [])],
-                            anti_affinity=anti_affinity)
+                            edges=[(e.from_, e.to) for e in spec.edges], anti_affinity=anti_affinity)
 
 
 def run(name: str, problem: PlacementProblem, nodes: Sequence[NodeCapacity], progress: ProgressFn | None = None,

@@ -1,4 +1,5 @@
-"""The DAG spec (apiVersion e3/v1, kind Application): wire models, validation, canonical form.
+"""The DAG spec (apiVersion e3/v1, kind Application): wire models, validation, canonical form, and the
+typed view every module reads a stored document through (`ApplicationSpec.from_document`).
 
 `validate_application` reports every problem it can find in one go, each located by a dotted
 path (`spec.nodes[2].service`), so a user fixes a document in one round trip rather than ten.
@@ -6,6 +7,7 @@ Field-level checks are pydantic's; graph-level checks (ids, edges, cycles, catal
 constraints) run afterwards on whatever parts of the document were well-formed.
 """
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import Annotated, Literal
@@ -30,6 +32,11 @@ MAX_EDGES = 10_000
 MAX_INSTANCES = 100_000
 MAX_LABELS = 64
 MAX_ERRORS = 200  # listed per response; a 1 MiB document could otherwise yield a 10 MB answer
+# What a node that leaves a field out gets, in validation and in a stored document's view alike.
+DEFAULT_SHARDS = 1
+DEFAULT_REPLICAS = 1
+DEFAULT_PLATFORM = "any"
+DEFAULT_REQUEST_BYTES = 512
 
 PATTERN_HELP = {
     NAME_PATTERN: "1-63 lowercase letters, digits or '-', starting and ending with a letter or digit",
@@ -66,16 +73,16 @@ class MetadataModel(StrictModel):
 
 
 class ConstraintsModel(StrictModel):
-    platform: Literal["host", "smartnic", "any"] = "any"
+    platform: Literal["host", "smartnic", "any"] = DEFAULT_PLATFORM
 
 
 class NodeModel(StrictModel):
     id: NodeId
     service: str  # checked against the catalogue afterwards, to list the valid names
-    shards: int = Field(1, ge=1, le=1000)
-    replicas: int = Field(1, ge=0, le=1000)  # backups per shard
+    shards: int = Field(DEFAULT_SHARDS, ge=1, le=1000)
+    replicas: int = Field(DEFAULT_REPLICAS, ge=0, le=1000)  # backups per shard
     constraints: ConstraintsModel = Field(default_factory=ConstraintsModel)
-    request_bytes: int = Field(512, ge=1, le=65535)
+    request_bytes: int = Field(DEFAULT_REQUEST_BYTES, ge=1, le=65535)
     config: dict[
         Annotated[str, StringConstraints(pattern=CONFIG_KEY_PATTERN)],
         Annotated[str, StringConstraints(pattern=CONFIG_VALUE_PATTERN)],
@@ -201,20 +208,15 @@ def raise_validation(errors: list[FieldError]) -> None:
 class DagNode:
     id: str
     service: str
-    shards: int
-    replicas: int  # backups per shard, never on the primary's server
-    platform: str  # effective: "any" narrowed to the catalogue's only platform (sql -> "host")
-    request_bytes: int
+    shards: int = DEFAULT_SHARDS
+    replicas: int = DEFAULT_REPLICAS  # backups per shard, never on the primary's server
+    platform: str = DEFAULT_PLATFORM  # effective: "any" narrowed to the catalogue's only platform (sql -> "host")
+    request_bytes: int = DEFAULT_REQUEST_BYTES
     config: dict[str, str] = field(default_factory=dict)  # for the service, e.g. api_gateway's keys
 
     @property
     def instances(self) -> int:
         return self.shards * (1 + self.replicas)
-
-    @property
-    def allowed_platforms(self) -> tuple[str, ...]:
-        """Where an instance of this node may run: "host", "smartnic" or both."""
-        return catalog.PLATFORMS if self.platform == "any" else (self.platform,)
 
 
 @dataclass(frozen=True)
@@ -225,18 +227,57 @@ class DagEdge:
 
 @dataclass(frozen=True)
 class ApplicationSpec:
+    """A DAG spec, typed: what `validate_application` returns, and the view of a stored document.
+
+    Every module reads a document's nodes and edges through this class (`from_document`), and builds a
+    changed document through it (`replace_node`, `with_node`, then `to_document`), so the defaults
+    and the effective platform have one definition.
+    """
+
     name: str
     description: str
     labels: dict[str, str]
     nodes: list[DagNode]
     edges: list[DagEdge] = field(default_factory=list)
 
+    @classmethod
+    def from_document(cls, document: dict) -> "ApplicationSpec":
+        """The spec of a document that was validated before (a stored version, a catalogue template).
+
+        No re-validation: a 1,000-node document reads in a few milliseconds this way, against 20-30 ms
+        through `validate_application`, and placement, the live view and command wiring read stored
+        documents often. Equal to `validate_application(document)` for every valid document; fields
+        left out take the spec's defaults, and a document that is only its `spec` (as placement's
+        tests write it) reads with an empty name.
+        """
+        metadata, spec = document.get("metadata", {}), document["spec"]
+        return cls(
+            name=metadata.get("name", ""),
+            description=metadata.get("description", ""),
+            labels=dict(metadata.get("labels", {})),
+            nodes=[_stored_node(n) for n in spec["nodes"]],
+            edges=[DagEdge(e["from"], e["to"]) for e in spec.get("edges", [])],
+        )
+
     def instance_count(self) -> int:
         """Instances the application deploys: shards x (1 + replicas), summed (paper Table 3's N)."""
         return sum(n.instances for n in self.nodes)
 
     def node(self, node_id: str) -> DagNode:
-        return next(n for n in self.nodes if n.id == node_id)
+        return self.nodes[self.node_index(node_id)]
+
+    def node_index(self, node_id: str) -> int:
+        """Where the node is in spec.nodes, for an error's field (`spec.nodes[2]`)."""
+        return next(i for i, n in enumerate(self.nodes) if n.id == node_id)
+
+    def replace_node(self, node_id: str, **changes) -> "ApplicationSpec":
+        """This spec with node `node_id`'s fields changed (e.g. `shards=1`), the others as they are."""
+        return dataclasses.replace(self, nodes=[dataclasses.replace(n, **changes) if n.id == node_id else n
+                                                for n in self.nodes])
+
+    def with_node(self, node: DagNode) -> "ApplicationSpec":
+        """This spec with `node` added after its other nodes."""
+        return dataclasses.replace(self, nodes=[*self.nodes, node])
 
     def children(self, node_id: str) -> list[str]:
         """Ids this node sends to, in edge order."""
@@ -263,6 +304,13 @@ class ApplicationSpec:
                 "edges": [{"from": e.from_, "to": e.to} for e in self.edges],
             },
         }
+
+
+def _stored_node(raw: dict) -> DagNode:
+    platform = (raw.get("constraints") or {}).get("platform", DEFAULT_PLATFORM)
+    return DagNode(raw["id"], raw["service"], raw.get("shards", DEFAULT_SHARDS), raw.get("replicas", DEFAULT_REPLICAS),
+                   effective_platform(raw["service"], platform), raw.get("request_bytes", DEFAULT_REQUEST_BYTES),
+                   dict(raw.get("config", {})))
 
 
 # --- graph-level checks ------------------------------------------------------------------------
@@ -304,9 +352,10 @@ def _salvage(doc: object) -> tuple[list, list, list, list]:
     return nodes, edges, ids, services
 
 
-def _effective_platform(node: NodeModel) -> str:
-    allowed = catalog.service_types()[node.service].platforms
-    return allowed[0] if node.constraints.platform == "any" and len(allowed) == 1 else node.constraints.platform
+def effective_platform(service: str, platform: str) -> str:
+    """`platform` as placement honours it: "any" narrowed to the catalogue's only platform (sql -> "host")."""
+    allowed = catalog.service_types()[service].platforms
+    return allowed[0] if platform == "any" and len(allowed) == 1 else platform
 
 
 def _check_nodes(nodes: list, ids: list, service_names: list, errors: list) -> None:
@@ -422,8 +471,8 @@ def validate_application(doc: object) -> ApplicationSpec:
         name=parsed.metadata.name,
         description=parsed.metadata.description,
         labels=dict(parsed.metadata.labels),
-        nodes=[DagNode(n.id, n.service, n.shards, n.replicas, _effective_platform(n), n.request_bytes,
-                       dict(n.config))
+        nodes=[DagNode(n.id, n.service, n.shards, n.replicas, effective_platform(n.service, n.constraints.platform),
+                       n.request_bytes, dict(n.config))
                for n in parsed.spec.nodes],
         edges=[DagEdge(e.from_, e.to) for e in parsed.spec.edges],
     )

@@ -12,7 +12,7 @@ from e3.core.errors import Conflict, FieldError, NotFound, PreconditionFailed, V
 from e3.core.security import Actor
 from e3.models import Application, ApplicationVersion, Deployment
 from e3.schemas.common import PageParams
-from e3.schemas.dag import ApplicationSpec, validate_application
+from e3.schemas.dag import ApplicationSpec
 from e3.services import audit
 from e3.schemas.documents import dump_yaml
 from e3.services.pagination import paginate
@@ -94,16 +94,15 @@ def put_application(session: Session, name: str, spec: ApplicationSpec, actor: A
 
 def application_public(session: Session, app: Application, version: ApplicationVersion | None = None) -> dict:
     version = version or get_version(session, app)
-    document = version.spec  # canonical: defaults filled in when it was stored
-    instances = sum(n["shards"] * (1 + n["replicas"]) for n in document["spec"]["nodes"])
-    return dict(id=app.id, name=app.name, description=document["metadata"].get("description"),
-                latest_version=app.latest_version, instances=instances, etag=etag(app), created_at=app.created_at,
-                updated_at=app.updated_at, spec=canonical(document))
+    spec = ApplicationSpec.from_document(version.spec)
+    return dict(id=app.id, name=app.name, description=spec.description,
+                latest_version=app.latest_version, instances=spec.instance_count(), etag=etag(app),
+                created_at=app.created_at, updated_at=app.updated_at, spec=spec.to_document())
 
 
 def canonical(document: dict) -> dict:
     """A stored spec in its documented key order (JSONB keeps keys sorted its own way)."""
-    return validate_application(document).to_document()
+    return ApplicationSpec.from_document(document).to_document()
 
 
 def list_applications(session: Session, page: PageParams) -> tuple[list[dict], int]:

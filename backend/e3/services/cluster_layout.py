@@ -3,6 +3,7 @@
 from sqlalchemy.orm import Session
 
 from e3.models import ComputeNode
+from e3.schemas.dag import ApplicationSpec
 from e3.services.cluster_read import Usage, read_cluster
 from e3.services.clusters import get_cluster
 
@@ -36,7 +37,7 @@ def cluster_layout(session: Session, name: str) -> dict:
         servers=servers,
         nodes=[_layout_node(row.node, server_index[row.server_id], read.usage_of(row.node.id)) for row in read.nodes],
         deployments=[dict(id=d.id, application=d.application, version=d.version, algorithm=d.algorithm,
-                          edges=[(e["from"], e["to"]) for e in d.spec["spec"].get("edges", [])])
+                          edges=[(e.from_, e.to) for e in ApplicationSpec.from_document(d.spec).edges])
                      for d in read.deployments],
         instances=columns)
 

@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 from e3.models import ApplicationVersion, Deployment, Instance, Migration
 from e3.models.migration import ACTIVE_MIGRATION_STATES
 from e3.orchestrator.decision import ClusterView, InstanceView
+from e3.schemas.dag import ApplicationSpec
 from e3.services.capacities import node_capacities
 from e3.services.cluster_read import read_cluster
 
@@ -22,8 +23,8 @@ def _platforms(session: Session, deployment_ids: set[uuid.UUID]) -> dict[tuple[u
     rows = session.execute(select(Deployment.id, ApplicationVersion.spec)
                            .join(ApplicationVersion, ApplicationVersion.id == Deployment.application_version_id)
                            .where(Deployment.id.in_(deployment_ids)))
-    return {(dep_id, n["id"]): (n.get("constraints") or {}).get("platform", "any")
-            for dep_id, document in rows for n in document["spec"]["nodes"]}
+    return {(dep_id, n.id): n.platform
+            for dep_id, document in rows for n in ApplicationSpec.from_document(document).nodes}
 
 
 def cluster_view(session: Session, cluster_id: uuid.UUID) -> ClusterView:

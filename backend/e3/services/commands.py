@@ -30,6 +30,7 @@ from e3.models import (
     NodeCommand,
 )
 from e3.models.migration import ACTIVE_MIGRATION_STATES
+from e3.schemas.dag import ApplicationSpec
 from e3.services import events
 
 NOTIFY_CHANNEL = "e3_commands"
@@ -115,10 +116,11 @@ def _dag_facts(session: Session, deployment_ids: set[uuid.UUID]) -> tuple[dict, 
                            .join(ApplicationVersion, ApplicationVersion.id == Deployment.application_version_id)
                            .where(Deployment.id.in_(deployment_ids)))
     for dep_id, document in rows:
-        for node in document["spec"]["nodes"]:
-            configs[(dep_id, node["id"])] = node.get("config", {})
-        for edge in document["spec"].get("edges", []):
-            children.setdefault((dep_id, edge["from"]), []).append(edge["to"])
+        spec = ApplicationSpec.from_document(document)
+        for node in spec.nodes:
+            configs[(dep_id, node.id)] = node.config
+        for edge in spec.edges:
+            children.setdefault((dep_id, edge.from_), []).append(edge.to)
     return configs, children
 
 

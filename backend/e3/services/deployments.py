@@ -14,6 +14,7 @@ from e3.placement import ALGORITHMS, algorithm_options, problem_from_document, r
 from e3.placement.cost_model import predict
 from e3.placement.model import PlacementError
 from e3.schemas.common import PageParams
+from e3.schemas.dag import ApplicationSpec
 from e3.schemas.deployment import DeploymentCreate
 from e3.services import audit, commands, events, jobs
 from e3.services.capacities import cluster_capacities
@@ -131,14 +132,11 @@ def _issue_deploys(session: Session, cluster_id: uuid.UUID, deployment_id: uuid.
 
 def placement_error_body(document: dict, exc: PlacementError) -> dict:
     """The API error body for a placement that failed, pointing at the DAG node concerned."""
+    index = ApplicationSpec.from_document(document).node_index(exc.instance.dag_node)
     return {"code": "insufficient_capacity" if exc.resource else "unplaceable", "message": exc.message,
-            "errors": [{"field": f"spec.nodes[{_node_index(document, exc.instance.dag_node)}]",
+            "errors": [{"field": f"spec.nodes[{index}]",
                         "message": exc.message, "code": exc.resource or "no_node",
                         "instance": exc.instance.describe(), "resource": exc.resource}]}
-
-
-def _node_index(document: dict, dag_node: str) -> int:
-    return next(i for i, n in enumerate(document["spec"]["nodes"]) if n["id"] == dag_node)
 
 
 def get_deployment(session: Session, deployment_id: uuid.UUID) -> Deployment:

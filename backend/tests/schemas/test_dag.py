@@ -67,7 +67,6 @@ def test_defaults_are_filled_in():
     spec = validate_application(doc(nodes=[{"id": "a", "service": "ema"}], edges=[]))
     node = spec.nodes[0]
     assert (node.shards, node.replicas, node.platform, node.request_bytes) == (1, 1, "any", 512)
-    assert node.allowed_platforms == ("host", "smartnic")
     assert spec.description == "" and spec.labels == {}
     assert spec.edges == []
 
@@ -81,7 +80,8 @@ def test_edges_may_be_omitted():
 def test_sql_left_at_any_is_effectively_host_only():
     spec = validate_application(doc())
     assert spec.node("db").platform == "host"
-    assert spec.node("db").allowed_platforms == ("host",)
+    # what the user reads back (GET, export) says so too
+    assert spec.to_document()["spec"]["nodes"][1]["constraints"] == {"platform": "host"}
 
 
 def test_canonical_document_has_every_field_in_order():
