@@ -16,7 +16,7 @@ import { useSessionState } from "./hooks/useSessionState";
 import { type Route, navSection, routeTitle } from "./lib/route";
 import { ClusterPage } from "./pages/ClusterPage";
 import { DashboardPage } from "./pages/DashboardPage";
-import { DeployPage } from "./pages/DeployPage";
+import { DeployPage } from "./deploy/DeployPage";
 import { EditorPage } from "./pages/EditorPage";
 
 interface RoutedProps {
