@@ -17,7 +17,7 @@ import { type Route, navSection, routeTitle } from "./lib/route";
 import { ClusterPage } from "./pages/ClusterPage";
 import { DashboardPage } from "./pages/DashboardPage";
 import { DeployPage } from "./deploy/DeployPage";
-import { EditorPage } from "./pages/EditorPage";
+import { EditorPage } from "./editor/EditorPage";
 
 interface RoutedProps {
   route: Exclude<Route, { name: "home" }>;

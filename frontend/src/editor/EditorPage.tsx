@@ -1,5 +1,5 @@
 import "@xyflow/react/dist/style.css";
-import "../editor/editor.css";
+import "./editor.css";
 
 import { ReactFlowProvider } from "@xyflow/react";
 import { useCallback, useEffect, useMemo, useRef, useState, type ChangeEvent } from "react";
@@ -22,19 +22,19 @@ import {
   updateNode,
   type DagDocument,
   type DraftNode,
-} from "../editor/dagDocument";
-import { DagCanvas } from "../editor/DagCanvas";
-import { EtagConflictDialog } from "../editor/EtagConflictDialog";
-import { Palette } from "../editor/Palette";
-import { PropertiesPanel } from "../editor/PropertiesPanel";
-import { ValidationSummary } from "../editor/ValidationSummary";
-import { useCatalog } from "../hooks/useCatalog";
-import { useDraft } from "../hooks/useDraft";
-import { useEditorHistory } from "../hooks/useEditorHistory";
-import { useEditorValidation, type EditorValidation } from "../hooks/useEditorValidation";
+} from "./dagDocument";
+import { DagCanvas } from "./DagCanvas";
+import { EtagConflictDialog } from "./EtagConflictDialog";
+import { Palette } from "./Palette";
+import { PropertiesPanel } from "./PropertiesPanel";
+import { ValidationSummary } from "./ValidationSummary";
+import { useCatalog } from "./useCatalog";
+import { useDraft } from "./useDraft";
+import { useEditorHistory } from "./useEditorHistory";
+import { useEditorValidation, type EditorValidation } from "./useEditorValidation";
 import { describeError } from "../lib/errors";
 import type { XY } from "../viz/dagLayout";
-import { locateErrors, summaryMessage, type FieldError, type ServiceCatalog } from "../viz/dagValidation";
+import { locateErrors, summaryMessage, type FieldError, type ServiceCatalog } from "./dagValidation";
 
 export interface EditorPageProps {
   applicationName?: string;
