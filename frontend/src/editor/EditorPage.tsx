@@ -105,10 +105,7 @@ function Editor({ applicationName, template, canWrite, onDeploy }: EditorPagePro
       />
       <div className="editor-main">
         <EditorToolbar
-          canUndo={history.canUndo}
-          canRedo={history.canRedo}
-          onUndo={history.undo}
-          onRedo={history.redo}
+          history={history}
           onImport={importText}
           onExport={() => exportYaml(doc)}
           onAutoLayout={() => {

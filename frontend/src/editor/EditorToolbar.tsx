@@ -1,10 +1,9 @@
 import type { ChangeEvent } from "react";
 
+import type { EditorHistory } from "./useEditorHistory";
+
 interface EditorToolbarProps {
-  canUndo: boolean;
-  canRedo: boolean;
-  onUndo: () => void;
-  onRedo: () => void;
+  history: Pick<EditorHistory<unknown>, "canUndo" | "canRedo" | "undo" | "redo">;
   /** The text of a YAML (or JSON) file picked for import. */
   onImport: (text: string) => void;
   onExport: () => void;
@@ -20,7 +19,7 @@ interface EditorToolbarProps {
 
 /** Undo/redo, YAML import and export, auto-layout, and saving. */
 export function EditorToolbar(props: EditorToolbarProps) {
-  const { canUndo, canRedo, onUndo, onRedo, onImport, onExport, onAutoLayout, canWrite, saving, appName, onSave, dirty } = props;
+  const { history, onImport, onExport, onAutoLayout, canWrite, saving, appName, onSave, dirty } = props;
   const onImportFile = async (e: ChangeEvent<HTMLInputElement>) => {
     const file = e.target.files?.[0];
     e.target.value = "";
@@ -28,10 +27,10 @@ export function EditorToolbar(props: EditorToolbarProps) {
   };
   return (
     <div className="editor-toolbar">
-      <button type="button" data-testid="undo" onClick={onUndo} disabled={!canUndo} title="Undo (Ctrl+Z)">
+      <button type="button" data-testid="undo" onClick={history.undo} disabled={!history.canUndo} title="Undo (Ctrl+Z)">
         Undo
       </button>
-      <button type="button" data-testid="redo" onClick={onRedo} disabled={!canRedo} title="Redo (Ctrl+Shift+Z / Ctrl+Y)">
+      <button type="button" data-testid="redo" onClick={history.redo} disabled={!history.canRedo} title="Redo (Ctrl+Shift+Z / Ctrl+Y)">
         Redo
       </button>
       <label className="muted">
