@@ -14,10 +14,10 @@ import { useRoute } from "./hooks/useRoute";
 import { type Session, SessionContext } from "./hooks/useSession";
 import { useSessionState } from "./hooks/useSessionState";
 import { type Route, navSection, routeTitle } from "./lib/route";
-import { ClusterPage } from "./pages/ClusterPage";
-import { DashboardPage } from "./pages/DashboardPage";
-import { DeployPage } from "./pages/DeployPage";
-import { EditorPage } from "./pages/EditorPage";
+import { ClusterPage } from "./cluster/ClusterPage";
+import { DashboardPage } from "./dashboard/DashboardPage";
+import { DeployPage } from "./deploy/DeployPage";
+import { EditorPage } from "./editor/EditorPage";
 
 interface RoutedProps {
   route: Exclude<Route, { name: "home" }>;

@@ -5,12 +5,12 @@
 
 import { totalOf } from "../lib/counts";
 import { ApiError, NetworkError, parseErrorBody } from "../lib/errors";
-import { parseReadiness } from "../lib/readiness";
-import { parseTemplates } from "../lib/templates";
+import { parseReadiness, type ReadinessBody } from "../lib/readiness";
+import { parseTemplates, type TemplateSummary } from "../lib/templates";
 import { bearerHeader } from "../lib/token";
 import { parseMe, type Me } from "../lib/scopes";
 import { api, type components, unwrap } from "./http";
-import type { HealthBody, ListPage, LocalTokenBody, ReadinessBody, TemplateSummary } from "./types";
+import type { HealthBody, ListPage, LocalTokenBody } from "./types";
 
 type Schemas = components["schemas"];
 export type ClusterRow = Schemas["ClusterPublic"];

@@ -1,5 +1,5 @@
 import { memo } from "react";
-import { QUEUE_LEGEND, QUEUE_STANDING, STALE_COLOR, trafficStyle } from "./liveOverlay";
+import { QUEUE_LEGEND, QUEUE_STANDING, STALE_COLOR, trafficStyle } from "../viz/liveOverlay";
 
 export interface LiveLegendProps {
   /** Nodes reporting current figures, of all. */

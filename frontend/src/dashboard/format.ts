@@ -1,13 +1,13 @@
 // The dashboard's figures as text, each with its unit; a dash when there is no figure. en-US, like the
 // rest of the UI, so tests and screenshots agree.
 
-import { MISSING, formatDecimals, formatPercent, formatSignificant, formatWithUnit } from "../lib/deployFormat";
+import { MISSING, formatDecimals, formatPercent, formatSignificant, formatWithUnit } from "../lib/figures";
 import type { LiveTotals } from "../live/types";
 
 type LiveAggregatePower = LiveTotals["power"];
 
 export { MISSING, formatPercent };
-export { formatJoulesPerRequest, formatRequestsPerJoule, formatRps, formatWatts } from "../lib/deployFormat";
+export { formatJoulesPerRequest, formatRequestsPerJoule, formatRps, formatWatts } from "../lib/figures";
 
 const finite = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
 

@@ -1,5 +1,5 @@
-import type { FormField } from "../lib/deployJob";
-import { DEPLOY_ALGORITHMS, algorithmLabel } from "../lib/deployPreview";
+import type { FormField } from "./deployJob";
+import { DEPLOY_ALGORITHMS, algorithmLabel } from "./deployPreview";
 import { FieldMessages } from "./FieldMessages";
 
 export interface DeployFormProps {

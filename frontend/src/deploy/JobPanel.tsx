@@ -1,8 +1,8 @@
-import type { DeployResultState } from "../hooks/useDeployResult";
-import type { JobPollState } from "../hooks/useJob";
-import { formatRuntime } from "../lib/deployFormat";
-import { type StoredJob, formatErrorLine, progressText } from "../lib/deployJob";
-import { algorithmLabel } from "../lib/deployPreview";
+import type { DeployResultState } from "./useDeployResult";
+import type { JobPollState } from "./useJob";
+import { formatRuntime } from "../lib/figures";
+import { type StoredJob, formatErrorLine, progressText } from "./deployJob";
+import { algorithmLabel } from "./deployPreview";
 import { PredictionFigures } from "./PredictionFigures";
 import { MeasuredTag } from "./Tags";
 

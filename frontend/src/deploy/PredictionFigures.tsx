@@ -4,8 +4,8 @@ import {
   formatRequestsPerJoule,
   formatRps,
   formatWatts,
-} from "../lib/deployFormat";
-import type { PredictedFigures } from "../lib/deployPreview";
+} from "../lib/figures";
+import type { PredictedFigures } from "./deployPreview";
 import { MODELLED_TOOLTIP, ModelledTag } from "./Tags";
 
 /** A deployment's predicted figures, labelled modelled. */

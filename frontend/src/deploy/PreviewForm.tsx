@@ -1,6 +1,6 @@
-import type { ClusterOption } from "../hooks/useDeployClusters";
-import type { FormField } from "../lib/deployJob";
-import { DEFAULT_ILP_TIME_LIMIT_S, MAX_ILP_TIME_LIMIT_S } from "../lib/deployPreview";
+import type { ClusterOption } from "./useDeployClusters";
+import type { FormField } from "./deployJob";
+import { DEFAULT_ILP_TIME_LIMIT_S, MAX_ILP_TIME_LIMIT_S } from "./deployPreview";
 import { Elapsed } from "./Elapsed";
 import { FieldMessages } from "./FieldMessages";
 

@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { formatErrorLine } from "../lib/deployJob";
+import { formatErrorLine } from "./deployJob";
 import {
   formatJoulesPerRequest,
   formatMs,
@@ -9,8 +9,8 @@ import {
   formatRuntime,
   formatWatts,
   MISSING,
-} from "../lib/deployFormat";
-import { type PreviewRow, type PreviewTable as Table, algorithmLabel } from "../lib/deployPreview";
+} from "../lib/figures";
+import { type PreviewRow, type PreviewTable as Table, algorithmLabel } from "./deployPreview";
 import { MeasuredTag, MODELLED_TOOLTIP, ModelledTag } from "./Tags";
 
 const PREDICTED_COLUMNS = 10;

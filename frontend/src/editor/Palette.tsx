@@ -1,6 +1,6 @@
 import type { DragEvent } from "react";
 
-import type { ServiceType, TemplateInfo } from "../hooks/useCatalog";
+import type { ServiceType, TemplateInfo } from "./useCatalog";
 
 export const SERVICE_MIME = "application/x-e3-service";
 

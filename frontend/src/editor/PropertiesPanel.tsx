@@ -1,4 +1,4 @@
-import type { FieldError } from "../viz/dagValidation";
+import type { FieldError } from "./dagValidation";
 import { parseIntField, type DraftNode } from "./dagDocument";
 
 interface PropertiesPanelProps {

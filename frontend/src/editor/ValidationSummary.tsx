@@ -1,4 +1,4 @@
-import type { EditorValidation } from "../hooks/useEditorValidation";
+import type { EditorValidation } from "./useEditorValidation";
 
 /** Whether the DAG is valid, and every problem with where it is (the API's words). */
 export function ValidationSummary({ validation }: { validation: EditorValidation }) {

@@ -6,7 +6,7 @@
 import { dump, load } from "js-yaml";
 
 import { layoutDag, type XY } from "../viz/dagLayout";
-import type { SpecDocument } from "../viz/dagValidation";
+import type { SpecDocument } from "./dagValidation";
 
 export type Platform = "any" | "host" | "smartnic";
 

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
 import { getTemplates } from "../api/client";
-import type { TemplateSummary } from "../api/types";
+import type { TemplateSummary } from "../lib/templates";
 import { ApiError, describeError } from "../lib/errors";
 
 export interface TemplatesState {

@@ -1,4 +1,15 @@
-import type { ErrorBody, FieldErrorBody } from "../api/types";
+export interface FieldErrorBody {
+  field: string;
+  message: string;
+  code: string;
+}
+
+/** The API's error body for every 4xx it raises itself. */
+export interface ErrorBody {
+  code: string;
+  message: string;
+  errors: FieldErrorBody[];
+}
 
 /** A non-success HTTP answer, carrying the API's `{code, message, errors}` body. */
 export class ApiError extends Error {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ReadinessBody } from "../api/types";
+import type { ReadinessBody } from "./readiness";
 import { ApiError, NetworkError } from "./errors";
 import {
   type CheckResult,

@@ -1,5 +1,5 @@
-import type { ReadinessBody } from "../api/types";
 import { ApiError, NetworkError, describeError } from "./errors";
+import type { ReadinessBody } from "./readiness";
 
 // Poll slowly while connected; retry every few seconds once the connection is lost.
 export const POLL_MS = 15_000;

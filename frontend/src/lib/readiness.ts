@@ -1,4 +1,13 @@
-import type { ReadinessBody, ReadinessCheck } from "../api/types";
+export interface ReadinessCheck {
+  ok: boolean;
+  detail: string;
+}
+
+/** A /readyz body. */
+export interface ReadinessBody {
+  status: "ready" | "not_ready";
+  checks: Record<string, ReadinessCheck>;
+}
 
 export interface CheckRow {
   name: string;

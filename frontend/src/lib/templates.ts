@@ -1,4 +1,8 @@
-import type { TemplateSummary } from "../api/types";
+export interface TemplateSummary {
+  name: string;
+  description: string;
+  instances: number; // microservice instances the application deploys
+}
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

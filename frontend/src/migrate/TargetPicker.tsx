@@ -1,5 +1,5 @@
 import { useMemo, useState } from "react";
-import { judgeTarget } from "./dropTarget";
+import { judgeTarget } from "../viz/dropTarget";
 
 export interface TargetPickerProps {
   /** The layout's nodes (name, kind, state, cores). */

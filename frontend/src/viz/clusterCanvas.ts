@@ -5,7 +5,7 @@
 
 import { type D3DragEvent, type D3ZoomEvent, type ZoomBehavior, type ZoomTransform, drag, select, zoom, zoomIdentity } from "d3";
 
-import { DRAG_THRESHOLD_PX, type DropNode, type DropTarget, dropTargetAt, movedEnough } from "../migrate/dropTarget";
+import { DRAG_THRESHOLD_PX, type DropNode, type DropTarget, dropTargetAt, movedEnough } from "./dropTarget";
 import { type ClusterGeometry, type Hit, type HitIndex, type Mark, buildHitIndex, hitTest } from "./clusterLayout";
 
 /** A line between two instances' marks (live traffic along a DAG edge). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildHitIndex, computeClusterLayout, type ClusterLayoutData } from "../viz/clusterLayout";
+import { buildHitIndex, computeClusterLayout, type ClusterLayoutData } from "./clusterLayout";
 import { dropTargetAt, judgeTarget, movedEnough, nodeBoxAt } from "./dropTarget";
 
 function cluster(): ClusterLayoutData {

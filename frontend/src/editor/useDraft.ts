@@ -1,6 +1,6 @@
 import { useCallback } from "react";
 
-import { draftKey, type StoredDraft } from "../editor/dagDocument";
+import { draftKey, type StoredDraft } from "./dagDocument";
 
 export interface DraftStore {
   read: () => StoredDraft | null;

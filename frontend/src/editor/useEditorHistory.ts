@@ -1,6 +1,6 @@
 import { useCallback, useState } from "react";
 
-import { initHistory, pushHistory, redoHistory, undoHistory, type History } from "../editor/history";
+import { initHistory, pushHistory, redoHistory, undoHistory, type History } from "./history";
 
 export interface EditorHistory<T> {
   present: T;

@@ -10,7 +10,7 @@ import {
   formatRuntime,
   formatSignificant,
   formatWatts,
-} from "./deployFormat";
+} from "./figures";
 
 describe("formatSignificant", () => {
   it("keeps about three significant digits", () => {

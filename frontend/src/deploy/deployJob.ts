@@ -1,7 +1,7 @@
 // Deploy jobs: their state and progress for a person, their errors in full, where an
 // API refusal belongs on the form, and the job id kept across reloads.
 
-import { ApiError, NetworkError } from "./errors";
+import { ApiError, NetworkError } from "../lib/errors";
 
 export type JobState = "queued" | "running" | "succeeded" | "failed";
 

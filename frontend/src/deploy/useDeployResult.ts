@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
 import { api, unwrap } from "../api/http";
-import { type PredictedFigures, parsePrediction } from "../lib/deployPreview";
+import { type PredictedFigures, parsePrediction } from "./deployPreview";
 import { describeError } from "../lib/errors";
 
 export interface DeployResultState {

@@ -2,7 +2,7 @@
 // worth asking the API about. Pure: the canvas calls it on every pointer move of a drag.
 // The API has the last word (capacity, pinning, fault domains); this only rules out the obvious.
 
-import type { ClusterGeometry, HitIndex, NodeBox } from "../viz/clusterLayout";
+import type { ClusterGeometry, HitIndex, NodeBox } from "./clusterLayout";
 
 export interface DropNode {
   name: string;

@@ -1,5 +1,5 @@
 import { type RefObject, useEffect, useRef } from "react";
-import type { DropTarget } from "../migrate/dropTarget";
+import type { DropTarget } from "../viz/dropTarget";
 import type { Hit } from "../viz/clusterLayout";
 import { type ClusterCanvas, type ClusterCanvasModel, createClusterCanvas } from "../viz/clusterCanvas";
 

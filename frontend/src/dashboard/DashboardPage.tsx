@@ -1,14 +1,14 @@
-import "../dashboard/dashboard.css";
+import "./dashboard.css";
 
-import { ApplicationPanel } from "../dashboard/ApplicationPanel";
-import { ClusterPanel } from "../dashboard/ClusterPanel";
-import { CostPanel } from "../dashboard/CostPanel";
-import { streamFreshness } from "../dashboard/freshness";
-import { NodePanel } from "../dashboard/NodePanel";
-import { StatusLine } from "../dashboard/StatusLine";
-import { useClusterInfo } from "../dashboard/useClusterInfo";
-import { useElectricityPrice } from "../dashboard/useElectricityPrice";
-import { useLiveHistory } from "../dashboard/useLiveHistory";
+import { ApplicationPanel } from "./ApplicationPanel";
+import { ClusterPanel } from "./ClusterPanel";
+import { CostPanel } from "./CostPanel";
+import { streamFreshness } from "./freshness";
+import { NodePanel } from "./NodePanel";
+import { StatusLine } from "./StatusLine";
+import { useClusterInfo } from "./useClusterInfo";
+import { useElectricityPrice } from "./useElectricityPrice";
+import { useLiveHistory } from "./useLiveHistory";
 import { useSession } from "../hooks/useSession";
 import { routeHref } from "../lib/route";
 import { useLive } from "../live/useLive";

@@ -2,7 +2,7 @@ import { useEffect, useMemo, useState } from "react";
 
 import { api, unwrap } from "../api/http";
 import { describeError } from "../lib/errors";
-import { summaryMessage, validateDag, type FieldError, type ServiceCatalog, type SpecDocument } from "../viz/dagValidation";
+import { summaryMessage, validateDag, type FieldError, type ServiceCatalog, type SpecDocument } from "./dagValidation";
 
 export interface EditorValidation {
   valid: boolean;

@@ -1,16 +1,16 @@
 import { useEffect, useMemo, useState } from "react";
-import { DeployForm } from "../deploy/DeployForm";
-import { JobPanel } from "../deploy/JobPanel";
-import { PreviewForm } from "../deploy/PreviewForm";
-import { PreviewTable } from "../deploy/PreviewTable";
-import "../deploy/deploy.css";
-import { useDeployClusters } from "../hooks/useDeployClusters";
-import { useDeployResult } from "../hooks/useDeployResult";
-import { useDeployStart } from "../hooks/useDeployStart";
-import { useJob } from "../hooks/useJob";
-import { usePreview } from "../hooks/usePreview";
-import { type FormField, type StoredJob, loadStoredJob, refusalsByField, saveStoredJob } from "../lib/deployJob";
-import { DEFAULT_ALGORITHM, buildPreviewRequest, preselectAlgorithm } from "../lib/deployPreview";
+import { DeployForm } from "./DeployForm";
+import { JobPanel } from "./JobPanel";
+import { PreviewForm } from "./PreviewForm";
+import { PreviewTable } from "./PreviewTable";
+import "./deploy.css";
+import { useDeployClusters } from "./useDeployClusters";
+import { useDeployResult } from "./useDeployResult";
+import { useDeployStart } from "./useDeployStart";
+import { useJob } from "./useJob";
+import { usePreview } from "./usePreview";
+import { type FormField, type StoredJob, loadStoredJob, refusalsByField, saveStoredJob } from "./deployJob";
+import { DEFAULT_ALGORITHM, buildPreviewRequest, preselectAlgorithm } from "./deployPreview";
 
 export interface DeployPageProps {
   applicationName: string;

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { api, unwrap } from "../api/http";
-import { isAbortError } from "../lib/deployJob";
-import { type PreviewRequestBody, type PreviewTable, parsePreview } from "../lib/deployPreview";
+import { isAbortError } from "./deployJob";
+import { type PreviewRequestBody, type PreviewTable, parsePreview } from "./deployPreview";
 
 export interface PreviewState {
   status: "idle" | "running" | "done" | "failed" | "cancelled";

@@ -15,7 +15,7 @@ import {
   saveStoredJob,
   storedJobKey,
 } from "./deployJob";
-import { ApiError, NetworkError } from "./errors";
+import { ApiError, NetworkError } from "../lib/errors";
 
 const running = {
   id: "j1", kind: "deploy", state: "running", progress: 0.37, message: "placed 40 of 108 instances",

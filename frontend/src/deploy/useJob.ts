@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
 import { api, unwrap } from "../api/http";
-import { type JobView, isAbortError, isConnectionError, isTerminal, parseJob, pollDelayMs } from "../lib/deployJob";
+import { type JobView, isAbortError, isConnectionError, isTerminal, parseJob, pollDelayMs } from "./deployJob";
 import { describeError } from "../lib/errors";
 
 export interface JobPollState {

@@ -1,4 +1,4 @@
-// Number formatting for the deploy page: every figure with its unit, and a dash when
+// Number formatting for the deploy page and the dashboard: every figure with its unit, and a dash when
 // the API gave nothing usable. Fixed to en-US so tests and screenshots agree.
 
 export const MISSING = "—";
