@@ -77,3 +77,31 @@ def start_process(args: list[str], services: dict, log_name: str, ready) -> subp
             pytest.fail(f"`e3 {' '.join(args)}` did not start:\n{log.read_text()[-3000:]}")
         time.sleep(0.2)
     return proc
+
+
+def encode_heartbeats(beats, wall_ns: int | None = None):
+    """Heartbeat messages (agent_pb2) as the controller's intake encodes them, each node tracked as run by
+    agent "agent", the controller's clock at `wall_ns` (default: now). All must be accepted."""
+    import uuid
+
+    from e3.controller.agent_hub import TrackedNode
+    from e3.controller.heartbeat_intake import HeartbeatIntake
+
+    nodes = {}
+    for hb in beats:
+        node_id = uuid.UUID(hb.node_id)
+        nodes.setdefault(node_id, TrackedNode(node_id, uuid.uuid4(), "n", "agent", 0.0))
+    intake = HeartbeatIntake(nodes, time.monotonic, lambda: wall_ns or time.time_ns())
+    encoded, rejections = intake.accept("agent", beats)
+    assert not rejections, rejections
+    return encoded
+
+
+def store_heartbeats(beats, wall_ns: int | None = None) -> None:
+    """Store heartbeats the way the controller does: encoded by its intake, then COPYed (services.heartbeats)."""
+    from e3.core.db import session_scope
+    from e3.services.heartbeats import copy_text
+
+    encoded = encode_heartbeats(beats, wall_ns)
+    with session_scope() as session:
+        copy_text(session, [encoded.copy_text], encoded.days)

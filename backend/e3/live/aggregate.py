@@ -3,7 +3,8 @@
 Pure: no database, no Redis, no clock of its own (every function takes `now`, seconds since the epoch).
 
 Heartbeats carry, per instance, the requests it completed since the node's previous heartbeat, their
-average execution time and its CPU share; per node the queue depth, CPU, and power with its source. So:
+average execution time and its CPU share; per node the queue depth, CPU, and power with its source
+(the fields: e3.heartbeat_record). So:
 
 - requests/s of an instance: its requests over the heartbeats of the last `RATE_WINDOW_S`, divided by the
   time they span (the first one's requests are before the span and not counted); null until a node has
@@ -34,10 +35,15 @@ from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from e3.heartbeat_record import INSTANCE_FIELDS, NODE_FIELDS, public_dict, read_instance, read_node
+
 STALE_AFTER_MS = 500  # ten heartbeat periods (50 ms) without one
 RATE_WINDOW_S = 1.0
-
-_NUMBERS = ("queue_len", "rx_bytes", "tx_bytes", "rx_packets", "tx_packets")
+# what a node's view shows of its latest heartbeat (schemas.live); before its first one, the fields always
+# sent are null (by the top level of their public names: power, not power.watts)
+_LIVE_NODE_FIELDS = tuple(f for f in NODE_FIELDS if f.live)
+_LIVE_INSTANCE_FIELDS = tuple(f for f in INSTANCE_FIELDS if f.live)
+_SENT_EMPTY = {f.public.partition(".")[0]: None for f in _LIVE_NODE_FIELDS if f.live_always_sent}
 
 
 @dataclass(frozen=True)
@@ -99,15 +105,9 @@ def parse_heartbeat(fields: dict) -> dict | None:
     instances = fields.get("instances") or []
     if isinstance(instances, str):
         instances = json.loads(instances)
-    hb = {k: int(fields.get(k) or 0) for k in _NUMBERS}
+    hb = read_node(fields)
     hb.update(node_id=str(fields["node_id"]), ts=str(fields["ts"]), t=parse_ts(str(fields["ts"])),
-              cpu_util=float(fields.get("cpu_util") or 0.0), power_watts=float(fields["power_watts"]),
-              power_source=str(fields.get("power_source") or "model"),
-              instances=[dict(id=str(i["id"]), requests=int(i.get("requests", 0)),
-                              exec_us=float(i.get("exec_us", 0.0)), exec_ema_us=float(i.get("exec_ema_us", 0.0)),
-                              cpu_share=float(i.get("cpu_share", 0.0)), lat_n=int(i.get("lat_n", 0)),
-                              lat_avg_us=float(i.get("lat_avg_us", 0.0)), lat_p99_us=float(i.get("lat_p99_us", 0.0)))
-                         for i in instances])
+              instances=[read_instance(i) for i in instances])
     return hb
 
 
@@ -185,12 +185,11 @@ def node_view(meta: NodeMeta, window: NodeWindow | None, state: str, state_since
                 state_since=state_since, ts=hb["ts"] if hb else None, age_ms=age_ms(hb, now),
                 stale=is_stale(hb, now))
     if hb is None:
-        return view | dict(queue_len=None, cpu_util=None, power=None, instances=[])
+        return view | _SENT_EMPTY | dict(instances=[])
     rates, _ = window.instance_stats()
-    view.update({k: hb[k] for k in _NUMBERS}, cpu_util=hb["cpu_util"],
-                power=dict(watts=hb["power_watts"], source=hb["power_source"]),
+    view.update(public_dict(_LIVE_NODE_FIELDS, hb),
                 instances=[dict(id=i["id"], requests_per_s=_round(rates[i["id"]][0]) if i["id"] in rates else None,
-                                exec_us=i["exec_us"], exec_ema_us=i["exec_ema_us"], cpu_share=i["cpu_share"])
+                                **public_dict(_LIVE_INSTANCE_FIELDS, i))
                            for i in hb["instances"]])
     return view
 

@@ -1,9 +1,8 @@
 """Live node state in Redis: the latest heartbeat per node (hash `e3:node:<id>`) and pub/sub on `e3:live`.
 
 `e3:node:<id>` is a hash. Each accepted heartbeat sets its fields node_id, cluster_id, ts (ISO 8601, UTC,
-microseconds), queue_len, rx_bytes, tx_bytes, rx_packets, tx_packets, cpu_util, power_watts,
-power_source and instances (a JSON array of {id, requests, exec_us, exec_ema_us, cpu_share, lat_n, lat_avg_us,
-lat_p99_us}: the last three the requests answered OK in the period and their mean and p99 latency); membership
+microseconds), one per node field of the heartbeat record (e3.heartbeat_record.NODE_FIELDS by name: queue_len,
+rx_bytes, ..., power_source) and instances (a JSON array of {id, one key per INSTANCE_FIELDS entry}); membership
 changes set state and state_since, command outcomes last_command_version and last_command_ok.
 
 Messages on `e3:live` are JSON objects with a `type`:

@@ -2,7 +2,8 @@
 
 The migration creates it PARTITION BY RANGE (ts); this mapping is
 for reads. There is no primary key: a partitioned table's key would have to include `ts`, and
-nothing refers to a heartbeat row.
+nothing refers to a heartbeat row. The columns are a heartbeat record's, one per node field
+(e3.heartbeat_record.COPY_COLUMNS, the intake's COPY rows).
 """
 
 from datetime import datetime
@@ -11,9 +12,6 @@ from sqlalchemy import BigInteger, CheckConstraint, Column, DateTime, Float, Ind
 from sqlalchemy.dialects.postgresql import JSONB
 
 from e3.models.base import Base
-
-HEARTBEAT_COLUMNS = ("node_id", "ts", "queue_len", "rx_bytes", "tx_bytes", "rx_packets", "tx_packets",
-                     "cpu_util", "power_watts", "power_source", "instances")
 
 heartbeats = Table(
     "heartbeats", Base.metadata,
@@ -27,7 +25,7 @@ heartbeats = Table(
     Column("cpu_util", Float, nullable=False),  # 0..1
     Column("power_watts", Float),
     Column("power_source", String(8)),  # rapl | ipmi | model
-    Column("instances", JSONB),  # per instance: requests, exec time and its EMA, CPU share
+    Column("instances", JSONB),  # per instance: its id and e3.heartbeat_record.INSTANCE_FIELDS
     Index("ix_heartbeats_node_ts", "node_id", "ts"),
     CheckConstraint("power_source IN ('rapl', 'ipmi', 'model')", name="power_source"),
     postgresql_partition_by="RANGE (ts)",

@@ -25,10 +25,8 @@ last migration decision for it (`cool_down`). State per node: the last counters,
 one per instance.
 """
 
-import json
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Literal
 
 HOST_STARVATION, OVERLOAD = "host_starvation", "overload"
@@ -58,32 +56,6 @@ class NodeSample:
     bandwidth_mbps: float  # the node's link rate per direction (not in the heartbeat: the caller knows it)
     instances: tuple[InstanceSample, ...] = ()
     kind: str = SMARTNIC  # host | smartnic
-
-    @classmethod
-    def from_heartbeat(cls, hb: Mapping, *, bandwidth_mbps: float, kind: str = SMARTNIC,
-                       node_id: Hashable | None = None) -> "NodeSample":
-        """From either dict shape the controller holds: `heartbeat_intake.heartbeat_dict` (queue_length,
-        timestamp_unix_ns, instances of {instance_id, requests_completed, exec_time_us, ...}) or the live
-        state in Redis (e3.live.channel) (queue_len, ts in ISO 8601, instances of {id, requests, exec_us, exec_ema_us,
-        cpu_share}, possibly all strings as read back from the Redis hash)."""
-        if "timestamp_unix_ns" in hb:
-            t = int(hb["timestamp_unix_ns"]) / 1e9
-        else:
-            t = datetime.fromisoformat(str(hb["ts"])).timestamp()
-        raw = hb.get("instances") or ()
-        if isinstance(raw, (str, bytes)):
-            raw = json.loads(raw)
-        instances = tuple(
-            InstanceSample(str(i.get("instance_id", i.get("id"))),
-                           float(i.get("exec_time_us", i.get("exec_us", 0.0))),
-                           float(i.get("exec_time_ema_us", i.get("exec_ema_us", 0.0))),
-                           float(i.get("cpu_share", 0.0)),
-                           int(i.get("requests_completed", i.get("requests", 0))))
-            for i in raw)
-        return cls(node_id=hb["node_id"] if node_id is None else node_id, t=t,
-                   queue_length=int(hb.get("queue_length", hb.get("queue_len", 0))),
-                   rx_bytes=int(hb["rx_bytes"]), tx_bytes=int(hb["tx_bytes"]), bandwidth_mbps=float(bandwidth_mbps),
-                   instances=instances, kind=kind)
 
 
 @dataclass(frozen=True)

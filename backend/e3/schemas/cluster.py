@@ -3,9 +3,11 @@
 import uuid
 from datetime import datetime
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
+from e3.heartbeat_record import INSTANCE_FIELDS, NODE_FIELDS
 from e3.schemas.common import PageMeta
+from e3.schemas.record_fields import telemetry_fields
 
 
 class NodePublic(BaseModel):
@@ -75,30 +77,14 @@ class TelemetrySummary(BaseModel):
     window_s: int
 
 
-class InstanceTelemetry(BaseModel):
-    instance_id: str
-    requests: int = Field(description="Requests completed in the heartbeat period")
-    exec_us: float
-    exec_ema_us: float
-    cpu_share: float
-    latency_count: int = Field(0, description="Requests it answered OK in the heartbeat period (0 from agents "
-                                              "that do not measure latency)")
-    latency_avg_us: float = Field(0.0, description="Their mean latency, from arrival at the instance to its reply "
-                                                   "(downstream calls included), measured by the agent, µs")
-    latency_p99_us: float = Field(0.0, description="Their 99th percentile (log-linear buckets, within ~3%), µs")
+InstanceTelemetry = create_model("InstanceTelemetry", __module__=__name__, instance_id=(str, ...),
+                                 **telemetry_fields(INSTANCE_FIELDS))
 
-
-class TelemetryPoint(BaseModel):
-    ts: datetime
-    queue_len: int
-    rx_bytes: int
-    tx_bytes: int
-    rx_packets: int
-    tx_packets: int
-    cpu_util: float
-    power: Power
-    requests: int = Field(description="Requests completed on the node in the heartbeat period")
-    instances: list[InstanceTelemetry]
+# one stored heartbeat: its time, the record's node fields (power nested), and its instances
+TelemetryPoint = create_model(
+    "TelemetryPoint", __module__=__name__, ts=(datetime, ...), **telemetry_fields(NODE_FIELDS), power=(Power, ...),
+    requests=(int, Field(description="Requests completed on the node in the heartbeat period")),
+    instances=(list[InstanceTelemetry], ...))
 
 
 class NodeTelemetry(BaseModel):

@@ -2,7 +2,10 @@
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
+
+from e3.heartbeat_record import INSTANCE_FIELDS, NODE_FIELDS
+from e3.schemas.record_fields import live_instance_fields, live_node_fields
 
 PowerSource = Literal["rapl", "ipmi", "model"]
 
@@ -12,15 +15,13 @@ class LivePower(BaseModel):
     source: PowerSource
 
 
-class LiveInstanceFigures(BaseModel):
-    id: str
-    requests_per_s: float | None = Field(description="over the last second of heartbeats; null until two came")
-    exec_us: float = Field(description="mean execution time per request in the last heartbeat period, µs")
-    exec_ema_us: float
-    cpu_share: float = Field(description="share of the node's CPU, 0..1")
+LiveInstanceFigures = create_model(
+    "LiveInstanceFigures", __module__=__name__, id=(str, ...),
+    requests_per_s=(float | None, Field(description="over the last second of heartbeats; null until two came")),
+    **live_instance_fields(INSTANCE_FIELDS))
 
 
-class LiveNode(BaseModel):
+class _LiveNodeHead(BaseModel):
     id: str
     name: str
     kind: Literal["host", "smartnic"]
@@ -31,14 +32,11 @@ class LiveNode(BaseModel):
     ts: str | None = Field(description="when the latest heartbeat was measured (ISO 8601); null: none yet")
     age_ms: int | None = Field(description="server_time - ts")
     stale: bool = Field(description="no heartbeat for more than stale_after_ms: the figures are not current")
-    queue_len: int | None = Field(description="traffic-manager ingress queue depth, packets")
-    cpu_util: float | None = Field(description="0..1")
-    power: LivePower | None
-    rx_bytes: int | None = None
-    tx_bytes: int | None = None
-    rx_packets: int | None = None
-    tx_packets: int | None = None
-    instances: list[LiveInstanceFigures]
+
+
+# a node: the fields above, then its latest heartbeat's node fields (power nested) and instances
+LiveNode = create_model("LiveNode", __base__=_LiveNodeHead, __module__=__name__, **live_node_fields(NODE_FIELDS),
+                        power=(LivePower | None, ...), instances=(list[LiveInstanceFigures], ...))
 
 
 class LiveInstance(BaseModel):

@@ -6,7 +6,6 @@ Blocking (database) functions take a Session; the controller calls them from a w
 """
 
 import ipaddress
-import math
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -15,6 +14,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from e3.core.errors import BadRequest, NotFound
+from e3.heartbeat_record import INSTANCE_FIELDS, NODE_FIELDS
 from e3.models import Cluster, ComputeNode
 from e3.services import commands, events
 
@@ -22,14 +22,10 @@ AGENT_SCOPE = "agent"
 MAX_HEARTBEATS_PER_BATCH = 1000
 MAX_INSTANCES_PER_HEARTBEAT = 64
 MAX_ID_CHARS = 64
-POWER_SOURCES = ("rapl", "ipmi", "model")
 # Heartbeat timestamps must be recent: an agent's clock may be off a little, not by days (a bogus
 # timestamp would also create a partition far outside retention).
 MAX_CLOCK_AHEAD_S = 300
 MAX_AGE_S = 24 * 3600
-# Stored as signed Postgres integers: a larger value would fail the whole batch's COPY.
-_INT32_MAX, _INT64_MAX = 2**31 - 1, 2**63 - 1
-_COUNTERS = ("rx_bytes", "tx_bytes", "rx_packets", "tx_packets")
 
 
 @dataclass(frozen=True)
@@ -123,44 +119,28 @@ def set_node_state(session: Session, node_id: uuid.UUID, state: str, **data) -> 
     return previous
 
 
-def _finite(value: float, low: float, high: float = math.inf) -> bool:
-    return math.isfinite(value) and low <= value <= high
-
-
 def heartbeat_problem(hb: dict, now: datetime) -> str | None:
     """Why a heartbeat (already known to come from its node's agent) is malformed, or None when it is fine.
 
-    `hb` has the Heartbeat message's fields, with power_source as "rapl" | "ipmi" | "model" | None. These
-    are the rules; the controller's hot path (controller.heartbeat_intake) checks the same bounds with a
-    quicker test and asks this function for the reason when that test fails; keep the two in step
-    (tests/services/test_heartbeat_intake.py compares them).
+    `hb` has the Heartbeat message's fields by their proto names, with power_source as "rapl" | "ipmi" |
+    "model" | None. These are the rules, each field's bounds being e3.heartbeat_record's; the controller's
+    hot path (controller.heartbeat_intake) checks the same bounds with a quicker test and asks this function
+    for the reason when that test fails (tests/services/test_heartbeat_intake.py compares them).
     """
     if hb["timestamp_unix_ns"] <= 0:
         return "timestamp_unix_ns must be set"
     age = now.timestamp() - hb["timestamp_unix_ns"] / 1e9
     if age > MAX_AGE_S or age < -MAX_CLOCK_AHEAD_S:
         return f"timestamp is {age:+.0f} s from the controller's clock (allowed: -{MAX_CLOCK_AHEAD_S}..{MAX_AGE_S})"
-    if hb["queue_length"] > _INT32_MAX or any(hb[k] > _INT64_MAX for k in _COUNTERS):
-        return "queue_length or a byte/packet counter exceeds the stored range"
-    if hb["power_source"] not in POWER_SOURCES:
-        return "power_source must be set (RAPL, IPMI or MODEL)"
-    if not _finite(hb["power_watts"], 0):
-        return "power_watts must be a finite number >= 0"
-    if not _finite(hb["cpu_utilization"], 0, 1):
-        return "cpu_utilization must be within 0..1"
+    for f in NODE_FIELDS:
+        if (problem := f.problem(hb[f.proto])) is not None:
+            return f"{f.proto} {problem}"
     if len(hb["instances"]) > MAX_INSTANCES_PER_HEARTBEAT:
         return f"{len(hb['instances'])} instances (at most {MAX_INSTANCES_PER_HEARTBEAT} per heartbeat)"
     for i, inst in enumerate(hb["instances"]):
         if not inst["instance_id"] or len(inst["instance_id"]) > MAX_ID_CHARS or not inst["instance_id"].isprintable():
             return f"instances[{i}].instance_id must be 1-{MAX_ID_CHARS} printable characters"
-        if not (_finite(inst["exec_time_us"], 0) and _finite(inst["exec_time_ema_us"], 0)):
-            return f"instances[{i}]: execution times must be finite numbers >= 0"
-        if inst["requests_completed"] > _INT64_MAX:
-            return f"instances[{i}].requests_completed exceeds the stored range"
-        if not _finite(inst["cpu_share"], 0, 1):
-            return f"instances[{i}].cpu_share must be within 0..1"
-        if inst.get("latency_count", 0) > _INT64_MAX:
-            return f"instances[{i}].latency_count exceeds the stored range"
-        if not (_finite(inst.get("latency_avg_us", 0.0), 0) and _finite(inst.get("latency_p99_us", 0.0), 0)):
-            return f"instances[{i}]: latencies must be finite numbers >= 0"
+        for f in INSTANCE_FIELDS:
+            if (problem := f.problem(inst[f.proto])) is not None:
+                return f"instances[{i}].{f.proto} {problem}"
     return None

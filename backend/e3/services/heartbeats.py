@@ -1,19 +1,19 @@
 """Heartbeat storage: daily partitions, batched COPY ingest, retention by dropping whole partitions.
 
-`ingest` takes row dicts (one `write_row` each); the controller's writer uses `copy_text` with lines it
-already formatted (controller.heartbeat_intake), creating only the day partitions it has not seen.
+The controller's writer uses `copy_text` with lines the intake already formatted (controller.heartbeat_intake,
+columns as e3.heartbeat_record.COPY_COLUMNS), creating only the day partitions it has not seen.
 """
 
-import json
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime, timedelta, timezone
 
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
-from e3.models.heartbeat import HEARTBEAT_COLUMNS, partition_name
+from e3.heartbeat_record import COPY_COLUMNS
+from e3.models.heartbeat import partition_name
 
-COPY_SQL = f"COPY heartbeats ({', '.join(HEARTBEAT_COLUMNS)}) FROM STDIN"
+COPY_SQL = f"COPY heartbeats ({', '.join(COPY_COLUMNS)}) FROM STDIN"
 _EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
 
 
@@ -31,7 +31,7 @@ def day_of(epoch_day: int) -> date:
 
 
 def copy_text(session: Session, chunks: Sequence[str], new_days: Iterable[int] = ()) -> None:
-    """COPY rows already in COPY text format (one line per row, columns as HEARTBEAT_COLUMNS), creating the
+    """COPY rows already in COPY text format (one line per row, columns as COPY_COLUMNS), creating the
     partitions of `new_days` (days since the epoch) first."""
     new_days = list(new_days)
     if new_days:
@@ -39,19 +39,6 @@ def copy_text(session: Session, chunks: Sequence[str], new_days: Iterable[int] =
     cursor = session.connection().connection.cursor()  # the psycopg 3 cursor under SQLAlchemy
     with cursor.copy(COPY_SQL) as copy:
         copy.write("".join(chunks).encode())
-
-
-def ingest(session: Session, rows: Sequence[dict]) -> int:
-    """Write a batch of heartbeats with one COPY (never an INSERT per heartbeat). Returns rows written."""
-    if not rows:
-        return 0
-    ensure_partitions(session, (r["ts"].astimezone(timezone.utc).date() for r in rows))
-    cursor = session.connection().connection.cursor()  # the psycopg 3 cursor under SQLAlchemy
-    with cursor.copy(COPY_SQL) as copy:
-        for r in rows:
-            copy.write_row([json.dumps(r[c]) if c == "instances" and r.get(c) is not None else r.get(c)
-                            for c in HEARTBEAT_COLUMNS])
-    return len(rows)
 
 
 def drop_partitions_before(session: Session, cutoff: datetime) -> list[str]:

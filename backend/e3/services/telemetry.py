@@ -11,6 +11,7 @@ from sqlalchemy.dialects.postgresql import distinct_on
 from sqlalchemy.orm import Session
 
 from e3.core.errors import NotFound
+from e3.heartbeat_record import INSTANCE_FIELDS, NODE_FIELDS, public_dict
 from e3.models import ComputeNode, heartbeats
 
 SUMMARY_WINDOW_S = 60  # requests are summed over this many seconds in node listings
@@ -25,14 +26,9 @@ def get_node(session: Session, node_id: uuid.UUID) -> ComputeNode:
 
 def _point(row) -> dict:
     instances = row.instances or []
-    return dict(ts=row.ts, queue_len=row.queue_len, rx_bytes=row.rx_bytes, tx_bytes=row.tx_bytes,
-                rx_packets=row.rx_packets, tx_packets=row.tx_packets, cpu_util=row.cpu_util,
-                power=dict(watts=row.power_watts, source=row.power_source),
+    return dict(ts=row.ts, **public_dict(NODE_FIELDS, row._mapping),
                 requests=sum(i.get("requests", 0) for i in instances),
-                instances=[dict(instance_id=i["id"], requests=i["requests"], exec_us=i["exec_us"],
-                                exec_ema_us=i["exec_ema_us"], cpu_share=i["cpu_share"],
-                                latency_count=i.get("lat_n", 0), latency_avg_us=i.get("lat_avg_us", 0.0),
-                                latency_p99_us=i.get("lat_p99_us", 0.0)) for i in instances])
+                instances=[dict(instance_id=i["id"], **public_dict(INSTANCE_FIELDS, i)) for i in instances])
 
 
 def series(session: Session, node_id: uuid.UUID, since: datetime | None, until: datetime | None,

@@ -4,22 +4,27 @@ summary in node listings; bad queries named."""
 import uuid
 from datetime import datetime, timedelta, timezone
 
+from helpers import store_heartbeats
 from sqlalchemy import update
 
 from e3.core.db import session_scope
 from e3.models import ComputeNode
-from e3.services.heartbeats import ingest
+from e3.rpc.pb import agent_pb2
+
+_SOURCES = {"model": agent_pb2.POWER_SOURCE_MODEL, "rapl": agent_pb2.POWER_SOURCE_RAPL}
 
 
 def _store(node_id, count, start, source="model", requests=5):
-    rows = [dict(node_id=uuid.UUID(node_id), ts=start + timedelta(milliseconds=50 * i), queue_len=i, rx_bytes=10 * i,
-                 tx_bytes=9 * i, rx_packets=i, tx_packets=i, cpu_util=0.25, power_watts=90.0 + i,
-                 power_source=source,
-                 instances=[{"id": "inst-a", "requests": requests, "exec_us": 12.0, "exec_ema_us": 11.0,
-                             "cpu_share": 0.1}])
-            for i in range(count)]
-    with session_scope() as session:
-        ingest(session, rows)
+    """`count` heartbeats of the node, 50 ms apart from `start`, stored as the controller stores them."""
+    beats, start_ns = [], int(start.timestamp() * 10**9)
+    for i in range(count):
+        hb = agent_pb2.Heartbeat(node_id=node_id, timestamp_unix_ns=start_ns + 50_000_000 * i, queue_length=i,
+                                 rx_bytes=10 * i, tx_bytes=9 * i, rx_packets=i, tx_packets=i, cpu_utilization=0.25,
+                                 power_watts=90.0 + i, power_source=_SOURCES[source])
+        hb.instances.add(instance_id="inst-a", requests_completed=requests, exec_time_us=12.0, exec_time_ema_us=11.0,
+                         cpu_share=0.1)
+        beats.append(hb)
+    store_heartbeats(beats)
 
 
 def _node(client):

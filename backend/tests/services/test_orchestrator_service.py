@@ -13,7 +13,8 @@ from sqlalchemy import select, update
 
 from e3.core.db import session_scope
 from e3.models import ComputeNode, Event, Instance, Migration
-from e3.orchestrator.detection import HOST_STARVATION, OVERLOAD, Detection, DetectionPolicy
+from e3.orchestrator.detection import HOST_STARVATION, OVERLOAD, Detection, DetectionPolicy, InstanceSample
+from e3.rpc.pb import agent_pb2
 from e3.services.migration import runner
 from e3.controller.orchestrator import Acted, DataplaneOrchestrator, act_on_detection
 
@@ -145,6 +146,21 @@ def test_a_standing_queue_is_acted_on_once_then_the_node_cools_down(monkeypatch)
     orch, nic = asyncio.run(run())
     # one detection on the NIC (the host is not judged); the decision's cool-down and the latch hold it
     assert calls == [(nic.cluster_id, HOST_STARVATION, "migrate")] and orch.detections == 1
+
+
+def test_the_detector_judges_a_heartbeat_message_as_the_agent_sent_it():
+    orch = DataplaneOrchestrator("migrate", act=lambda *a: pytest.fail("acted"))
+    samples = []
+    orch.detector.observe = samples.append  # detects nothing, keeps the sample
+    nic = _node()
+    hb = agent_pb2.Heartbeat(node_id=str(nic.node_id), timestamp_unix_ns=1_700_000_000_050_000_000, queue_length=40,
+                             rx_bytes=10, tx_bytes=20, rx_packets=1, tx_packets=2)
+    hb.instances.add(instance_id="i1", requests_completed=9, exec_time_us=12.5, exec_time_ema_us=10.0, cpu_share=0.25)
+    orch.observe(nic, hb)
+    (s,) = samples
+    assert s.node_id == nic.node_id and s.kind == "smartnic" and s.bandwidth_mbps == nic.bandwidth_mbps
+    assert s.t == pytest.approx(1_700_000_000.05) and s.queue_length == 40 and (s.rx_bytes, s.tx_bytes) == (10, 20)
+    assert s.instances == (InstanceSample("i1", 12.5, 10.0, 0.25, 9),)
 
 
 def test_off_mode_judges_nothing():
