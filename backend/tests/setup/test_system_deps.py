@@ -111,7 +111,9 @@ def test_the_prerequisites_are_version_checked():
 
 def test_make_up_and_make_test_check_system_packages_before_building():
     for target, argument in (("up", "up"), ("test", "test")):
-        dry = subprocess.run(["make", "-n", "-B", target], cwd=REPO, capture_output=True, text=True)
+        env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}  # under make test
+        dry = subprocess.run(["make", "--no-print-directory", "-n", "-B", target], cwd=REPO, capture_output=True,
+                             text=True, env=env)
         first = next(line for line in dry.stdout.splitlines() if line.strip())
         assert first == f"bash scripts/install-system-deps {argument}", f"make {target} starts with {first!r}"
 
