@@ -28,31 +28,32 @@ and each kind's `text`, `json`, ...).
 """
 
 import math
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 POWER_SOURCES = ("rapl", "ipmi", "model")  # agent.proto's PowerSource 1, 2, 3, stored by name
 
 
-class _Kind:
+class _Kind(ABC):
     """How a field's value is checked and written. The source fragments are spliced into the controller's
     compiled hot path (controller.heartbeat_intake), so nothing here runs per heartbeat there."""
 
     type: type  # the value as read back: int | float | str
     missing: object  # what a record without the field reads as
 
+    @abstractmethod
     def problem(self, value) -> str | None:
         """Why the value breaks the rules (completing "<field> ..."), or None."""
-        raise NotImplementedError
 
     def from_proto(self, value):
         """The value `problem` checks, from the protobuf value."""
         return value
 
+    @abstractmethod
     def quick(self, var: str) -> str:
         """A Python expression, true when `var` (the protobuf value) is within the rules (`_INF`: infinity,
         defined where the code runs)."""
-        raise NotImplementedError
 
     def text(self, var: str) -> str:
         """A Python expression: the value's text in the COPY row and the Redis hash (a number's repr: the
