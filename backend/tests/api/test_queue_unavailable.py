@@ -3,12 +3,12 @@ the deployment and its job recorded as failed, never left queued for a worker th
 
 from kombu.exceptions import OperationalError
 
-from e3.core.celery_app import celery_app
-
 CLUSTER = {"generator": "fattree", "servers": 3, "server_type": "type1-smartnic", "name": "noqueue"}
 
 
 def test_a_deployment_the_queue_refuses_is_answered_503_and_marked_failed(client, monkeypatch):
+    from e3.core.celery_app import celery_app  # not at collection: the app binds the broker URL set by the fixtures
+
     client.post("/api/v1/clusters", json=CLUSTER)
     client.post("/api/v1/templates/iot-ts/instantiate", json={})
 
