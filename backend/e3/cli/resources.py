@@ -13,8 +13,8 @@ OutputOpt = typer.Option(Output.table, "--output", help="table for people, json 
 KINDS = {
     "clusters": ("/api/v1/clusters", ["name", "racks", "servers", "nodes", "server_types", "deployments"]),
     "applications": ("/api/v1/applications", ["name", "latest_version", "instances", "description"]),
-    "deployments": ("/api/v1/deployments", ["id", "application", "version", "cluster", "algorithm", "state",
-                                            "instances"]),
+    "deployments": ("/api/v1/deployments", ["id", "application", "version", "cluster", "algorithm", "status",
+                                            "instances", "status_reason"]),
     "jobs": ("/api/v1/jobs", ["id", "kind", "state", "progress", "message"]),
     "migrations": ("/api/v1/migrations", ["id", "instance_id", "source_node", "target_node", "reason", "state", "step",
                                           "created_at"]),
@@ -135,7 +135,10 @@ def register(app: typer.Typer) -> None:
     def apply(file: Path = typer.Option(..., "-f", "--file", help="Application DAG spec (YAML or JSON)"),
               cluster: str = typer.Option(..., help="Cluster to deploy onto"),
               algorithm: str = typer.Option("hcm", help="hcm | annealing | ilp | first_fit | random"),
-              wait: bool = typer.Option(False, "--wait", help="Wait for the placement; exit 1 if it fails"),
+              wait: bool = typer.Option(False, "--wait", help="Wait for the placement and the agents' answers; "
+                                                              "exit 1 if it fails or instances are refused"),
+              timeout_s: float = typer.Option(60.0, "--timeout", min=1,
+                                              help="With --wait: seconds to wait for the agents after placement"),
               output: Output = OutputOpt) -> None:
         """Create or update an application from a file and deploy it onto a cluster."""
         from e3.schemas.documents import parse_document
@@ -161,7 +164,13 @@ def register(app: typer.Typer) -> None:
                 emit(result, output)
             detail = (job["error"] or {}).get("message", job["message"])
             raise ClientError(f"deployment {accepted['deployment_id']} failed: {detail}")
+        deployment = deployments.wait_settled(api, str(accepted["deployment_id"]), timeout_s)
+        result.update(status=deployment["status"], status_reason=deployment["status_reason"],
+                      refusals=deployment["refusals"])
         emit(result, output)
+        if deployment["status"] in ("failed", "degraded"):
+            raise ClientError(f"deployment {accepted['deployment_id']} {deployment['status']}: "
+                              f"{deployment['status_reason']}")
 
     @app.command()
     def preview(file: Path = typer.Option(..., "-f", "--file", help="Application DAG spec (YAML or JSON)"),

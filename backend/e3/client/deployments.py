@@ -6,6 +6,7 @@ from collections.abc import Callable
 from e3.client.api import Api, ClientError
 
 JOB_ENDED = ("succeeded", "failed")
+UNSETTLED = ("placing", "deploying")  # deployment statuses that change without anyone acting
 
 
 def wait_for_job(api: Api, job_id: str, on_update: Callable[[dict], None] | None = None,
@@ -44,3 +45,18 @@ def wait_running(api: Api, deployment_id: str, timeout_s: float) -> list[dict]:
         if time.monotonic() > deadline:
             raise ClientError(f"deployment {deployment_id}: instances not all running after {timeout_s:.0f}s")
         time.sleep(0.5)
+
+
+def wait_settled(api: Api, deployment_id: str, timeout_s: float, interval: float = 0.25) -> dict:
+    """The deployment once its status no longer changes by itself (placed and every agent answered: running,
+    degraded, failed, or placed on nodes no agent runs); ClientError naming its status when `timeout_s`
+    passes first."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        deployment = api.get(f"/api/v1/deployments/{deployment_id}")
+        if deployment["status"] not in UNSETTLED:
+            return deployment
+        if time.monotonic() > deadline:
+            raise ClientError(f"deployment {deployment_id} is still {deployment['status']} after {timeout_s:.0f} s"
+                              + (f": {deployment['status_reason']}" if deployment["status_reason"] else ""))
+        time.sleep(interval)

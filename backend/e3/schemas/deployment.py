@@ -20,6 +20,12 @@ class DeploymentCreate(BaseModel):
     anti_affinity: bool = Field(False, description="Put the shards of each DAG node on distinct servers")
 
 
+class RefusalPublic(BaseModel):
+    code: str = Field(description="The agent's error code, e.g. bad_config")
+    message: str = Field(description="The agent's message")
+    instances: int = Field(description="How many instances were refused with it")
+
+
 class DeploymentPublic(BaseModel):
     id: uuid.UUID
     application: str
@@ -27,7 +33,15 @@ class DeploymentPublic(BaseModel):
     cluster: str
     algorithm: str
     anti_affinity: bool = False
-    state: str = Field(description="pending | placing | placed | failed")
+    state: str = Field(description="The placement's state: pending | placing | placed | failed")
+    status: str = Field(description="What the deployment is doing, from its placement and its instances' "
+                                    "ACKs/NACKs: placing | deploying | running | degraded | failed | placed "
+                                    "(placed: no agent runs its nodes, nothing executes it)")
+    status_reason: str | None = Field(None, description="Why it is not running, in a sentence (None when running "
+                                                        "or placing)")
+    refusals: list[RefusalPublic] = Field(default_factory=list,
+                                          description="The reasons agents gave for refusing instances, most "
+                                                      "common first")
     instances: int
     instance_states: dict[str, int] = Field(default_factory=dict,
                                             description="How many instances are in each state (see InstancePublic)")

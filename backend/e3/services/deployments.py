@@ -18,6 +18,7 @@ from e3.schemas.dag import ApplicationSpec
 from e3.schemas.deployment import DeploymentCreate
 from e3.services import audit, commands, events, jobs
 from e3.services.capacities import cluster_capacities
+from e3.services.deployment_status import Refusal, deployment_status
 from e3.services.pagination import paginate
 
 
@@ -161,11 +162,30 @@ def _public_rows(session: Session, stmt) -> list[dict]:
             .where(Instance.deployment_id.in_([r[0].id for r in rows]))
             .group_by(Instance.deployment_id, Instance.state)):
         states.setdefault(dep_id, {})[state] = count
-    return [dict(id=d.id, application=app, version=ver, cluster=cl, algorithm=d.algorithm,
-                 anti_affinity=d.anti_affinity, state=d.state,
-                 instances=n, instance_states=states.get(d.id, {}), error=d.error, prediction=d.prediction,
-                 created_at=d.created_at, updated_at=d.updated_at, job_id=j)
-            for d, app, ver, cl, n, j in rows]
+    refusals = _refusals(session, [d.id for d, *_ in rows if states.get(d.id, {}).get("failed")])
+    out = []
+    for d, app, ver, cl, n, j in rows:
+        status = deployment_status(d.state, d.error, states.get(d.id, {}), refusals.get(d.id, ()))
+        out.append(dict(id=d.id, application=app, version=ver, cluster=cl, algorithm=d.algorithm,
+                        anti_affinity=d.anti_affinity, state=d.state, status=status.status,
+                        status_reason=status.reason, refusals=[vars(r) for r in refusals.get(d.id, ())],
+                        instances=n, instance_states=states.get(d.id, {}), error=d.error, prediction=d.prediction,
+                        created_at=d.created_at, updated_at=d.updated_at, job_id=j))
+    return out
+
+
+def _refusals(session: Session, deployment_ids: list[uuid.UUID]) -> dict[uuid.UUID, list[Refusal]]:
+    """Per deployment, the reasons its agents gave for the instances they refused, most common first."""
+    if not deployment_ids:
+        return {}
+    code, message = Instance.error["code"].astext, Instance.error["message"].astext
+    found: dict[uuid.UUID, list[Refusal]] = {}
+    for dep_id, c, m, count in session.execute(
+            select(Instance.deployment_id, code, message, func.count())
+            .where(Instance.deployment_id.in_(deployment_ids), Instance.state == "failed")
+            .group_by(Instance.deployment_id, code, message).order_by(func.count().desc(), code, message)):
+        found.setdefault(dep_id, []).append(Refusal(c or "unknown", m or "no reason given", count))
+    return found
 
 
 def deployment_public(session: Session, deployment_id: uuid.UUID) -> dict:

@@ -19,6 +19,8 @@ def test_cluster_create_apply_wait_and_read_the_placement(e3, tmp_path):
     applied = json.loads(e3("apply", "-f", str(app_file), "--cluster", "fattree-3-type1-smartnic", "--wait",
                             "--output", "json").stdout)
     assert applied["state"] == "succeeded" and applied["version"] == 1
+    # No agent runs these nodes: placed, and said to execute nothing (not "running").
+    assert applied["status"] == "placed" and "no agent runs" in applied["status_reason"]
     placement = json.loads(e3("placement", applied["deployment_id"], "--output", "json").stdout)
     assert len(placement) == 108
     servers = defaultdict(set)
@@ -29,7 +31,7 @@ def test_cluster_create_apply_wait_and_read_the_placement(e3, tmp_path):
     exported = e3("export", "iot-ts").stdout
     assert exported.startswith("apiVersion: e3/v1")
     listed = json.loads(e3("get", "deployments", "--output", "json").stdout)
-    assert [d["state"] for d in listed] == ["placed"]
+    assert [(d["state"], d["status"]) for d in listed] == [("placed", "placed")]
     table = e3("get", "clusters").stdout
     assert "fattree-3-type1-smartnic" in table
 

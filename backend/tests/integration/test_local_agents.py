@@ -78,7 +78,7 @@ def _request(entry, text):
 
 
 def test_a_local_cluster_runs_a_dag_end_to_end_and_survives_a_controller_restart(
-        client, e3, worker, controller, local_cluster):
+        client, e3, worker, controller, local_cluster, tmp_path):
     assert [a["node"] for a in local_cluster["agents"]] == [n["name"] for n in
                                                              client.get("/api/v1/clusters/duo/nodes").json()["items"]]
     assert client.post("/api/v1/applications", json=APP).status_code == 201
@@ -87,6 +87,8 @@ def test_a_local_cluster_runs_a_dag_end_to_end_and_survives_a_controller_restart
     deployment_id = r.json()["deployment_id"]
     placed = wait_until(lambda: _running_placement(client, deployment_id), timeout=20, what="instances running")
     gw = placed["gw"]
+    shown = client.get(f"/api/v1/deployments/{deployment_id}").json()
+    assert (shown["status"], shown["status_reason"], shown["refusals"]) == ("running", None, [])
 
     assert _request(gw, "secret-key client-1\nPUT colour blue") == (True, "ALLOW\nOK")
     assert _request(gw, "secret-key client-1\nGET colour") == (True, "ALLOW\nVALUE blue")
@@ -145,7 +147,20 @@ def test_a_local_cluster_runs_a_dag_end_to_end_and_survives_a_controller_restart
     failed = wait_until(refused, timeout=15, what="the agent's NACK on the instance")
     assert failed["error"]["code"] == "bad_config" and "keys" in failed["error"]["message"]
     assert failed["port"] is None
-    assert client.get(f"/api/v1/deployments/{r.json()['deployment_id']}").json()["instance_states"] == {"failed": 1}
+    refused_deployment = client.get(f"/api/v1/deployments/{r.json()['deployment_id']}").json()
+    assert refused_deployment["instance_states"] == {"failed": 1}
+    # Placed is not running: every screen reads the status, and it names the agent's reason.
+    assert refused_deployment["state"] == "placed" and refused_deployment["status"] == "failed"
+    assert refused_deployment["status_reason"].startswith("1 of 1 instances refused by their agents: bad_config: ")
+    assert [(x["code"], x["instances"]) for x in refused_deployment["refusals"]] == [("bad_config", 1)]
+    listed = json.loads(e3("get", "deployments", "--output", "json").stdout)
+    assert {d["application"]: d["status"] for d in listed} == {"gw-kvs": "running", "keyless": "failed"}
+    # `e3 apply --wait` follows the deployment until its agents answered, and fails with their reason.
+    spec = tmp_path / "keyless.json"
+    spec.write_text(json.dumps({**keyless, "metadata": {"name": "keyless-apply"}}))
+    applied = e3("apply", "-f", str(spec), "--cluster", "duo", "--wait", check=False)
+    assert applied.returncode == 1, applied.stdout + applied.stderr
+    assert "failed: 1 of 1 instances refused by their agents: bad_config:" in applied.stderr
 
     controller.restart()
     restarted = time.time()

@@ -1076,10 +1076,25 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             /**
+             * Refusals
+             * @description The reasons agents gave for refusing instances, most common first
+             */
+            refusals?: components["schemas"]["RefusalPublic"][];
+            /**
              * State
-             * @description pending | placing | placed | failed
+             * @description The placement's state: pending | placing | placed | failed
              */
             state: string;
+            /**
+             * Status
+             * @description What the deployment is doing, from its placement and its instances' ACKs/NACKs: placing | deploying | running | degraded | failed | placed (placed: no agent runs its nodes, nothing executes it)
+             */
+            status: string;
+            /**
+             * Status Reason
+             * @description Why it is not running, in a sentence (None when running or placing)
+             */
+            status_reason?: string | null;
             /**
              * Updated At
              * Format: date-time
@@ -2209,6 +2224,24 @@ export interface components {
             pod: number;
             /** Servers */
             servers: components["schemas"]["ServerPublic"][];
+        };
+        /** RefusalPublic */
+        RefusalPublic: {
+            /**
+             * Code
+             * @description The agent's error code, e.g. bad_config
+             */
+            code: string;
+            /**
+             * Instances
+             * @description How many instances were refused with it
+             */
+            instances: number;
+            /**
+             * Message
+             * @description The agent's message
+             */
+            message: string;
         };
         /** ServerPublic */
         ServerPublic: {
