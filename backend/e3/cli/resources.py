@@ -230,6 +230,23 @@ def register(app: typer.Typer) -> None:
         emit(items, output, columns, title=kind)
 
     @app.command()
+    def rollout(deployment: str = typer.Argument(..., help="Deployment id"),
+                version: int = typer.Option(..., min=1, help="Application version to roll to"),
+                wait: bool = typer.Option(False, "--wait", help="Wait for the rollout; exit 1 if it is rolled back"),
+                output: Output = OutputOpt) -> None:
+        """Roll a deployment to another application version (the old one is removed once the new one runs)."""
+        api = Api()
+        accepted = api.post(f"/api/v1/deployments/{deployment}/rollout", json={"version": version}).json()
+        if not wait:
+            emit(accepted, output)
+            return
+        job = wait_for_job(api, str(accepted["job_id"]), show_progress=output == Output.table)
+        emit({**accepted, "state": job["state"], "message": job["message"], "error": job["error"]}, output)
+        if job["state"] == "failed":
+            raise ClientError(f"rollout of deployment {deployment} to v{version} failed: "
+                              f"{(job['error'] or {}).get('message', job['message'])}")
+
+    @app.command()
     def placement(deployment: str = typer.Argument(..., help="Deployment id"), output: Output = OutputOpt) -> None:
         """List where every instance of a deployment was placed."""
         items = Api().all_pages(f"/api/v1/deployments/{deployment}/placement")

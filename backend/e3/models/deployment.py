@@ -25,6 +25,8 @@ class Deployment(UuidPk, Timestamps, Base):
     state: Mapped[str] = mapped_column(String(16), default="pending")
     error: Mapped[dict | None] = mapped_column(JSONB)
     prediction: Mapped[dict | None] = mapped_column(JSONB)  # the cost model's figures, source "model"
+    # a rollout's new deployment: the one it replaces once it runs (then deleted: the link is set null)
+    replaces_id: Mapped[uuid.UUID | None] = mapped_column(Uuid, ForeignKey("deployments.id", ondelete="SET NULL"))
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, onupdate=utcnow)
     instances: Mapped[list["Instance"]] = relationship(back_populates="deployment", cascade="all, delete-orphan",
                                                        passive_deletes=True)

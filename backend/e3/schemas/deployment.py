@@ -26,6 +26,11 @@ class RefusalPublic(BaseModel):
     instances: int = Field(description="How many instances were refused with it")
 
 
+class RolloutCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    version: int = Field(ge=1, description="The application version to roll the deployment to")
+
+
 class DeploymentPublic(BaseModel):
     id: uuid.UUID
     application: str
@@ -47,6 +52,8 @@ class DeploymentPublic(BaseModel):
                                             description="How many instances are in each state (see InstancePublic)")
     error: dict | None
     prediction: dict | None = Field(None, description="The cost model's figures for this placement (source: model)")
+    replaces: uuid.UUID | None = Field(None, description="While a rollout runs: the deployment this one replaces "
+                                                        "once it runs (null after: that one is removed)")
     created_at: datetime
     updated_at: datetime
     job_id: uuid.UUID | None

@@ -64,16 +64,20 @@ def fail_unqueued(session: Session, job: Job, reason: str) -> None:
     deployment.state, deployment.error = "failed", error
 
 
-def run_placement(session: Session, job_id: uuid.UUID) -> None:
-    """Place a deployment's instances, all or nothing. Idempotent: a finished job is left alone.
+def run_placement(session: Session, job_id: uuid.UUID, *, finish: bool = True) -> bool:
+    """Place a deployment's instances, all or nothing; True once they are placed. Idempotent: a finished job,
+    or a deployment already placed, is left alone.
 
     The cluster row is locked for the whole placement, so two deployments onto one cluster
-    never reserve the same free capacity.
+    never reserve the same free capacity. With `finish` False (a rollout goes on after it), a successful
+    placement leaves the job running with its result and message; a failed one always ends it.
     """
     job = session.get(Job, job_id, with_for_update=True)
     if job is None or job.state in ("succeeded", "failed"):
-        return
+        return False
     deployment = session.get(Deployment, job.deployment_id)
+    if deployment.state == "placed":
+        return True  # a redelivered task: its placement was committed before the worker died
     jobs.mark_running(session, job, f"placing with {deployment.algorithm}")
     deployment.state = "placing"
     session.commit()  # pollers see "running" while the placement below is computed
@@ -82,7 +86,7 @@ def run_placement(session: Session, job_id: uuid.UUID) -> None:
     # A redelivered copy of this task may have finished the job while we waited for the lock.
     session.refresh(job)
     if job.state != "running":
-        return
+        return False
     cluster = session.get(Cluster, deployment.cluster_id)
     version = session.get(ApplicationVersion, deployment.application_version_id)
     application = session.get(Application, deployment.application_id).name
@@ -100,7 +104,7 @@ def run_placement(session: Session, job_id: uuid.UUID) -> None:
         jobs.mark_finished(session, job, error=error, message=exc.message)
         events.emit(session, "deployment.failed", f"deployment/{deployment.id}", cluster.id, application=application,
                     error=exc.message)
-        return
+        return False
     instances = problem.instances
     session.execute(insert(Instance), [
         dict(id=uuid.uuid4(), deployment_id=deployment.id, ordinal=i, dag_node=inst.dag_node, service=inst.service,
@@ -112,11 +116,14 @@ def run_placement(session: Session, job_id: uuid.UUID) -> None:
     deploying = _issue_deploys(session, cluster.id, deployment.id, application)
     job.result = {"algorithm": deployment.algorithm, "runtime_ms": round(placement.runtime_ms, 3),
                   "optimal": placement.optimal, "instances": len(instances), "details": placement.details}
-    jobs.mark_finished(session, job, error=None,
-                       message=f"placed {len(instances)} instances with {deployment.algorithm} "
-                               f"in {placement.runtime_ms:.0f} ms{deploying}")
+    message = f"placed {len(instances)} instances with {deployment.algorithm} in {placement.runtime_ms:.0f} ms{deploying}"
+    if finish:
+        jobs.mark_finished(session, job, error=None, message=message)
+    else:
+        job.message, job.progress = message, 0.5
     events.emit(session, "deployment.placed", f"deployment/{deployment.id}", cluster.id, application=application,
                 instances=len(instances))
+    return True
 
 
 def _issue_deploys(session: Session, cluster_id: uuid.UUID, deployment_id: uuid.UUID, application: str) -> str:
@@ -162,7 +169,7 @@ def _public_rows(session: Session, stmt) -> list[dict]:
             .where(Instance.deployment_id.in_([r[0].id for r in rows]))
             .group_by(Instance.deployment_id, Instance.state)):
         states.setdefault(dep_id, {})[state] = count
-    refusals = _refusals(session, [d.id for d, *_ in rows if states.get(d.id, {}).get("failed")])
+    refusals = refusals_of(session, [d.id for d, *_ in rows if states.get(d.id, {}).get("failed")])
     out = []
     for d, app, ver, cl, n, j in rows:
         status = deployment_status(d.state, d.error, states.get(d.id, {}), refusals.get(d.id, ()))
@@ -170,11 +177,11 @@ def _public_rows(session: Session, stmt) -> list[dict]:
                         anti_affinity=d.anti_affinity, state=d.state, status=status.status,
                         status_reason=status.reason, refusals=[vars(r) for r in refusals.get(d.id, ())],
                         instances=n, instance_states=states.get(d.id, {}), error=d.error, prediction=d.prediction,
-                        created_at=d.created_at, updated_at=d.updated_at, job_id=j))
+                        replaces=d.replaces_id, created_at=d.created_at, updated_at=d.updated_at, job_id=j))
     return out
 
 
-def _refusals(session: Session, deployment_ids: list[uuid.UUID]) -> dict[uuid.UUID, list[Refusal]]:
+def refusals_of(session: Session, deployment_ids: list[uuid.UUID]) -> dict[uuid.UUID, list[Refusal]]:
     """Per deployment, the reasons its agents gave for the instances they refused, most common first."""
     if not deployment_ids:
         return {}

@@ -6,9 +6,10 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Response, status
 
 from e3.api.deps import DeployDep, PageDep, ReadDep, SessionDep
-from e3.core.task_queue import PLACE_DEPLOYMENT, enqueue_after_commit
-from e3.schemas.deployment import DeploymentCreate, DeploymentPublic, DeploymentsPublic, JobAccepted, PlacementPublic
-from e3.services import deployments
+from e3.core.task_queue import PLACE_DEPLOYMENT, ROLL_DEPLOYMENT, enqueue_after_commit
+from e3.schemas.deployment import (DeploymentCreate, DeploymentPublic, DeploymentsPublic, JobAccepted, PlacementPublic,
+                                   RolloutCreate)
+from e3.services import deployments, rollouts
 
 router = APIRouter(prefix="/deployments", tags=["deployments"])
 
@@ -24,6 +25,20 @@ def create_deployment(body: DeploymentCreate, session: SessionDep, actor: Deploy
 
     enqueue_after_commit(session, PLACE_DEPLOYMENT, job.id, on_unreachable=unqueued)
     return dict(job_id=job.id, deployment_id=deployment.id, status_url=f"/api/v1/jobs/{job.id}")
+
+
+@router.post("/{deployment_id}/rollout", status_code=status.HTTP_202_ACCEPTED, response_model=JobAccepted)
+def roll_deployment(deployment_id: uuid.UUID, body: RolloutCreate, session: SessionDep, actor: DeployDep) -> dict:
+    """Roll a deployment to another application version: the new one is placed beside it and replaces it once
+    its agents run it (else it is removed and this one runs on); poll the returned job."""
+    new, job = rollouts.request_rollout(session, deployment_id, body.version, actor)
+
+    def unqueued(reason: str) -> str:
+        rollouts.fail_unqueued(session, job, reason)
+        return f"the job queue is unreachable; the rollout of deployment {deployment_id} failed (it runs on)"
+
+    enqueue_after_commit(session, ROLL_DEPLOYMENT, job.id, on_unreachable=unqueued)
+    return dict(job_id=job.id, deployment_id=new.id, status_url=f"/api/v1/jobs/{job.id}")
 
 
 @router.get("", response_model=DeploymentsPublic)
