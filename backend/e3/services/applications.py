@@ -136,3 +136,19 @@ def delete_application(session: Session, name: str, actor: Actor) -> None:
         raise Conflict(f"application '{name}' has {in_use} deployment(s); delete them first", code="application_in_use")
     audit.record(session, actor, "application.delete", f"application/{name}")
     session.delete(app)
+
+
+def delete_version(session: Session, name: str, number: int, actor: Actor) -> None:
+    """Delete an older version of an application. Refused while a deployment runs it, and for the latest one
+    (numbers are never reused: save a new version, or delete the whole application)."""
+    app = get_application(session, name, for_update=True)
+    version = get_version(session, app, number)
+    if number == app.latest_version:
+        raise Conflict(f"version {number} is the latest of application '{name}': save a new version first, or "
+                       f"delete the application", code="latest_version")
+    users = session.scalars(select(Deployment.id).where(Deployment.application_version_id == version.id)).all()
+    if users:
+        raise Conflict(f"version {number} of application '{name}' is deployed ({', '.join(map(str, users))}); "
+                       f"delete or roll those deployments first", code="version_in_use")
+    audit.record(session, actor, "application.delete_version", f"application/{name}", version=number)
+    session.delete(version)

@@ -220,3 +220,28 @@ def test_pathologically_nested_json_is_refused_before_parsing(client, existing):
 def test_unsupported_content_type(client):
     r = client.post("/api/v1/applications", content=b"<dag/>", headers={"Content-Type": "application/xml"})
     assert r.status_code == 415 and "application/yaml" in r.json()["message"]
+
+
+def test_an_older_version_can_be_deleted_unless_deployed_or_latest(client, worker):
+    from helpers import wait_for_job
+
+    client.post("/api/v1/applications", json=_doc())
+    for shards in (3, 4):
+        changed = _doc()
+        changed["spec"]["nodes"][0]["shards"] = shards
+        assert client.put("/api/v1/applications/shop", json=changed).status_code == 200
+    client.post("/api/v1/clusters", json={"generator": "fattree", "servers": 3, "server_type": "type1-smartnic",
+                                          "name": "vers"})
+    job = client.post("/api/v1/deployments", json={"application": "shop", "version": 1, "cluster": "vers"}).json()
+    wait_for_job(client, job["job_id"])
+
+    latest = client.delete("/api/v1/applications/shop/versions/3")
+    assert latest.status_code == 409 and latest.json()["code"] == "latest_version"
+    in_use = client.delete("/api/v1/applications/shop/versions/1")
+    assert in_use.status_code == 409 and job["deployment_id"] in in_use.json()["message"]
+    assert client.delete("/api/v1/applications/shop/versions/2").status_code == 204
+    assert client.delete("/api/v1/applications/shop/versions/2").status_code == 404
+    left = client.get("/api/v1/applications/shop/versions").json()["items"]
+    assert [v["version"] for v in left] == [3, 1]  # newest first
+    actions = [e["action"] for e in client.get("/api/v1/audit").json()["items"]]
+    assert "application.delete_version" in actions

@@ -90,3 +90,10 @@ def delete_application(name: str, session: SessionDep, actor: WriteDep) -> Respo
     """Delete an application and its versions (409 while deployments use it)."""
     applications.delete_application(session, name, actor)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+@router.delete("/{name}/versions/{version}", status_code=status.HTTP_204_NO_CONTENT)
+def delete_version(name: str, version: int, session: SessionDep, actor: WriteDep) -> Response:
+    """Delete an older version (409 for the latest one, or while a deployment runs it)."""
+    applications.delete_version(session, name, version, actor)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
