@@ -40,6 +40,28 @@ ALGORITHMS = {
     "random": _random.random_placement,
 }
 
+# What each algorithm optimises, in a line: none of them optimises the cost model's joules or latency
+# directly, which is why a placement "optimal" for its own objective can score below another one.
+OBJECTIVES = {
+    "hcm": "keeps communicating microservices close: each instance on the nearest level with room to the one "
+           "that calls it (same node, same server over PCIe, same rack, ...), first fit within a level",
+    "annealing": "Service Fabric's cost: spreads load evenly and avoids instances sharing a node (balance and "
+                 "interference), by simulated annealing from first-fit",
+    "ilp": "fewest instances sharing a node (interference, weighted highest), then least communication cost, "
+           "solved by HiGHS within its time cap",
+    "first_fit": "none: the first node in topology order with room",
+    "random": "none: a random node with room (seeded)",
+}
+
+
+def optimality(optimal: bool | None) -> str:
+    """In words, what `optimal` (Placement.optimal) claims, and what it does not."""
+    if optimal is None:
+        return "a heuristic: no claim of optimality"
+    if optimal:
+        return "optimal for its own objective (not for joules or latency)"
+    return "stopped at its time cap or solved an approximation: the best placement found so far"
+
 
 def problem_from_document(document: dict, *, anti_affinity: bool = False) -> PlacementProblem:
     """The placement problem of a DAG spec document validated before (`ApplicationSpec.from_document`).

@@ -25,6 +25,10 @@ class PreviewResult(BaseModel):
     placed: bool
     runtime_ms: float | None = Field(None, description="The algorithm's own running time (measured here)")
     optimal: bool | None = Field(None, description="ILP: false when it stopped at its time cap")
+    objective: str = Field("", description="What the algorithm optimises, in a line")
+    optimality: str | None = Field(None, description="What `optimal` claims, in words: optimal for its own "
+                                                     "objective (never for joules or latency), stopped at its cap, "
+                                                     "or a heuristic")
     error: dict | None = None
     prediction: dict | None = Field(None, description="Predicted figures; each carries source: model")
     summary: dict | None = Field(None, description="Instances per node kind and servers used")

@@ -6,7 +6,7 @@ from dataclasses import replace
 from sqlalchemy.orm import Session
 
 from e3.core.errors import FieldError, ValidationFailed
-from e3.placement import ALGORITHMS, algorithm_options, problem_from_document, run
+from e3.placement import ALGORITHMS, OBJECTIVES, algorithm_options, optimality, problem_from_document, run
 from e3.placement.cost_model import compare, predict
 from e3.placement.model import NodeCapacity, Placement, PlacementError, PlacementProblem, copy_nodes
 from e3.schemas.dag import validate_application
@@ -58,13 +58,15 @@ def preview(session: Session, req: PlacementPreviewRequest) -> dict:
         try:
             placement = run(name, problem, nodes, **options)
         except PlacementError as exc:
-            results.append(dict(algorithm=name, placed=False, error=placement_error_body(document, exc)))
+            results.append(dict(algorithm=name, placed=False, objective=OBJECTIVES[name],
+                                error=placement_error_body(document, exc)))
             continue
         prediction = predict(problem, nodes, placement, offered_rps=req.offered_rps)
         predictions[name] = prediction
         by_id = {n.id: n for n in nodes}
         results.append(dict(
             algorithm=name, placed=True, runtime_ms=round(placement.runtime_ms, 3), optimal=placement.optimal,
+            objective=OBJECTIVES[name], optimality=optimality(placement.optimal),
             prediction=prediction.as_dict(), summary=placement_summary(problem, nodes, placement),
             details=placement.details,
             assignments=[dict(dag_node=k[0], shard=k[1], replica=k[2], node=by_id[v].name)

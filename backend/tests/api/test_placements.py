@@ -115,3 +115,16 @@ def test_anti_affinity_puts_each_dag_nodes_shards_on_distinct_servers(client, wo
     placement = client.get(f"/api/v1/deployments/{accepted['deployment_id']}/placement").json()["items"]
     assert len({i["server"] for i in placement}) == 6  # 3 shards x 2 replicas, each on its own server
     assert client.get(f"/api/v1/deployments/{accepted['deployment_id']}").json()["anti_affinity"] is True
+
+
+def test_each_result_says_what_its_algorithm_optimises_and_what_optimal_means(client, rack):
+    r = client.post("/api/v1/placements/preview", json={
+        "cluster": "rack1", "spec": catalog.template("nfv-fin"), "algorithms": ["ilp", "first_fit"],
+        "ilp_time_limit_s": 5})
+    results = {x["algorithm"]: x for x in r.json()["results"]}
+    assert "interference" in results["ilp"]["objective"] and results["first_fit"]["objective"].startswith("none")
+    assert results["first_fit"]["optimality"] == "a heuristic: no claim of optimality"
+    ilp = results["ilp"]
+    expected = ("optimal for its own objective (not for joules or latency)" if ilp["optimal"] else
+                "stopped at its time cap or solved an approximation: the best placement found so far")
+    assert ilp["optimality"] == expected

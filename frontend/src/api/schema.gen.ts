@@ -2231,10 +2231,21 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             /**
+             * Objective
+             * @description What the algorithm optimises, in a line
+             * @default
+             */
+            objective: string;
+            /**
              * Optimal
              * @description ILP: false when it stopped at its time cap
              */
             optimal?: boolean | null;
+            /**
+             * Optimality
+             * @description What `optimal` claims, in words: optimal for its own objective (never for joules or latency), stopped at its cap, or a heuristic
+             */
+            optimality?: string | null;
             /** Placed */
             placed: boolean;
             /**
