@@ -8,8 +8,9 @@ export const resultsDir = resolve(import.meta.dirname, "../test-results");
 const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
-export async function launch() {
-  return chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: FLAGS });
+/** Chromium, with `args` added to the usual flags. */
+export async function launch(args = []) {
+  return chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: [...FLAGS, ...args] });
 }
 
 /** A test id's CSS selector. */
@@ -22,10 +23,11 @@ export async function newTestPage(browser) {
   return page;
 }
 
-export async function screenshot(page, name) {
+/** The whole page, or with `fullPage: false` what the viewport shows (a long page's top). */
+export async function screenshot(page, name, { fullPage = true } = {}) {
   mkdirSync(resultsDir, { recursive: true });
   const path = join(resultsDir, `${name}.png`);
-  await page.screenshot({ path, fullPage: true });
+  await page.screenshot({ path, fullPage });
   console.log(`screenshot: ${path}`);
   return path;
 }

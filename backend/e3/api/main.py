@@ -8,6 +8,7 @@ from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 
 import e3
+from e3.api.docs import install_docs
 from e3.api.errors import install_error_handlers
 from e3.api.middleware import BodyGuard
 from e3.api.routers import (applications, audit, clusters, deployments, events, health, jobs, live, local, me,
@@ -34,7 +35,9 @@ def frontend_dist() -> Path:
 def create_app() -> FastAPI:
     app = FastAPI(title="E3 control plane", version=e3.__version__, generate_unique_id_function=_operation_id,
                   description="Microservice DAGs on SmartNIC-accelerated servers: clusters, applications, "
-                              "deployments and placement. Authenticate with `Authorization: Bearer <token>`.")
+                              "deployments and placement. Authenticate with `Authorization: Bearer <token>`.",
+                  docs_url=None, redoc_url=None)  # FastAPI's own docs pages load their files from a CDN
+    install_docs(app)
     app.add_middleware(BodyGuard)
     install_error_handlers(app)
     app.include_router(health.router)
