@@ -2,7 +2,9 @@
 
 Figures come from the paper's Tables 1-4 (copied into the JSON files beside this module);
 per-instance reservations (memory, cores, bandwidth) are E3's choices, documented in
-docs/catalog.md. Everything here is read-only and loaded once.
+docs/catalog.md. Each service's configuration is described by a JSON Schema in
+config_schemas/<name>.json (checked by e3.schemas.service_config). Everything here is read-only
+and loaded once.
 """
 
 import json
@@ -39,6 +41,7 @@ class ServiceType:
     bandwidth_mbps: int  # reserved per instance (chosen)
     platforms: tuple[str, ...]  # where an instance may run
     calibration: dict[str, Calibration]  # keyed by CALIBRATION_PLATFORMS
+    config_schema: dict  # JSON Schema of the node's `config` (config_schemas/<name>.json)
 
     @property
     def smartnic_speedup(self) -> float:
@@ -89,7 +92,8 @@ def service_types() -> dict[str, ServiceType]:
     out = {}
     for s in _read_json("microservices.json")["services"]:
         calibration = {p: Calibration(**c) for p, c in s.pop("calibration").items()}
-        out[s["name"]] = ServiceType(**{**s, "platforms": tuple(s["platforms"])}, calibration=calibration)
+        out[s["name"]] = ServiceType(**{**s, "platforms": tuple(s["platforms"])}, calibration=calibration,
+                                     config_schema=_read_json(f"config_schemas/{s['name']}.json"))
     return out
 
 

@@ -1,5 +1,7 @@
 """Catalogue family: microservice types, server types, paper application templates."""
 
+from typing import Any
+
 from pydantic import BaseModel, Field
 
 
@@ -14,6 +16,11 @@ class ServiceTypePublic(BaseModel):
     cpu_cores: float
     bandwidth_mbps: int
     calibration: dict[str, dict[str, float]]
+    config_schema: dict[str, Any] = Field(description=(
+        "JSON Schema of a node's `config` for this service: its keys, their types, defaults, ranges and "
+        "formats. Values are written as strings in the spec (the agent hands the service text); `integer` "
+        "and `number` say how the string must read. A required key left out is filled in at save, from "
+        "`default` or generated (`x-e3-generate`), and shown in the stored spec"))
 
 
 class ServerTypePublic(BaseModel):

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 
 from e3 import catalog
 from e3.core.errors import FieldError, ValidationFailed
+from e3.schemas.service_config import config_errors
 
 API_VERSION = "e3/v1"
 NAME_PATTERN = r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"
@@ -23,7 +24,7 @@ NODE_ID_PATTERN = r"^[a-z][a-z0-9_-]{0,62}$"
 LABEL_KEY_PATTERN = r"^[A-Za-z0-9]([A-Za-z0-9._/-]{0,61}[A-Za-z0-9])?$"
 # Service configuration handed to the agent (libe3svc "k1=v1;k2=v2"): keys the service defines;
 # the agent's own keys ("e3.downstream") have a '.', which service keys cannot; values cannot hold
-# the separators.
+# the separators. Each service's keys, types and ranges: its catalogue schema (service_config.py).
 CONFIG_KEY_PATTERN = r"^[a-z][a-z0-9_]{0,31}$"
 CONFIG_VALUE_PATTERN = r"^[^;=\n]{0,1024}$"
 MAX_CONFIG_KEYS = 32
@@ -382,6 +383,7 @@ def _check_nodes(nodes: list, ids: list, service_names: list, errors: list) -> N
             errors.append(FieldError(f"spec.nodes[{i}].constraints.platform",
                                      f"{reason}; platform {platform!r} is not possible, use {' or '.join(choices)}",
                                      "platform_not_supported", {"valid": choices}))
+        errors.extend(config_errors(node.service, node.config, f"spec.nodes[{i}].config"))
     total = sum(n.shards * (1 + n.replicas) for _, n in nodes)
     if total > MAX_INSTANCES:
         errors.append(FieldError("spec.nodes", f"the application has {total} instances (shards x (1 + replicas), "

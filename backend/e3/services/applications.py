@@ -1,5 +1,6 @@
 """Applications: create, update as a new immutable version (guarded by ETag), read, export, delete."""
 
+import dataclasses
 import hashlib
 import json
 import uuid
@@ -12,7 +13,8 @@ from e3.core.errors import Conflict, FieldError, NotFound, PreconditionFailed, V
 from e3.core.security import Actor
 from e3.models import Application, ApplicationVersion, Deployment
 from e3.schemas.common import PageParams
-from e3.schemas.dag import ApplicationSpec
+from e3.schemas.dag import ApplicationSpec, DagNode
+from e3.schemas.service_config import fill_required
 from e3.services import audit
 from e3.schemas.documents import dump_yaml
 from e3.services.pagination import paginate
@@ -49,7 +51,23 @@ def _add_version(session: Session, app: Application, number: int, spec: Applicat
                                    digest=spec_digest(document), created_by=actor.name))
 
 
+def with_required_config(spec: ApplicationSpec, previous: ApplicationSpec | None = None) -> ApplicationSpec:
+    """`spec` with every node's required service configuration filled in (service_config.fill_required):
+    what a node of the same id and service had in `previous` (the version before), else the catalogue
+    schema's default, else a generated secret. So a stored spec shows what the agents receive."""
+    before = {n.id: n for n in previous.nodes} if previous else {}
+
+    def config_before(node: DagNode) -> dict[str, str] | None:
+        old = before.get(node.id)
+        return old.config if old and old.service == node.service else None
+
+    return dataclasses.replace(spec, nodes=[dataclasses.replace(n, config=fill_required(n.service, n.config,
+                                                                                        config_before(n)))
+                                            for n in spec.nodes])
+
+
 def create_application(session: Session, spec: ApplicationSpec, actor: Actor) -> Application:
+    spec = with_required_config(spec)
     if session.scalar(select(Application.id).where(Application.name == spec.name)):
         raise Conflict(f"application '{spec.name}' already exists; update it with PUT /api/v1/applications/{spec.name}",
                        code="already_exists")
@@ -83,7 +101,9 @@ def put_application(session: Session, name: str, spec: ApplicationSpec, actor: A
         raise PreconditionFailed(
             f"application '{name}' changed since you read it: it is at version {app.latest_version} "
             f"(ETag {etag(app)}); reload it and apply your change again", code="etag_mismatch")
-    if spec_digest(spec.to_document()) == get_version(session, app).digest:
+    latest = get_version(session, app)
+    spec = with_required_config(spec, ApplicationSpec.from_document(latest.spec))
+    if spec_digest(spec.to_document()) == latest.digest:
         return app, False
     app.latest_version += 1
     _add_version(session, app, app.latest_version, spec, actor)

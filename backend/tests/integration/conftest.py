@@ -1,5 +1,6 @@
-"""Clusters of real agents for the integration tests: the local trio (a controller and 3 local agents with
-gw -> kvs placed and running, local_trio.py) and emulated racks (root: `e3 cluster up --mode rack`)."""
+"""Clusters of real agents for the integration tests: a controller and a local duo (2 local agents), the local
+trio (a controller and 3 local agents with gw -> kvs placed and running, local_trio.py) and emulated racks
+(root: `e3 cluster up --mode rack`)."""
 
 import json
 import os
@@ -13,6 +14,46 @@ from e3.emulation import rack_cluster
 from e3.core.embedded import free_tcp_port
 from e3.emulation import rack_network
 from e3.emulation.rack_plan import MGMT_GATEWAY, plan_rack
+
+
+@pytest.fixture
+def controller(backing_services):
+    """A real `e3 controller` process; `restart()` stops it and starts a new one on the same port."""
+    if not AGENT.is_file():
+        pytest.fail(f"{AGENT} is missing: `make test` builds it (make agents)")
+    port = free_tcp_port()
+
+    class Controller:
+        address = f"127.0.0.1:{port}"
+
+        def start(self):
+            self.proc = start_process(["controller", "--port", str(port)], backing_services, "controller.log",
+                                      lambda log: b"controller listening" in log)
+
+        def restart(self):
+            stop_process(self.proc)
+            self.start()
+
+    running = Controller()
+    running.start()
+    yield running
+    stop_process(running.proc)
+
+
+@pytest.fixture
+def local_cluster(e3, controller, tmp_path):
+    """`e3 cluster up --mode local --servers 2 --type beefy`; yields the CLI's answer; `e3 cluster down` after."""
+    env = dict(E3_DATA_DIR=str(tmp_path / "data"), E3_AGENT_BIN=str(AGENT))
+    up = e3("cluster", "up", "--mode", "local", "--servers", "2", "--type", "beefy", "--name", "duo",
+            "--controller", controller.address, "--output", "json", extra_env=env)
+    agents = json.loads(up.stdout)
+    yield dict(agents=agents, env=env)
+    e3("cluster", "down", "duo", extra_env=env, check=False)
+    for agent in agents:  # never leave an agent behind, even when the test failed half-way
+        try:
+            os.kill(agent["pid"], signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
 
 @pytest.fixture

@@ -4,17 +4,12 @@ heartbeats back (requests and watts with their source), survive a controller res
 instances' state, and stop cleanly with `e3 cluster down`."""
 
 import json
-import os
-import signal
 import time
 
-import pytest
-from helpers import REPO_ROOT, start_process, stop_process, wait_for_job, wait_until
+from helpers import wait_for_job, wait_until
 
-from e3.core.embedded import free_tcp_port
 from e3.dataplane import udp
 
-AGENT = REPO_ROOT / "build/agents/e3-agent/e3-agent"
 APP = {
     "apiVersion": "e3/v1", "kind": "Application", "metadata": {"name": "gw-kvs"},
     "spec": {"nodes": [{"id": "gw", "service": "api_gateway", "replicas": 0,
@@ -22,46 +17,6 @@ APP = {
                        {"id": "kv", "service": "kvs", "replicas": 1}],
              "edges": [{"from": "gw", "to": "kv"}]},
 }
-
-
-@pytest.fixture
-def controller(backing_services):
-    """A real `e3 controller` process; `restart()` stops it and starts a new one on the same port."""
-    if not AGENT.is_file():
-        pytest.fail(f"{AGENT} is missing: `make test` builds it (make agents)")
-    port = free_tcp_port()
-
-    class Controller:
-        address = f"127.0.0.1:{port}"
-
-        def start(self):
-            self.proc = start_process(["controller", "--port", str(port)], backing_services, "controller.log",
-                                      lambda log: b"controller listening" in log)
-
-        def restart(self):
-            stop_process(self.proc)
-            self.start()
-
-    running = Controller()
-    running.start()
-    yield running
-    stop_process(running.proc)
-
-
-@pytest.fixture
-def local_cluster(e3, controller, tmp_path):
-    """`e3 cluster up --mode local --servers 2 --type beefy`; yields the CLI's answer; `e3 cluster down` after."""
-    env = dict(E3_DATA_DIR=str(tmp_path / "data"), E3_AGENT_BIN=str(AGENT))
-    up = e3("cluster", "up", "--mode", "local", "--servers", "2", "--type", "beefy", "--name", "duo",
-            "--controller", controller.address, "--output", "json", extra_env=env)
-    agents = json.loads(up.stdout)
-    yield dict(agents=agents, env=env)
-    e3("cluster", "down", "duo", extra_env=env, check=False)
-    for agent in agents:  # never leave an agent behind, even when the test failed half-way
-        try:
-            os.kill(agent["pid"], signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
 
 def _running_placement(client, deployment_id):
@@ -133,11 +88,13 @@ def test_a_local_cluster_runs_a_dag_end_to_end_and_survives_a_controller_restart
 
     wait_until(listed_up, what="`e3 get nodes`: every node up with telemetry")
 
-    # A deploy the agent cannot run is NACKed, and the deployment says why.
-    keyless = {**APP, "metadata": {"name": "keyless"},
-               "spec": {"nodes": [{"id": "gw", "service": "api_gateway", "replicas": 0}], "edges": []}}
-    assert client.post("/api/v1/applications", json=keyless).status_code == 201
-    r = client.post("/api/v1/deployments", json={"application": "keyless", "cluster": "duo"})
+    # A deploy the agent cannot run is NACKed, and the deployment says why: the API checks each value's
+    # format, but not that every knn point has the same dimension; the service does.
+    mixed = {**APP, "metadata": {"name": "mixed-dims"},
+             "spec": {"nodes": [{"id": "cls", "service": "knn", "replicas": 0,
+                                 "config": {"points": "0,0:low|1:high"}}], "edges": []}}
+    assert client.post("/api/v1/applications", json=mixed).status_code == 201
+    r = client.post("/api/v1/deployments", json={"application": "mixed-dims", "cluster": "duo"})
     assert wait_for_job(client, r.json()["job_id"])["state"] == "succeeded"  # placing it was fine
 
     def refused():
@@ -145,7 +102,7 @@ def test_a_local_cluster_runs_a_dag_end_to_end_and_survives_a_controller_restart
         return items[0] if items[0]["state"] == "failed" else None
 
     failed = wait_until(refused, timeout=15, what="the agent's NACK on the instance")
-    assert failed["error"]["code"] == "bad_config" and "keys" in failed["error"]["message"]
+    assert failed["error"]["code"] == "bad_config" and "coordinates" in failed["error"]["message"]
     assert failed["port"] is None
     refused_deployment = client.get(f"/api/v1/deployments/{r.json()['deployment_id']}").json()
     assert refused_deployment["instance_states"] == {"failed": 1}
@@ -154,10 +111,10 @@ def test_a_local_cluster_runs_a_dag_end_to_end_and_survives_a_controller_restart
     assert refused_deployment["status_reason"].startswith("1 of 1 instances refused by their agents: bad_config: ")
     assert [(x["code"], x["instances"]) for x in refused_deployment["refusals"]] == [("bad_config", 1)]
     listed = json.loads(e3("get", "deployments", "--output", "json").stdout)
-    assert {d["application"]: d["status"] for d in listed} == {"gw-kvs": "running", "keyless": "failed"}
+    assert {d["application"]: d["status"] for d in listed} == {"gw-kvs": "running", "mixed-dims": "failed"}
     # `e3 apply --wait` follows the deployment until its agents answered, and fails with their reason.
-    spec = tmp_path / "keyless.json"
-    spec.write_text(json.dumps({**keyless, "metadata": {"name": "keyless-apply"}}))
+    spec = tmp_path / "mixed-dims.json"
+    spec.write_text(json.dumps({**mixed, "metadata": {"name": "mixed-dims-apply"}}))
     applied = e3("apply", "-f", str(spec), "--cluster", "duo", "--wait", check=False)
     assert applied.returncode == 1, applied.stdout + applied.stderr
     assert "failed: 1 of 1 instances refused by their agents: bad_config:" in applied.stderr

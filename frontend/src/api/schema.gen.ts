@@ -2359,6 +2359,13 @@ export interface components {
                     [key: string]: number;
                 };
             };
+            /**
+             * Config Schema
+             * @description JSON Schema of a node's `config` for this service: its keys, their types, defaults, ranges and formats. Values are written as strings in the spec (the agent hands the service text); `integer` and `number` say how the string must read. A required key left out is filled in at save, from `default` or generated (`x-e3-generate`), and shown in the stored spec
+             */
+            config_schema: {
+                [key: string]: unknown;
+            };
             /** Cpu Cores */
             cpu_cores: number;
             /** Description */
