@@ -123,12 +123,13 @@ def test_a_program_that_never_registers_fails_the_start_with_its_log(tmp_path):
 
 
 def test_hosts_wait_for_their_nics(tmp_path):
-    slow_nic = _stand_in("nic", "n0", tmp_path, REGISTERED, script=f"sleep 1; echo '{REGISTERED} n0'; sleep 600")
+    slow_nic = _stand_in("nic", "n0", tmp_path, REGISTERED, script=f"sleep 3; echo '{REGISTERED} n0'; sleep 600")
     write_specs(tmp_path, [slow_nic, _stand_in("host", "h0", tmp_path, HOST_REGISTERED)])
     proc = _supervise(tmp_path)
     try:
-        time.sleep(0.5)
-        assert load_status(tmp_path)["processes"][1]["pid"] is None  # the host is not started yet
+        # The supervisor's first status (a busy machine may take a while to write it), before the NIC registers.
+        status = wait_until(lambda: load_status(tmp_path), timeout=2.5, what="the supervisor's first status")
+        assert status["processes"][1]["pid"] is None  # the host is not started yet
         wait_until(lambda: load_status(tmp_path)["state"] == "ready", timeout=20, what="ready")
     finally:
         proc.send_signal(signal.SIGTERM)
