@@ -1,7 +1,4 @@
 import { type ReactNode, useEffect } from "react";
-import { ApplicationDetail } from "./components/ApplicationDetail";
-import { ApplicationsList } from "./components/ApplicationsList";
-import { ClustersList } from "./components/ClustersList";
 import { ConnectionBanner } from "./components/ConnectionBanner";
 import { DeploymentsList } from "./components/DeploymentsList";
 import { Header } from "./components/Header";
@@ -14,7 +11,11 @@ import { useRoute } from "./hooks/useRoute";
 import { type Session, SessionContext } from "./hooks/useSession";
 import { useSessionState } from "./hooks/useSessionState";
 import { type Route, navSection, routeTitle } from "./lib/route";
+import { AdminPage } from "./admin/AdminPage";
+import { ApplicationPage } from "./applications/ApplicationPage";
+import { ApplicationsPage } from "./applications/ApplicationsPage";
 import { ClusterPage } from "./cluster/ClusterPage";
+import { ClustersPage } from "./clusters/ClustersPage";
 import { DashboardPage } from "./dashboard/DashboardPage";
 import { DeployPage } from "./deploy/DeployPage";
 import { EditorPage } from "./editor/EditorPage";
@@ -62,22 +63,25 @@ function Routed({ route, session, navigate }: RoutedProps): ReactNode {
     case "dashboard":
       return <DashboardPage key={route.cluster} clusterName={route.cluster} />;
     case "clusters":
-      return <ClustersList />;
+      return <ClustersPage canWrite={canWrite} />;
     case "applications":
-      return <ApplicationsList canWrite={canWrite} />;
+      return <ApplicationsPage canWrite={canWrite} />;
     case "application":
       return (
-        <ApplicationDetail
+        <ApplicationPage
           key={route.application}
           name={route.application}
           canWrite={canWrite}
           canDeploy={canDeploy}
+          onDeleted={() => navigate({ name: "applications" })}
         />
       );
     case "deployments":
       return <DeploymentsList />;
     case "jobs":
       return <JobsList />;
+    case "admin":
+      return <AdminPage canDeploy={canDeploy} canAdmin={session.can("admin")} />;
     case "not-found":
       return <NotFound path={route.path} />;
   }

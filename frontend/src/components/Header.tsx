@@ -2,6 +2,11 @@ import type { Session } from "../hooks/useSession";
 import { NAV_LABELS, NAV_SECTIONS, type NavSection } from "../lib/route";
 import { formatScopes } from "../lib/scopes";
 
+/** Admin holds the orchestrator's mode (scope deploy) and the tokens (scope admin): linked for tokens that may use it. */
+function shows(section: NavSection, session: Session): boolean {
+  return section !== "admin" || session.can("deploy");
+}
+
 /** The top bar: title (home link), one link per section, who is signed in. */
 export function Header({ active, session }: { active: NavSection | null; session: Session }) {
   const { me, status } = session;
@@ -11,7 +16,7 @@ export function Header({ active, session }: { active: NavSection | null; session
         E3 control plane
       </a>
       <nav className="shell-nav" aria-label="Sections">
-        {NAV_SECTIONS.map((section) => (
+        {NAV_SECTIONS.filter((section) => shows(section, session)).map((section) => (
           <a
             key={section}
             href={`#/${section}`}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ApiError, NetworkError, describeError, parseErrorBody } from "./errors";
+import { ApiError, NetworkError, describeError, fieldMessages, parseErrorBody, splitRefusal } from "./errors";
 
 describe("parseErrorBody", () => {
   it("keeps the API's own {code, message, errors} body", () => {
@@ -62,5 +62,64 @@ describe("describeError", () => {
     expect(new ApiError(401, body).isAuth).toBe(true);
     expect(new ApiError(403, body).isAuth).toBe(true);
     expect(new ApiError(404, body).isAuth).toBe(false);
+  });
+});
+
+describe("splitRefusal", () => {
+  const fieldOf = (f: string) => (f === "servers" || f === "name" ? f : null);
+
+  it("puts each field error at its form field and keeps the API's message word for word", () => {
+    const error = new ApiError(422, {
+      code: "validation_failed",
+      message: "invalid cluster spec",
+      errors: [
+        { field: "servers", message: "must be at least 1, got 0", code: "out_of_range" },
+        { field: "name", message: "must match the pattern", code: "pattern" },
+        { field: "servers", message: "second", code: "x" },
+      ],
+    });
+    expect(splitRefusal(error, fieldOf)).toEqual({
+      message: "invalid cluster spec",
+      byField: { servers: ["must be at least 1, got 0", "second"], name: ["must match the pattern"] },
+      other: [],
+    });
+  });
+
+  it("lists what no field shows with its path, and a whole-body error without one", () => {
+    const error = new ApiError(400, {
+      code: "bad_request",
+      message: "the body is not valid YAML",
+      errors: [
+        { field: "spec.racks[0].servers[0].type", message: "unknown server type 'x'", code: "unknown" },
+        { field: "body", message: "line 3: mapping values are not allowed here", code: "yaml" },
+      ],
+    });
+    expect(splitRefusal(error, fieldOf).other).toEqual([
+      "spec.racks[0].servers[0].type: unknown server type 'x'",
+      "line 3: mapping values are not allowed here",
+    ]);
+  });
+
+  it("reads a conflict as its message alone, and a lost connection as such", () => {
+    const conflict = new ApiError(409, {
+      code: "cluster_in_use",
+      message: "cluster 'rack1' has 2 deployment(s); delete them first",
+      errors: [],
+    });
+    expect(splitRefusal(conflict, fieldOf)).toEqual({
+      message: "cluster 'rack1' has 2 deployment(s); delete them first",
+      byField: {},
+      other: [],
+    });
+    expect(splitRefusal(new NetworkError(), fieldOf).message).toBe("Cannot reach the E3 API");
+  });
+});
+
+describe("fieldMessages", () => {
+  it("shows the form's own faults first, then the API's, for one field", () => {
+    const refusal = { message: "invalid", byField: { servers: ["must be at most 100000"] }, other: [] };
+    expect(fieldMessages("servers", { servers: ["a whole number"] }, refusal)).toEqual(["a whole number", "must be at most 100000"]);
+    expect(fieldMessages("name", null, refusal)).toEqual([]);
+    expect(fieldMessages("servers", null, null)).toEqual([]);
   });
 });

@@ -103,3 +103,42 @@ export function describeError(error: unknown): string {
   if (error instanceof Error) return error.message;
   return String(error);
 }
+
+/** An API refusal laid out on a form: its message, the field errors by form field, and the rest. */
+export interface Refusal<F extends string> {
+  /** The API's own message, word for word (or why the call got no answer). */
+  message: string;
+  byField: Partial<Record<F, string[]>>;
+  /** Field errors no form field shows, as "where: message". */
+  other: string[];
+}
+
+/** Fields the API uses for the request as a whole rather than a part of it. */
+const WHOLE_BODY = new Set(["", "body"]);
+
+/**
+ * Splits `error` over a form: `fieldOf` names the form field an API field (e.g. "servers",
+ * "spec.racks[0].name") is shown at, or null to list it under the form with its path.
+ */
+export function splitRefusal<F extends string>(error: unknown, fieldOf: (apiField: string) => F | null): Refusal<F> {
+  const refusal: Refusal<F> = { message: describeError(error), byField: {}, other: [] };
+  if (!(error instanceof ApiError)) return refusal;
+  for (const e of error.errors) {
+    const field = WHOLE_BODY.has(e.field) ? null : fieldOf(e.field);
+    if (field !== null) (refusal.byField[field] ??= []).push(e.message);
+    else refusal.other.push(WHOLE_BODY.has(e.field) ? e.message : `${e.field}: ${e.message}`);
+  }
+  return refusal;
+}
+
+/** What a form field shows: the form's own faults (once the person tried to send it), then the API's. */
+export function fieldMessages<F extends string>(
+  field: F,
+  own: Partial<Record<F, string[]>> | null,
+  refusal: Refusal<F> | null,
+): string[] {
+  return [...(own?.[field] ?? []), ...(refusal?.byField[field] ?? [])];
+}
+
+/** Puts no API field error at a form field: a form without fields (a confirmation) lists them all. */
+export const noField = (): null => null;

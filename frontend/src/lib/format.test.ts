@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  countOf,
   formatErrorDetail,
   formatInstanceStates,
   formatProgress,
@@ -95,5 +96,14 @@ describe("formatInstanceStates", () => {
     expect(formatInstanceStates({ placed: 108 })).toBe("");
     expect(formatInstanceStates({ placed: 2, deploying: 1 })).toBe("deploying 1, placed 2");
     expect(formatInstanceStates(undefined)).toBe("");
+  });
+});
+
+describe("countOf", () => {
+  it("puts the noun in the singular for one, with thousands separated", () => {
+    expect(countOf(1, "rack")).toBe("1 rack");
+    expect(countOf(0, "SmartNIC")).toBe("0 SmartNICs");
+    expect(countOf(1000, "server")).toBe("1,000 servers");
+    expect(countOf(2, "deployment(s)", "deployment(s)")).toBe("2 deployment(s)");
   });
 });

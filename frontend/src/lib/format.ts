@@ -98,3 +98,8 @@ export function formatInstanceStates(states: Record<string, number> | null | und
     .map(([state, n]) => `${state} ${n}`)
     .join(", ");
 }
+
+/** "1 server", "1,000 servers": a count with its noun. */
+export function countOf(count: number, one: string, many = `${one}s`): string {
+  return `${count.toLocaleString("en-US")} ${count === 1 ? one : many}`;
+}

@@ -79,3 +79,12 @@ describe("navSection", () => {
     expect(navSection(parseRoute("#/"))).toBeNull();
   });
 });
+
+describe("the admin page", () => {
+  it("has its own route and header section", () => {
+    expect(parseRoute("#/admin")).toEqual({ name: "admin" });
+    expect(parseRoute("#/admin/tokens").name).toBe("not-found");
+    expect(routeHref({ name: "admin" })).toBe("#/admin");
+    expect(navSection({ name: "admin" })).toBe("admin");
+  });
+});

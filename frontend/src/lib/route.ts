@@ -12,10 +12,11 @@ export type Route =
   | { name: "application"; application: string }
   | { name: "deployments" }
   | { name: "jobs" }
+  | { name: "admin" }
   | { name: "not-found"; path: string };
 
 /** The header's links, in order; each has the test id `nav-<section>`. */
-export const NAV_SECTIONS = ["editor", "clusters", "applications", "deployments", "jobs"] as const;
+export const NAV_SECTIONS = ["editor", "clusters", "applications", "deployments", "jobs", "admin"] as const;
 export type NavSection = (typeof NAV_SECTIONS)[number];
 
 export const NAV_LABELS: Record<NavSection, string> = {
@@ -24,6 +25,7 @@ export const NAV_LABELS: Record<NavSection, string> = {
   applications: "Applications",
   deployments: "Deployments",
   jobs: "Jobs",
+  admin: "Admin",
 };
 
 function decode(segment: string): string | null {
@@ -65,6 +67,8 @@ export function parseRoute(hash: string): Route {
       return second === undefined ? { name: "deployments" } : notFound;
     case "jobs":
       return second === undefined ? { name: "jobs" } : notFound;
+    case "admin":
+      return second === undefined ? { name: "admin" } : notFound;
     default:
       return notFound;
   }
@@ -87,6 +91,7 @@ export function routeHref(route: Route): string {
     case "applications":
     case "deployments":
     case "jobs":
+    case "admin":
       return `#/${route.name}`;
     case "cluster":
       return `#/clusters/${part(route.cluster)}`;
@@ -117,6 +122,8 @@ export function navSection(route: Route): NavSection | null {
       return "deployments";
     case "jobs":
       return "jobs";
+    case "admin":
+      return "admin";
     default:
       return null;
   }
