@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApiError, NetworkError, describeError, fieldMessages, parseErrorBody, splitRefusal } from "./errors";
+import type { Refusal } from "./errors";
 
 describe("parseErrorBody", () => {
   it("keeps the API's own {code, message, errors} body", () => {
@@ -117,7 +118,7 @@ describe("splitRefusal", () => {
 
 describe("fieldMessages", () => {
   it("shows the form's own faults first, then the API's, for one field", () => {
-    const refusal = { message: "invalid", byField: { servers: ["must be at most 100000"] }, other: [] };
+    const refusal: Refusal<"servers" | "name"> = { message: "invalid", byField: { servers: ["must be at most 100000"] }, other: [] };
     expect(fieldMessages("servers", { servers: ["a whole number"] }, refusal)).toEqual(["a whole number", "must be at most 100000"]);
     expect(fieldMessages("name", null, refusal)).toEqual([]);
     expect(fieldMessages("servers", null, null)).toEqual([]);
