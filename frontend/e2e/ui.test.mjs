@@ -5,6 +5,7 @@ import { after, before, describe, test } from "node:test";
 
 import { startBackend } from "./backend.mjs";
 import { byId, launch, newTestPage, screenshot } from "./browser.mjs";
+import { connectPorts, dropService } from "./editor.mjs";
 
 let backend;
 let browser;
@@ -25,22 +26,8 @@ after(async () => {
   await backend?.stop();
 });
 
-/** Drag from one port to another with the mouse, as xyflow expects. */
-async function connect(fromId, toId) {
-  const from = await page.locator(byId(fromId)).boundingBox();
-  const to = await page.locator(byId(toId)).boundingBox();
-  await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
-  await page.mouse.down();
-  await page.mouse.move(to.x + to.width / 2, to.y + to.height / 2, { steps: 12 });
-  await page.mouse.up();
-}
-
-async function dropOnCanvas(service, x, y) {
-  await page.locator(byId(`palette-${service}`)).dragTo(page.locator(byId("dag-canvas")), {
-    targetPosition: { x, y },
-  });
-  await page.locator(byId(`dag-node-${service}`)).waitFor();
-}
+const connect = (fromId, toId) => connectPorts(page, fromId, toId);
+const dropOnCanvas = (service, x, y) => dropService(page, service, x, y);
 
 async function deployFromDeployPage(cluster, app) {
   await page.locator(byId("cluster-select")).selectOption(cluster);

@@ -11,10 +11,11 @@ interface ApplicationFieldsProps {
   push: EditorHistory<DagDocument>["push"];
 }
 
-/** The application's name and description, each with its errors. */
+/** The application's name and description, each with its errors (or, for the name, how to write one). */
 export function ApplicationFields({ doc, errors, editable, nameFixed, push }: ApplicationFieldsProps) {
   const nameErrors = errors.get("metadata.name") ?? [];
   const descriptionErrors = errors.get("metadata.description") ?? [];
+  const nameHint = nameErrors.length === 0 && editable && !nameFixed;
   return (
     <>
       <label className="properties">
@@ -23,6 +24,8 @@ export function ApplicationFields({ doc, errors, editable, nameFixed, push }: Ap
           type="text"
           data-testid="app-name"
           value={doc.name}
+          placeholder="e.g. shop"
+          aria-describedby={nameHint ? "app-name-help" : undefined}
           readOnly={!editable || nameFixed}
           onChange={(e) => push((d) => ({ ...d, name: e.target.value }), "metadata.name")}
         />
@@ -32,6 +35,11 @@ export function ApplicationFields({ doc, errors, editable, nameFixed, push }: Ap
           {m}
         </div>
       ))}
+      {nameHint && (
+        <div id="app-name-help" className="muted small" data-testid="app-name-hint">
+          Name: lowercase letters, digits and '-' (up to 63, starting and ending with a letter or digit)
+        </div>
+      )}
       <label className="properties">
         Description
         <textarea

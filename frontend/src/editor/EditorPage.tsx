@@ -17,12 +17,15 @@ import { Palette } from "./Palette";
 import { PropertiesPanel } from "./PropertiesPanel";
 import { saveActions } from "./saveActions";
 import { IDLE } from "./saveState";
+import { NOTHING_SELECTED, selectOnly as only, type Selection } from "./selection";
 import { useCatalog } from "./useCatalog";
 import { useDagChecks } from "./useDagChecks";
 import { useDagEdits } from "./useDagEdits";
 import { useEditorHistory } from "./useEditorHistory";
 import { useEditorSession } from "./useEditorSession";
+import { useSelectionKeys } from "./useSelectionKeys";
 import { useUndoRedoKeys } from "./useUndoRedoKeys";
+import { useViewCentre } from "./useViewCentre";
 import { ValidationSummary } from "./ValidationSummary";
 import { YamlPaste } from "./YamlPaste";
 
@@ -47,15 +50,18 @@ function Editor({ applicationName, template, canWrite, onDeploy }: EditorPagePro
   const history = useEditorHistory<DagDocument>(EMPTY_DOCUMENT);
   const doc = history.present;
   const [fitToken, setFitToken] = useState(0);
-  const [selectedKey, setSelectedKey] = useState<string | null>(null);
+  const [selection, setSelection] = useState<Selection>(NOTHING_SELECTED);
+  const selectOnly = useCallback((key: string | null) => setSelection(only(key)), []);
   const [importError, setImportError] = useState<string | null>(null);
   const editable = canWrite;
 
-  const session = useEditorSession({ applicationName, template, doc, reset: history.reset, setSelectedKey, setFitToken });
+  const session = useEditorSession({ applicationName, template, doc, reset: history.reset, selectOnly, setFitToken });
   const { target, setTarget, save, setSave } = session;
   useUndoRedoKeys(history.undo, history.redo);
-  const { key, spec, hostOnly, validation, located } = useDagChecks(doc, catalog.services, session.loaded, save.errors);
-  const edits = useDagEdits(history.push, doc.positions, setSelectedKey);
+  useSelectionKeys({ doc, selection, setSelection, push: history.push, editable });
+  const { key, spec, hostOnly, validation, located, quiet, failure } = useDagChecks(doc, catalog.services, session.loaded, save);
+  const viewCentre = useViewCentre();
+  const edits = useDagEdits(history.push, doc.positions, selectOnly, viewCentre);
   const { doSave, onReloadLatest } = saveActions({ session, doc, spec, key });
 
   const onTemplate = useCallback(
@@ -64,7 +70,7 @@ function Editor({ applicationName, template, canWrite, onDeploy }: EditorPagePro
         const next = await loadTemplate(name);
         history.push(next);
         setTarget({ appName: null, etag: null, source: `template:${name}` });
-        setSelectedKey(null);
+        selectOnly(null);
         setSave(IDLE);
         setFitToken((n) => n + 1);
         window.history.replaceState(null, "", `#/templates/${name}`);
@@ -80,13 +86,15 @@ function Editor({ applicationName, template, canWrite, onDeploy }: EditorPagePro
     try {
       history.push(parseYaml(text));
       setImportError(null);
-      setSelectedKey(null);
+      selectOnly(null);
       setFitToken((n) => n + 1);
     } catch (e) {
       setImportError(describeError(e));
     }
   };
 
+  // the properties panel shows a node selected alone
+  const selectedKey = selection.nodes.length === 1 ? selection.nodes[0]! : null;
   const selectedIndex = doc.nodes.findIndex((n) => n.key === selectedKey);
   const selected = selectedIndex >= 0 ? doc.nodes[selectedIndex]! : null;
   const dirty = doc !== session.baseline.current;
@@ -118,16 +126,17 @@ function Editor({ applicationName, template, canWrite, onDeploy }: EditorPagePro
           onSave={() => void doSave(true)}
           dirty={dirty}
         />
-        <EditorNotices loadError={session.loadError} importError={importError} save={save} onDeploy={onDeploy} />
+        <EditorNotices loadError={session.loadError} importError={importError} save={save} failure={failure} onDeploy={onDeploy} />
         <DagCanvas
           doc={doc}
           nodeErrors={located.nodes}
           edgeErrors={located.edges}
+          notices={located.canvas}
           hostOnly={hostOnly}
-          selectedKey={selectedKey}
+          selection={selection}
           editable={editable}
           fitToken={fitToken}
-          onSelect={setSelectedKey}
+          onSelectionChange={setSelection}
           onDropService={edits.onDropService}
           onConnect={edits.onConnect}
           onMove={edits.onMove}
@@ -137,17 +146,22 @@ function Editor({ applicationName, template, canWrite, onDeploy }: EditorPagePro
       <aside className="editor-side">
         <h3>Application</h3>
         <ApplicationFields doc={doc} errors={located.metadata} editable={editable} nameFixed={target.appName !== null} push={history.push} />
-        <ValidationSummary validation={validation} />
+        <ValidationSummary validation={validation} quiet={quiet} doc={doc} />
         {undrawable.length > 0 && (
           <p className="muted small">
             Not drawn (unknown node): {undrawable.map((e) => `${e.from} -> ${e.to}`).join(", ")}
           </p>
         )}
         <h3>Node</h3>
+        {selection.nodes.length > 1 && (
+          <p className="muted" data-testid="selection-count">
+            {selection.nodes.length} nodes selected (Ctrl+C copies them, Delete removes them).
+          </p>
+        )}
         <PropertiesPanel
           node={selected}
           index={selectedIndex}
-          errors={validation.errors}
+          errors={quiet ? [] : validation.errors}
           editable={editable}
           onChange={edits.onNodeChange}
           onRemove={(k) => edits.onDelete([k], [])}

@@ -1,5 +1,6 @@
 import type { ChangeEvent } from "react";
 
+import { ShortcutsHelp } from "./ShortcutsHelp";
 import type { EditorHistory } from "./useEditorHistory";
 
 interface EditorToolbarProps {
@@ -17,7 +18,7 @@ interface EditorToolbarProps {
   dirty: boolean;
 }
 
-/** Undo/redo, YAML import and export, auto-layout, and saving. */
+/** Undo/redo, YAML import and export, auto-layout, saving, and the keyboard shortcuts. */
 export function EditorToolbar(props: EditorToolbarProps) {
   const { history, onImport, onExport, onAutoLayout, canWrite, saving, appName, onSave, dirty } = props;
   const onImportFile = async (e: ChangeEvent<HTMLInputElement>) => {
@@ -49,6 +50,7 @@ export function EditorToolbar(props: EditorToolbarProps) {
         </button>
       )}
       {dirty && <span className="muted small">unsaved changes (kept as a draft)</span>}
+      <ShortcutsHelp />
     </div>
   );
 }

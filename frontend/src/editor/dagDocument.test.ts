@@ -8,9 +8,11 @@ import {
   freshId,
   fromSpec,
   fromStoredDraft,
+  isBlank,
   parseIntField,
   parseYaml,
   removeElements,
+  shiftedNodes,
   specKey,
   toSpec,
   toStoredDraft,
@@ -49,6 +51,27 @@ describe("editing", () => {
     expect(doc.edges).toEqual([{ from: "api_gateway", to: "cache" }]);
     doc = removeElements(doc, [added.key], []);
     expect(doc.edges).toEqual([]);
+  });
+
+  it("adds a node under a key made beforehand, so the caller can select it", () => {
+    const { doc, key } = addNode(EMPTY_DOCUMENT, "kvs", { x: 5, y: 6 }, "k1");
+    expect(key).toBe("k1");
+    expect(doc.nodes[0]!.key).toBe("k1");
+    expect(doc.positions.k1).toEqual({ x: 5, y: 6 });
+  });
+
+  it("moves only the given nodes by a step (the arrow keys)", () => {
+    const a = addNode(EMPTY_DOCUMENT, "kvs", { x: 0, y: 0 }, "a");
+    const b = addNode(a.doc, "ema", { x: 100, y: 50 }, "b");
+    const moved = shiftedNodes(b.doc, ["b", "gone"], { x: 10, y: -50 });
+    expect(moved.positions).toEqual({ a: { x: 0, y: 0 }, b: { x: 110, y: 0 } });
+    expect(specKey(moved)).toBe(specKey(b.doc));
+  });
+
+  it("calls only a document nothing was typed or added to blank", () => {
+    expect(isBlank(EMPTY_DOCUMENT)).toBe(true);
+    expect(isBlank({ ...EMPTY_DOCUMENT, name: "s" })).toBe(false);
+    expect(isBlank(addNode(EMPTY_DOCUMENT, "kvs", { x: 0, y: 0 }).doc)).toBe(false);
   });
 
   it("keeps what was typed into an integer field when it is not a number", () => {

@@ -40,6 +40,11 @@ export interface DagDocument {
 
 export const EMPTY_DOCUMENT: DagDocument = { name: "", description: "", labels: {}, nodes: [], edges: [], positions: {} };
 
+/** Nothing typed or added yet: the editor's document as a new application starts. */
+export function isBlank(doc: DagDocument): boolean {
+  return doc.nodes.length === 0 && doc.edges.length === 0 && doc.name === "" && doc.description === "" && Object.keys(doc.labels).length === 0;
+}
+
 let keyCounter = 0;
 export function newKey(): string {
   keyCounter += 1;
@@ -54,8 +59,8 @@ export function freshId(base: string, taken: Iterable<string>): string {
   for (let i = 2; ; i++) if (!used.has(`${stem}-${i}`)) return `${stem}-${i}`;
 }
 
-export function addNode(doc: DagDocument, service: string, at: XY): { doc: DagDocument; key: string } {
-  const key = newKey();
+/** A node of `service` at `at`, under a new canvas key (or `key`, made beforehand with newKey()). */
+export function addNode(doc: DagDocument, service: string, at: XY, key: string = newKey()): { doc: DagDocument; key: string } {
   const node: DraftNode = {
     key,
     id: freshId(service, doc.nodes.map((n) => n.id)),
@@ -109,6 +114,16 @@ export function removeElements(doc: DagDocument, nodeKeys: readonly string[], ed
 
 export function movedNodes(doc: DagDocument, moves: Readonly<Record<string, XY>>): DagDocument {
   return { ...doc, positions: { ...doc.positions, ...moves } };
+}
+
+/** The nodes with keys in `keys` moved by `by` (from the keyboard's arrows). */
+export function shiftedNodes(doc: DagDocument, keys: readonly string[], by: XY): DagDocument {
+  const moves: Record<string, XY> = {};
+  for (const key of keys) {
+    const p = doc.positions[key];
+    if (p) moves[key] = { x: p.x + by.x, y: p.y + by.y };
+  }
+  return movedNodes(doc, moves);
 }
 
 /** What an integer field holds after typing `text`: the number if it is one, else the text. */

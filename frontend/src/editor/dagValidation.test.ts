@@ -3,7 +3,7 @@
 // must give the same field, message and code, in the same order.
 import { describe, expect, it } from "vitest";
 
-import { findCycle, locateErrors, summaryMessage, validateDag, type SpecDocument } from "./dagValidation";
+import { findCycle, locateErrors, ON_CYCLE, summaryMessage, validateDag, type SpecDocument } from "./dagValidation";
 
 // GET /api/v1/catalog/services: name -> platforms
 const SERVICES: Record<string, string[]> = {
@@ -1035,6 +1035,15 @@ describe("locateErrors", () => {
     expect([...located.nodes.keys()].sort()).toEqual([1, 2, 3]);
     expect([...located.edges.keys()].sort()).toEqual([1, 2, 3]);
     expect(located.general).toHaveLength(1);
+  });
+  it("labels a cycle once, on the canvas, and only marks its edges and nodes", () => {
+    const errors = validateDag(CASES.find((c) => c.name === "cycle of three after a tail")!.doc as SpecDocument, SERVICES);
+    const cycle = errors.find((e) => e.code === "cycle")!.cycle!;
+    const edges = [{ from: "x", to: "a" }, { from: "a", to: "b" }, { from: "b", to: "c" }, { from: "c", to: "a" }];
+    const located = locateErrors(errors, ["x", "a", "b", "c"], edges);
+    expect(located.canvas).toEqual([`cycle: ${[...cycle, cycle[0]].join(" → ")}`]);
+    expect([...located.edges.values()]).toEqual([[], [], []]);
+    expect([...located.nodes.values()]).toEqual([[ON_CYCLE], [ON_CYCLE], [ON_CYCLE]]);
   });
   it("puts metadata errors on their field and field errors on their node", () => {
     const located = locateErrors(

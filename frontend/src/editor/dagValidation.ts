@@ -3,6 +3,8 @@
 // The server stays the authority (POST /api/v1/applications/validate); this only makes
 // the editor answer on the keystroke rather than after a round trip.
 
+import { cycleLabel } from "./errorText";
+
 export const NAME_PATTERN = "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$";
 export const NODE_ID_PATTERN = "^[a-z][a-z0-9_-]{0,62}$";
 const NAME_RE = new RegExp(NAME_PATTERN);
@@ -359,13 +361,18 @@ export function summaryMessage(errors: readonly FieldError[]): string {
 export interface LocatedErrors {
   /** Node index in spec.nodes -> messages. */
   nodes: Map<number, string[]>;
-  /** Edge index in spec.edges -> messages. */
+  /** Edge index in spec.edges -> its labels; present (maybe with no label) when the edge is at fault. */
   edges: Map<number, string[]>;
   /** metadata.* field -> messages (e.g. "metadata.name"). */
   metadata: Map<string, string[]>;
+  /** Labels about the drawing as a whole, shown once on the canvas (a cycle: "cycle: a → b → a"). */
+  canvas: string[];
   /** Errors about the document as a whole (empty DAG, too many instances, body). */
   general: FieldError[];
 }
+
+/** A node on a cycle says only that: the cycle itself is labelled once, on the canvas. */
+export const ON_CYCLE = "on a cycle";
 
 function push<K>(map: Map<K, string[]>, key: K, message: string): void {
   const list = map.get(key);
@@ -375,14 +382,16 @@ function push<K>(map: Map<K, string[]>, key: K, message: string): void {
 
 /**
  * Maps errors onto the document: `spec.nodes[i]...` to node i, `spec.edges[j]...` to edge j,
- * a cycle (at `spec.edges`, with its node ids) to every node and edge on the loop.
+ * a cycle (at `spec.edges`, with its node ids) to every node and edge on the loop: each is marked
+ * (edges red, without a label), and the canvas carries the one short label, so the message is
+ * neither repeated nor drawn over the nodes.
  */
 export function locateErrors(
   errors: readonly FieldError[],
   nodeIds: readonly string[],
   edges: readonly { from: string; to: string }[],
 ): LocatedErrors {
-  const out: LocatedErrors = { nodes: new Map(), edges: new Map(), metadata: new Map(), general: [] };
+  const out: LocatedErrors = { nodes: new Map(), edges: new Map(), metadata: new Map(), canvas: [], general: [] };
   for (const e of errors) {
     const node = /^spec\.nodes\[(\d+)\]/.exec(e.field);
     const edge = /^spec\.edges\[(\d+)\]/.exec(e.field);
@@ -393,17 +402,18 @@ export function locateErrors(
       const loop = e.cycle;
       const onLoop = new Set<string>();
       loop.forEach((a, k) => onLoop.add(`${a}\u0000${loop[(k + 1) % loop.length]}`));
-      const marked = new Set<string>();
       nodeIds.forEach((id, i) => {
-        if (loop.includes(id)) push(out.nodes, i, e.message);
+        if (loop.includes(id)) push(out.nodes, i, ON_CYCLE);
       });
+      const marked = new Set<string>();
       edges.forEach((ed, j) => {
         const key = `${ed.from}\u0000${ed.to}`;
         if (onLoop.has(key) && !marked.has(key)) {
           marked.add(key);
-          push(out.edges, j, e.message);
+          if (!out.edges.has(j)) out.edges.set(j, []);
         }
       });
+      out.canvas.push(cycleLabel(loop));
       out.general.push(e);
     } else out.general.push(e);
   }

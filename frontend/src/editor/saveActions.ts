@@ -29,7 +29,7 @@ export function saveActions({ session, doc, spec, key }: SaveContext): SaveActio
 
   const doSave = async (ifMatch: boolean) => {
     const sentKey = key;
-    setSave((s) => ({ ...s, saving: true, error: null, conflict: null }));
+    setSave((s) => ({ ...s, saving: true, failure: null, conflict: null }));
     try {
       const app = await saveApplication(spec, target.appName, ifMatch ? target.etag : null);
       draft.clear();
@@ -48,9 +48,9 @@ export function saveActions({ session, doc, spec, key }: SaveContext): SaveActio
       if (e instanceof ApiError && e.status === 412) {
         setSave({ ...IDLE, conflict: e.message });
       } else if (e instanceof ApiError && e.errors.length > 0) {
-        setSave({ ...IDLE, error: e.message, errors: { key: sentKey, errors: e.errors as FieldError[] } });
+        setSave({ ...IDLE, failure: { key: sentKey, message: e.message, errors: e.errors as FieldError[] } });
       } else {
-        setSave({ ...IDLE, error: describeError(e) });
+        setSave({ ...IDLE, failure: { key: sentKey, message: describeError(e), errors: [] } });
       }
     }
   };
@@ -62,7 +62,7 @@ export function saveActions({ session, doc, spec, key }: SaveContext): SaveActio
       draft.clear();
       start(latest, { appName: target.appName, etag, source: `app:${target.appName}` }, false);
     } catch (e) {
-      setSave({ ...IDLE, error: describeError(e) });
+      setSave({ ...IDLE, failure: { key, message: describeError(e), errors: [] } });
     }
   };
 

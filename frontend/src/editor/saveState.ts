@@ -9,13 +9,24 @@ export interface Target {
   source: string;
 }
 
+/** Why a save failed, for the spec (its specKey) that was sent. */
+export interface SaveFailure {
+  key: string;
+  message: string;
+  /** The server's field errors, if it named any. */
+  errors: FieldError[];
+}
+
 export interface SaveState {
   saving: boolean;
-  error: string | null;
-  /** Field errors from a refused save, for the spec they were about. */
-  errors: { key: string; errors: FieldError[] } | null;
+  failure: SaveFailure | null;
   conflict: string | null;
   saved: { name: string; version: number } | null;
 }
 
-export const IDLE: SaveState = { saving: false, error: null, errors: null, conflict: null, saved: null };
+export const IDLE: SaveState = { saving: false, failure: null, conflict: null, saved: null };
+
+/** The last save's failure if it was about the spec being edited now (`key`); once edited, it is past. */
+export function currentFailure(save: SaveState, key: string): SaveFailure | null {
+  return save.failure && save.failure.key === key ? save.failure : null;
+}

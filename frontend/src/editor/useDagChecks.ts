@@ -1,8 +1,9 @@
 import { useMemo } from "react";
 
-import { specKey, toSpec, type DagDocument } from "./dagDocument";
+import { isBlank, specKey, toSpec, type DagDocument } from "./dagDocument";
 import { locateErrors, summaryMessage, type LocatedErrors, type ServiceCatalog, type SpecDocument } from "./dagValidation";
-import type { SaveState } from "./saveState";
+import { inPlainWords } from "./errorText";
+import { currentFailure, type SaveFailure, type SaveState } from "./saveState";
 import type { ServiceType } from "./useCatalog";
 import { useEditorValidation, type EditorValidation } from "./useEditorValidation";
 
@@ -12,16 +13,24 @@ export interface DagChecks {
   spec: SpecDocument;
   /** Service types that run on hosts only. */
   hostOnly: ReadonlySet<string>;
+  /** Messages in plain words (errorText), as the panels and the canvas show them. */
   validation: EditorValidation;
-  /** The validation's errors by node, edge and metadata field. */
+  /** The validation's errors by node, edge and metadata field; none while `quiet`. */
   located: LocatedErrors;
+  /** Nothing typed or added yet (and no save tried): no errors are shown, only hints. */
+  quiet: boolean;
+  /** The last save's failure while the document is still the one it refused. */
+  failure: SaveFailure | null;
 }
+
+const NOWHERE: LocatedErrors = { nodes: new Map(), edges: new Map(), metadata: new Map(), canvas: [], general: [] };
 
 /**
  * The document's spec and its checks: local at once, the server's after a pause, a refused save's
- * field errors while the spec is the one saved. Only when the spec changes, never on a drag.
+ * field errors while the spec is the one saved (an edit makes that failure past). Only when the
+ * spec changes, never on a drag.
  */
-export function useDagChecks(doc: DagDocument, catalog: readonly ServiceType[], loaded: boolean, saveErrors: SaveState["errors"]): DagChecks {
+export function useDagChecks(doc: DagDocument, catalog: readonly ServiceType[], loaded: boolean, save: SaveState): DagChecks {
   const key = useMemo(() => specKey(doc), [doc.name, doc.description, doc.labels, doc.nodes, doc.edges]); // eslint-disable-line react-hooks/exhaustive-deps
   const spec = useMemo(() => toSpec(doc), [key]); // eslint-disable-line react-hooks/exhaustive-deps
   const services = useMemo<ServiceCatalog | null>(
@@ -33,17 +42,18 @@ export function useDagChecks(doc: DagDocument, catalog: readonly ServiceType[], 
     [catalog],
   );
   const checked = useEditorValidation(spec, key, services, loaded);
-  const validation: EditorValidation = useMemo(() => {
-    if (saveErrors && saveErrors.key === key) {
-      const errors = saveErrors.errors;
-      return { valid: false, message: summaryMessage(errors), errors, source: "server", serverError: null };
-    }
-    return checked;
-  }, [checked, saveErrors, key]);
+  const failure = currentFailure(save, key);
+  const refused = failure && failure.errors.length > 0 ? failure.errors : null;
+  // each list rewritten once, so the located errors (and the canvas) change only with them
+  const shown = useMemo(() => inPlainWords(refused ?? checked.errors), [refused, checked.errors]);
+  const validation: EditorValidation = refused
+    ? { valid: false, message: summaryMessage(refused), errors: shown, source: "server", serverError: null }
+    : { ...checked, errors: shown };
+  const quiet = isBlank(doc) && !failure;
   const located = useMemo(
-    () => locateErrors(validation.errors, doc.nodes.map((n) => n.id), doc.edges),
+    () => (quiet ? NOWHERE : locateErrors(shown, doc.nodes.map((n) => n.id), doc.edges)),
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [validation.errors, key],
+    [shown, key, quiet],
   );
-  return { key, spec, hostOnly, validation, located };
+  return { key, spec, hostOnly, validation, located, quiet, failure };
 }

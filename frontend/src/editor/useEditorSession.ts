@@ -26,7 +26,8 @@ export interface EditorSessionOptions {
   doc: DagDocument;
   /** Starts the undo history over from a document. */
   reset: (doc: DagDocument) => void;
-  setSelectedKey: Dispatch<SetStateAction<string | null>>;
+  /** Selects one node (or, with null, nothing). */
+  selectOnly: (key: string | null) => void;
   setFitToken: Dispatch<SetStateAction<number>>;
 }
 
@@ -34,7 +35,7 @@ export interface EditorSessionOptions {
  * What the editor has open and where it saves to: loads it (useEditorLoad) and keeps unsaved work in
  * localStorage, so a reload or a failed save loses nothing.
  */
-export function useEditorSession({ applicationName, template, doc, reset, setSelectedKey, setFitToken }: EditorSessionOptions): EditorSession {
+export function useEditorSession({ applicationName, template, doc, reset, selectOnly, setFitToken }: EditorSessionOptions): EditorSession {
   const [target, setTarget] = useState<Target>({ appName: applicationName ?? null, etag: null, source: "new" });
   const [loaded, setLoaded] = useState(false);
   const [save, setSave] = useState<SaveState>(IDLE);
@@ -46,12 +47,12 @@ export function useEditorSession({ applicationName, template, doc, reset, setSel
       reset(next);
       baseline.current = fromDraft ? EMPTY_DOCUMENT : next;
       setTarget(t);
-      setSelectedKey(null);
+      selectOnly(null);
       setSave(IDLE);
       setLoaded(true);
       setFitToken((n) => n + 1);
     },
-    [reset, setSelectedKey, setFitToken],
+    [reset, selectOnly, setFitToken],
   );
 
   const loadError = useEditorLoad(applicationName, template, start, setLoaded);

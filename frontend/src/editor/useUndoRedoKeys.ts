@@ -1,10 +1,6 @@
 import { useEffect } from "react";
 
-function isTyping(target: EventTarget | null): boolean {
-  const el = target as HTMLElement | null;
-  if (!el) return false;
-  return el.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName);
-}
+import { isTyping } from "./keyTarget";
 
 /** Undo (Ctrl+Z) and redo (Ctrl+Shift+Z, Ctrl+Y) from the keyboard; text fields keep their own undo. */
 export function useUndoRedoKeys(undo: () => void, redo: () => void): void {

@@ -26,6 +26,18 @@ describe("parseErrorBody", () => {
     ]);
   });
 
+  it("keeps the details a field error carries (a cycle's node ids)", () => {
+    const body = parseErrorBody(
+      422,
+      JSON.stringify({
+        code: "validation_failed",
+        message: "Invalid DAG",
+        errors: [{ field: "spec.edges", message: "cycle: a -> b -> a", code: "cycle", cycle: ["a", "b"] }],
+      }),
+    );
+    expect(body.errors).toEqual([{ field: "spec.edges", message: "cycle: a -> b -> a", code: "cycle", cycle: ["a", "b"] }]);
+  });
+
   it("reads FastAPI's {detail} string", () => {
     expect(parseErrorBody(404, JSON.stringify({ detail: "Not Found" })).message).toBe("Not Found");
   });

@@ -2,6 +2,8 @@ export interface FieldErrorBody {
   field: string;
   message: string;
   code: string;
+  /** Details some errors carry (e.g. a cycle's node ids under `cycle`), kept as the API sent them. */
+  [detail: string]: unknown;
 }
 
 /** The API's error body for every 4xx it raises itself. */
@@ -51,6 +53,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function fieldErrors(value: unknown): FieldErrorBody[] {
   if (!Array.isArray(value)) return [];
   return value.filter(isRecord).map((e) => ({
+    ...e,
     field: typeof e.field === "string" ? e.field : "",
     message: typeof e.message === "string" ? e.message : String(e.message ?? ""),
     code: typeof e.code === "string" ? e.code : "invalid",

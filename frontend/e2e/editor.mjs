@@ -1,0 +1,44 @@
+// The DAG editor as a person works it with the mouse: services dropped from the palette at a point
+// of the canvas, ports connected by dragging, edges clicked on their middle.
+import { byId } from "./browser.mjs";
+
+/** Drag from one port to another with the mouse, as xyflow expects. */
+export async function connectPorts(page, fromId, toId) {
+  const from = await page.locator(byId(fromId)).boundingBox();
+  const to = await page.locator(byId(toId)).boundingBox();
+  await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(to.x + to.width / 2, to.y + to.height / 2, { steps: 12 });
+  await page.mouse.up();
+}
+
+/** Drag `service` from the palette and let go at (x, y) of the canvas; waits for its node (id = `nodeId`). */
+export async function dropService(page, service, x, y, nodeId = service) {
+  await page.locator(byId(`palette-${service}`)).dragTo(page.locator(byId("dag-canvas")), {
+    targetPosition: { x, y },
+  });
+  await page.locator(byId(`dag-node-${nodeId}`)).waitFor();
+}
+
+/** The drawn edge from node id `from` to `to` (xyflow's SVG group for it: wait for it "attached", since
+ * Playwright never calls an SVG group visible). */
+export const edgeOf = (page, from, to) => page.locator(byId(`rf__edge-${from}->${to}`));
+
+/** A point of the edge's line where a click reaches it (its middle if nothing covers it there: two edges
+ * between the same nodes cross at their middles), as a person clicks where they see the edge. */
+export async function edgeMiddle(page, from, to) {
+  const at = await edgeOf(page, from, to).evaluate((edge) => {
+    const path = edge.querySelector(".react-flow__edge-path");
+    const length = path.getTotalLength();
+    const matrix = path.getScreenCTM();
+    for (const f of [0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8, 0.1, 0.9, 0.05, 0.95, 0.03, 0.97]) {
+      const p = path.getPointAtLength(length * f);
+      const x = matrix.a * p.x + matrix.c * p.y + matrix.e;
+      const y = matrix.b * p.x + matrix.d * p.y + matrix.f;
+      if (edge.contains(document.elementFromPoint(x, y))) return { x, y };
+    }
+    return null;
+  });
+  if (!at) throw new Error(`no point of the edge ${from} -> ${to} can be clicked`);
+  return at;
+}
