@@ -17,6 +17,7 @@ import { type Route, navSection, routeTitle } from "./lib/route";
 import { ClusterPage } from "./cluster/ClusterPage";
 import { DashboardPage } from "./dashboard/DashboardPage";
 import { DeployPage } from "./deploy/DeployPage";
+import { DeploymentPage } from "./deployments/DeploymentPage";
 import { EditorPage } from "./editor/EditorPage";
 
 interface RoutedProps {
@@ -76,6 +77,8 @@ function Routed({ route, session, navigate }: RoutedProps): ReactNode {
       );
     case "deployments":
       return <DeploymentsList />;
+    case "deployment":
+      return <DeploymentPage key={route.deployment} deploymentId={route.deployment} />;
     case "jobs":
       return <JobsList />;
     case "not-found":

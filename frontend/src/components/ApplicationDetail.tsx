@@ -1,8 +1,13 @@
-import { type ApplicationVersionRow, listApplicationVersions } from "../api/client";
+import { type ApplicationVersionRow, listApplicationVersions, listDeployments } from "../api/client";
 import { usePage } from "../hooks/usePage";
+import { useReloadWhile } from "../hooks/useReloadWhile";
 import { formatTime } from "../lib/format";
 import { routeHref } from "../lib/route";
+import { deploymentColumns, isSettlingRow } from "./deploymentColumns";
 import { type Column, PagedTable } from "./PagedTable";
+
+/** While one of its deployments is being placed or deployed, they are fetched again this often. */
+const POLL_MS = 2_000;
 
 function nodeCount(spec: Record<string, unknown>): string {
   return Array.isArray(spec.nodes) ? String(spec.nodes.length) : "—";
@@ -22,9 +27,12 @@ interface Props {
   canDeploy: boolean;
 }
 
-/** One application: its versions, newest first as the API lists them, with edit and deploy links. */
+/** One application: its versions, newest first as the API lists them, with edit and deploy links; and its
+ * deployments with their status. */
 export function ApplicationDetail({ name, canWrite, canDeploy }: Props) {
   const page = usePage(`versions:${name}`, (query, signal) => listApplicationVersions(name, query, signal));
+  const deployments = usePage(`deployments:${name}`, (query, signal) => listDeployments(query, signal, { application: name }), 10);
+  useReloadWhile(deployments.items.some(isSettlingRow), deployments.reload, POLL_MS);
   return (
     <section className="panel list-panel" aria-labelledby="application-title">
       <p className="breadcrumb">
@@ -44,6 +52,14 @@ export function ApplicationDetail({ name, canWrite, canDeploy }: Props) {
         columns={columns}
         rowKey={(v) => String(v.version)}
         empty="No versions."
+      />
+      <PagedTable
+        kind="application-deployments"
+        caption="Deployments"
+        page={deployments}
+        columns={deploymentColumns}
+        rowKey={(d) => d.id}
+        empty="Not deployed yet."
       />
     </section>
   );
