@@ -38,9 +38,13 @@ async function deployFromDeployPage(cluster, app) {
   await screenshot(page, `deploy-preview-${app}`);
   await page.locator(byId("algorithm-select")).selectOption("hcm");
   await page.locator(byId("deploy-button")).click();
-  await page.locator(byId("job-state")).filter({ hasText: /succeeded|failed/ }).waitFor({ timeout: 90_000 });
-  assert.match(await page.locator(byId("job-state")).innerText(), /succeeded/);
+  await page.locator(byId("job-state")).filter({ hasText: /placed|failed/ }).waitFor({ timeout: 90_000 });
+  assert.match(await page.locator(byId("job-state")).innerText(), /placed/);
   assert.equal(await page.locator(byId("deploy-progress")).getAttribute("value"), "1");
+  // No agent runs rack1's nodes: the page says nothing executes it, not that it succeeded.
+  const status = page.locator(`${byId("deployment-status")}[data-status="placed"]`);
+  await status.waitFor();
+  assert.equal(await status.innerText(), "Placed — no agent runs these nodes: nothing executes it");
 }
 
 async function instancesDrawn() {
@@ -103,6 +107,12 @@ describe("E3 UI", () => {
       await page.locator(byId(`list-${kind}`)).waitFor();
       if (key) await page.locator(byId(`row-${kind}-${key}`)).waitFor();
       else await page.locator(`${byId(`list-${kind}`)} tbody tr`).nth(1).waitFor(); // two deployments so far
+      if (kind === "deployments") {
+        // Placed where no agent runs: a grey "Placed", not a green success.
+        const badges = page.locator(`${byId("list-deployments")} ${byId("status-badge")}`);
+        assert.deepEqual(await badges.evaluateAll((els) => els.map((e) => [e.dataset.status, e.className])),
+                         [["placed", "badge idle"], ["placed", "badge idle"]]);
+      }
       await screenshot(page, `list-${kind}`);
     }
   });

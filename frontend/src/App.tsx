@@ -18,6 +18,7 @@ import { ClusterPage } from "./cluster/ClusterPage";
 import { ClustersPage } from "./clusters/ClustersPage";
 import { DashboardPage } from "./dashboard/DashboardPage";
 import { DeployPage } from "./deploy/DeployPage";
+import { DeploymentPage } from "./deployments/DeploymentPage";
 import { EditorPage } from "./editor/EditorPage";
 
 interface RoutedProps {
@@ -78,6 +79,8 @@ function Routed({ route, session, navigate }: RoutedProps): ReactNode {
       );
     case "deployments":
       return <DeploymentsList />;
+    case "deployment":
+      return <DeploymentPage key={route.deployment} deploymentId={route.deployment} />;
     case "jobs":
       return <JobsList />;
     case "admin":

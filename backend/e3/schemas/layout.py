@@ -40,6 +40,11 @@ class LayoutDeployment(BaseModel):
     edges: list[tuple[str, str]] = Field(description="The DAG's edges (from, to) by DAG node id")
 
 
+class LayoutInstanceError(BaseModel):
+    code: str = Field(description="The agent's error code, e.g. bad_config")
+    message: str
+
+
 class LayoutInstances(BaseModel):
     """Parallel arrays: instance i is on nodes[node[i]], of deployments[deployment[i]]."""
 
@@ -50,6 +55,10 @@ class LayoutInstances(BaseModel):
     service: list[str]
     shard: list[int]
     replica: list[int] = Field(description="0 is the primary")
+    state: list[str] = Field(description="placed (its node has no agent) | deploying | running (its agent ACKed) | "
+                                         "failed (its agent NACKed: see error) | seeding (a new backup)")
+    error: list[LayoutInstanceError | None] = Field(description="The agent's NACK, {code, message}, for a failed instance; "
+                                                 "null for the others")
 
 
 class ClusterLayout(BaseModel):

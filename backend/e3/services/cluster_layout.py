@@ -22,7 +22,8 @@ def cluster_layout(session: Session, name: str) -> dict:
             servers.append(dict(name=row.server, server_type=row.server_type, rack=rack_index[row.rack_id]))
     node_index = {row.node.id: i for i, row in enumerate(read.nodes)}
     deployment_index = {d.id: i for i, d in enumerate(read.deployments)}
-    columns = {k: [] for k in ("id", "node", "deployment", "dag_node", "service", "shard", "replica")}
+    columns = {k: [] for k in ("id", "node", "deployment", "dag_node", "service", "shard", "replica", "state",
+                               "error")}
     for row in read.instances:
         columns["id"].append(row.id)
         columns["node"].append(node_index[row.node_id])
@@ -31,6 +32,8 @@ def cluster_layout(session: Session, name: str) -> dict:
         columns["service"].append(row.service)
         columns["shard"].append(row.shard)
         columns["replica"].append(row.replica)
+        columns["state"].append(row.state)
+        columns["error"].append(_refusal(row.error))
     return dict(
         cluster=cluster.name,
         racks=racks,
@@ -40,6 +43,13 @@ def cluster_layout(session: Session, name: str) -> dict:
                           edges=[(e.from_, e.to) for e in ApplicationSpec.from_document(d.spec).edges])
                      for d in read.deployments],
         instances=columns)
+
+
+def _refusal(error: dict | None) -> dict | None:
+    """An instance's error as {code, message}: an agent's NACK has both; a failed seed's may carry more."""
+    if not error:
+        return None
+    return dict(code=error.get("code") or "error", message=error.get("message") or error.get("code") or "")
 
 
 def _layout_node(node: ComputeNode, server: int, usage: Usage) -> dict:

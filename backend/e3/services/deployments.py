@@ -213,7 +213,7 @@ def list_deployments(session: Session, page: PageParams, cluster: str | None = N
 
 
 def placement(session: Session, deployment_id: uuid.UUID, page: PageParams,
-              role: str | None = None) -> tuple[list[dict], int]:
+              role: str | None = None, state: str | None = None) -> tuple[list[dict], int]:
     get_deployment(session, deployment_id)
     stmt = (select(Instance, ComputeNode.name, ComputeNode.kind, Server.name, Rack.name, ComputeNode.address)
             .join(ComputeNode, ComputeNode.id == Instance.node_id).join(Server, Server.id == ComputeNode.server_id)
@@ -221,6 +221,8 @@ def placement(session: Session, deployment_id: uuid.UUID, page: PageParams,
             .where(Instance.deployment_id == deployment_id).order_by(Instance.ordinal))
     if role:
         stmt = stmt.where(Instance.role == role)
+    if state:
+        stmt = stmt.where(Instance.state == state)
     rows, total = paginate(session, stmt, page, scalars=False)
     return [dict(id=i.id, dag_node=i.dag_node, service=i.service, shard=i.shard, replica=i.replica, role=i.role,
                  node=node, node_id=i.node_id, node_kind=kind, server=server, rack=rack, state=i.state,

@@ -46,6 +46,11 @@ def test_iot_ts_on_three_type1_servers(client, worker, iot_ts):
     assert sum(n["instances"] for n in nodes) == 108
     deployment = client.get(f"/api/v1/deployments/{accepted['deployment_id']}").json()
     assert (deployment["state"], deployment["instances"], deployment["version"]) == ("placed", 108, 1)
+    # No agent runs rack1's nodes: every instance is placed, none refused.
+    placement = f"/api/v1/deployments/{accepted['deployment_id']}/placement"
+    assert client.get(placement, params={"state": "placed", "limit": 1}).json()["total"] == 108
+    assert client.get(placement, params={"state": "failed"}).json()["total"] == 0
+    assert client.get(placement, params={"state": "broken"}).status_code == 422
 
 
 def test_too_small_cluster_fails_naming_resource_and_microservice(client, worker):

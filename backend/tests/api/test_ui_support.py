@@ -5,8 +5,11 @@ import subprocess
 import sys
 
 from helpers import REPO_ROOT, wait_for_job
+from sqlalchemy import update
 
 from e3 import catalog
+from e3.core.db import session_scope
+from e3.models import Instance
 
 
 def test_me_lists_effective_scopes(anon_client, make_token):
@@ -40,6 +43,15 @@ def test_layout_lists_topology_and_instances_in_columns(client, worker):
     assert layout["deployments"][0]["application"] == "iot-ts"
     assert ["api", "sql"] in layout["deployments"][0]["edges"]
     assert sum(n["used_cores"] for n in layout["nodes"]) == 42
+    assert set(inst["state"]) == {"placed"} and inst["error"] == [None] * 108  # no agent runs rack1's nodes
+
+    # The placement view draws a refused instance apart and says why: its state and the agent's NACK.
+    refusal = {"code": "bad_config", "message": "engine: api_gateway: config needs keys=<k1,k2,...>"}
+    with session_scope() as session:
+        session.execute(update(Instance).where(Instance.id == inst["id"][0]).values(state="failed", error=refusal))
+    inst = client.get("/api/v1/clusters/rack1/layout").json()["instances"]
+    assert inst["state"][0] == "failed" and inst["error"][0] == refusal
+    assert set(inst["state"][1:]) == {"placed"} and inst["error"][1:] == [None] * 107
 
 
 def test_committed_openapi_document_matches_the_api():

@@ -128,8 +128,13 @@ export async function listApplicationVersions(
   );
 }
 
-export async function listDeployments(query: PageQuery, signal?: AbortSignal): Promise<ListPage<DeploymentRow>> {
-  return unwrap(await api.GET("/api/v1/deployments", { params: { query }, signal }));
+/** Deployments, newest first; `filter` keeps one application's or one cluster's. */
+export async function listDeployments(
+  query: PageQuery,
+  signal?: AbortSignal,
+  filter: { application?: string; cluster?: string } = {},
+): Promise<ListPage<DeploymentRow>> {
+  return unwrap(await api.GET("/api/v1/deployments", { params: { query: { ...query, ...filter } }, signal }));
 }
 
 export async function listJobs(query: PageQuery, signal?: AbortSignal): Promise<ListPage<JobRow>> {

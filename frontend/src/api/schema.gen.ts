@@ -382,7 +382,7 @@ export interface paths {
         };
         /**
          * Get Placement
-         * @description List every instance with its computing node, server, rack and role.
+         * @description List every instance with its computing node, server, rack, role and state.
          */
         get: operations["get_placement"];
         put?: never;
@@ -1425,6 +1425,16 @@ export interface components {
             /** Version */
             version: number;
         };
+        /** LayoutInstanceError */
+        LayoutInstanceError: {
+            /**
+             * Code
+             * @description The agent's error code, e.g. bad_config
+             */
+            code: string;
+            /** Message */
+            message: string;
+        };
         /**
          * LayoutInstances
          * @description Parallel arrays: instance i is on nodes[node[i]], of deployments[deployment[i]].
@@ -1434,6 +1444,11 @@ export interface components {
             dag_node: string[];
             /** Deployment */
             deployment: number[];
+            /**
+             * Error
+             * @description The agent's NACK, {code, message}, for a failed instance; null for the others
+             */
+            error: (components["schemas"]["LayoutInstanceError"] | null)[];
             /** Id */
             id: string[];
             /** Node */
@@ -1447,6 +1462,11 @@ export interface components {
             service: string[];
             /** Shard */
             shard: number[];
+            /**
+             * State
+             * @description placed (its node has no agent) | deploying | running (its agent ACKed) | failed (its agent NACKed: see error) | seeding (a new backup)
+             */
+            state: string[];
         };
         /** LayoutNode */
         LayoutNode: {
@@ -5103,6 +5123,8 @@ export interface operations {
         parameters: {
             query?: {
                 role?: string | null;
+                /** @description Only instances in this state, e.g. failed */
+                state?: string | null;
                 /** @description Items per page */
                 limit?: number;
                 /** @description Items to skip */

@@ -1,13 +1,18 @@
 import { useState } from "react";
-import { type ApplicationVersionRow, listApplicationVersions } from "../api/client";
+import { type ApplicationVersionRow, listApplicationVersions, listDeployments } from "../api/client";
+import { deploymentColumns, isSettlingRow } from "../components/deploymentColumns";
 import { Notice } from "../components/Notice";
 import { type Column, PagedTable } from "../components/PagedTable";
 import { rowAction } from "../components/rowAction";
 import { usePage } from "../hooks/usePage";
+import { useReloadWhile } from "../hooks/useReloadWhile";
 import { formatTime } from "../lib/format";
 import { routeHref } from "../lib/route";
 import { DeleteApplicationDialog } from "./DeleteApplicationDialog";
 import { DeleteVersionDialog } from "./DeleteVersionDialog";
+
+/** While one of its deployments is being placed or deployed, they are fetched again this often. */
+const POLL_MS = 2_000;
 
 /** The DAG's node count; a version holds the whole document (apiVersion, kind, metadata, spec.nodes). */
 function nodeCount(doc: Record<string, unknown>): string {
@@ -41,9 +46,12 @@ interface Props {
   onDeleted: () => void;
 }
 
-/** One application: its versions, newest first as the API lists them, with edit, deploy and delete. */
+/** One application: its versions, newest first as the API lists them, with edit, deploy and delete; and its
+ * deployments with their status. */
 export function ApplicationPage({ name, canWrite, canDeploy, onDeleted }: Props) {
   const page = usePage(`versions:${name}`, (query, signal) => listApplicationVersions(name, query, signal));
+  const deployments = usePage(`deployments:${name}`, (query, signal) => listDeployments(query, signal, { application: name }), 10);
+  useReloadWhile(deployments.items.some(isSettlingRow), deployments.reload, POLL_MS);
   const [deletingApp, setDeletingApp] = useState(false);
   const [deletingVersion, setDeletingVersion] = useState<number | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
@@ -80,6 +88,14 @@ export function ApplicationPage({ name, canWrite, canDeploy, onDeleted }: Props)
         columns={canWrite ? [...columns, actions] : columns}
         rowKey={(v) => String(v.version)}
         empty="No versions."
+      />
+      <PagedTable
+        kind="application-deployments"
+        caption="Deployments"
+        page={deployments}
+        columns={deploymentColumns}
+        rowKey={(d) => d.id}
+        empty="Not deployed yet."
       />
       {deletingApp && (
         <DeleteApplicationDialog name={name} onDeleted={onDeleted} onCancel={() => setDeletingApp(false)} />

@@ -1,13 +1,25 @@
-import { memo } from "react";
+import { type CSSProperties, memo } from "react";
+import { type InstanceLook, REFUSED_COLOR, UNRUN_ALPHA } from "../viz/instanceLook";
 
 const MAX_APPS = 16;
+const GREY = "#5d6878";
+
+/** Each look's swatch and words (viz/instanceLook.ts draws them on the canvas). */
+const LOOKS: { look: InstanceLook; label: string; title: string; swatch: CSSProperties; className?: string }[] = [
+  { look: "running", label: "running", title: "its agent ACKed it", swatch: { background: GREY } },
+  { look: "pending", label: "deploying / seeding", title: "waiting for its agent's answer, or a new backup receiving its state", swatch: { borderColor: GREY }, className: "dashed" },
+  { look: "unrun", label: "placed, no agent", title: "no agent runs its node: nothing executes it", swatch: { background: GREY, opacity: UNRUN_ALPHA } },
+  { look: "failed", label: "refused by its agent", title: "its agent NACKed it: hover it for the reason", swatch: { borderColor: REFUSED_COLOR, color: REFUSED_COLOR }, className: "refused" },
+];
 
 export interface ClusterLegendProps {
   apps: { application: string; color: string }[];
+  /** Instances shown in each look (under the application filter), or null before the layout came. */
+  looks?: Record<InstanceLook, number> | null;
 }
 
-/** Application colours, primary vs backup marks, host vs SmartNIC boxes, utilisation bars. */
-export const ClusterLegend = memo(function ClusterLegend({ apps }: ClusterLegendProps) {
+/** Application colours, primary vs backup marks, instance states, host vs SmartNIC boxes, utilisation bars. */
+export const ClusterLegend = memo(function ClusterLegend({ apps, looks }: ClusterLegendProps) {
   const shown = apps.slice(0, MAX_APPS);
   return (
     <section className="panel" aria-label="Legend">
@@ -31,6 +43,20 @@ export const ClusterLegend = memo(function ClusterLegend({ apps }: ClusterLegend
         <li>
           <span className="swatch box" style={{ background: "#d1495b", borderColor: "#d1495b", height: "0.3rem" }} /> &gt; 90 % used
         </li>
+      </ul>
+      <h4>Instance state</h4>
+      <ul className="legend one-column" data-testid="legend-states">
+        {LOOKS.map((l) => (
+          <li key={l.look} title={l.title} data-testid={`legend-state-${l.look}`}>
+            <span className={`swatch ${l.className ?? ""}`} style={l.swatch}>
+              {l.look === "failed" ? "✕" : null}
+            </span>
+            <span className="name">
+              {l.label}
+              {looks ? ` (${looks[l.look].toLocaleString("en-US")})` : ""}
+            </span>
+          </li>
+        ))}
       </ul>
       <h4>Applications</h4>
       {apps.length === 0 ? (

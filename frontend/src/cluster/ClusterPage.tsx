@@ -27,11 +27,14 @@ import { useEventTimeline } from "../timeline/useEventTimeline";
 import type { ClusterCanvasModel } from "../viz/clusterCanvas";
 import { type Hit, computeClusterLayout } from "../viz/clusterLayout";
 import { appColors } from "../viz/colors";
+import { countLooks } from "../viz/instanceLook";
 
 const EMPTY: readonly number[] = [];
 const READ_ONLY = "read-only token: moving an instance needs the deploy scope";
-/** Events after which the placement is drawn again (an instance moved, or was failed over). */
-const MOVES = new Set(["migration.succeeded", "migration.rolled_back", "migration.failed", "failover.done"]);
+/** Events after which the placement is drawn again: an instance moved or was failed over, a deployment was
+ * placed, or an agent answered a command (its instance now runs, or was refused). */
+const REDRAWS = new Set(["migration.succeeded", "migration.rolled_back", "migration.failed", "failover.done",
+                         "deployment.placed", "command.ack", "command.nack"]);
 
 /** The cluster and its placements: racks → servers → host and SmartNIC nodes → instances, live. */
 export function ClusterPage({ clusterName }: { clusterName: string }) {
@@ -207,7 +210,7 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
   useEffect(() => {
     const fresh = timeline.events.filter((e) => e.id > seen.current && Date.parse(e.ts) >= mountedAt.current - 2000);
     seen.current = timeline.lastId;
-    if (fresh.some((e) => MOVES.has(e.kind))) pending.current.placement = true;
+    if (fresh.some((e) => REDRAWS.has(e.kind))) pending.current.placement = true;
     if (fresh.some((e) => e.kind.startsWith("migration."))) pending.current.history = true;
     if (!pending.current.placement && !pending.current.history) return;
     const timer = setTimeout(() => {
@@ -244,6 +247,16 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
   }, []);
   const pin = useCallback((i: number) => setSelectedId(layout?.instances.id[i] ?? null), [layout]);
   const unpin = useCallback(() => setSelectedId(null), []);
+  const looks = useMemo(() => {
+    if (!layout) return null;
+    const inst = layout.instances;
+    const shown = function* () {
+      for (let i = 0; i < inst.id.length; i++) {
+        if (!application || layout.deployments[inst.deployment[i] ?? -1]?.application === application) yield i;
+      }
+    };
+    return countLooks(inst.state, shown());
+  }, [layout, application]);
   const legendApps = useMemo(
     () => (application ? colors.entries.filter((e) => e.application === application) : colors.entries),
     [colors, application],
@@ -350,7 +363,7 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
           {overlay && layout && (
             <LiveLegend reporting={overlay.reporting} nodes={layout.nodes.length} maxRps={overlay.maxRps} edges={overlay.edges.filter((e) => e.rps !== null).length} />
           )}
-          <ClusterLegend apps={legendApps} />
+          <ClusterLegend apps={legendApps} looks={looks} />
         </aside>
       </div>
       <div className="cluster-lower">

@@ -1,5 +1,7 @@
 import type { ReactNode } from "react";
+import { describeInstanceState } from "../lib/deploymentStatus";
 import type { ClusterGeometry, ClusterLayoutData, Hit } from "../viz/clusterLayout";
+import { instanceLook } from "../viz/instanceLook";
 import { placementOf, roleOf } from "./relations";
 
 /** A node's live figures as the tooltip shows them (live/liveState.ts NodeNow fits). */
@@ -55,6 +57,7 @@ export function ClusterTooltip({ data, geometry, hit, at, liveNode, dragNote }: 
     const i = hit.instance;
     const p = placementOf(data, i);
     const dep = data.deployments[data.instances.deployment[i] ?? -1];
+    const state = data.instances.state?.[i];
     body = (
       <>
         <div className="t-title">
@@ -66,6 +69,11 @@ export function ClusterTooltip({ data, geometry, hit, at, liveNode, dragNote }: 
         <div>
           {p.node} ({p.nodeKind}) · rack {p.rack}
         </div>
+        {state !== undefined && (
+          <div className={`t-state t-${instanceLook(state)}`} data-testid="tooltip-state">
+            {describeInstanceState(state, data.instances.error?.[i])}
+          </div>
+        )}
         {liveNode && (() => {
           const l = liveNode(data.instances.node[i] ?? -1);
           return l ? <LiveLines live={l} instanceId={data.instances.id[i]} /> : null;
@@ -110,6 +118,7 @@ export function ClusterTooltip({ data, geometry, hit, at, liveNode, dragNote }: 
         <div>
           {s.instances} instances ({s.primaries} primary) · cores {pct(s.usedCores, s.cores)} used
         </div>
+        {s.failed > 0 && <div className="t-failed">{s.failed} refused by their agents</div>}
         <div style={{ opacity: 0.7 }}>{r.collapsed ? "click to expand" : r.collapsible && hit.header ? "click the title to collapse" : ""}</div>
       </>
     ) : null;

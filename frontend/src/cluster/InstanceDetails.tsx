@@ -1,4 +1,7 @@
 import { type ReactNode, memo } from "react";
+import { InstanceStateBadge } from "../components/DeploymentStatus";
+import { formatInstanceError, instanceStateMeaning } from "../lib/deploymentStatus";
+import { routeHref } from "../lib/route";
 import { type InstanceRelations, type Placement, roleOf } from "./relations";
 
 const MAX_PEERS = 16;
@@ -36,8 +39,26 @@ export const InstanceDetails = memo(function InstanceDetails({ relations: r, dep
         <dd>{s.application}</dd>
         <dt>Deployment</dt>
         <dd>
-          <code>{deploymentId.slice(0, 8)}</code>
+          <a href={routeHref({ name: "deployment", deployment: deploymentId })} title="The deployment's page: its instances, states and events">
+            <code>{deploymentId.slice(0, 8)}</code>
+          </a>
         </dd>
+        {s.state !== null && (
+          <>
+            <dt>State</dt>
+            <dd>
+              <InstanceStateBadge state={s.state} error={s.error} /> <span className="muted">{instanceStateMeaning(s.state)}</span>
+            </dd>
+          </>
+        )}
+        {s.error !== null && (
+          <>
+            <dt>Refused</dt>
+            <dd className="error" data-testid="instance-refusal">
+              {formatInstanceError(s.error)}
+            </dd>
+          </>
+        )}
         <dt>DAG node</dt>
         <dd>{s.dagNode}</dd>
         <dt>Service</dt>

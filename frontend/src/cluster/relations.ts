@@ -22,7 +22,16 @@ export interface PeerGroup {
 }
 
 export interface InstanceRelations {
-  self: Placement & { id: string; application: string; dagNode: string; service: string; deployment: number };
+  self: Placement & {
+    id: string;
+    application: string;
+    dagNode: string;
+    service: string;
+    deployment: number;
+    /** Its state (null: the layout has none) and its agent's refusal when failed. */
+    state: string | null;
+    error: { code: string; message: string } | null;
+  };
   /** Shards and replicas of the same DAG node in the same deployment. */
   dagNodeShards: number;
   dagNodeReplicas: number;
@@ -94,6 +103,8 @@ export function instanceRelations(data: ClusterLayoutData, i: number): InstanceR
       dagNode,
       service: inst.service[i] ?? "",
       deployment: dep,
+      state: inst.state?.[i] ?? null,
+      error: inst.error?.[i] ?? null,
     },
     dagNodeShards: shards.size,
     dagNodeReplicas: maxReplica + 1,

@@ -1,59 +1,27 @@
-import { type DeploymentRow, listDeployments } from "../api/client";
+import { listDeployments } from "../api/client";
 import { usePage } from "../hooks/usePage";
-import { formatErrorDetail, formatInstanceStates, formatTime, shortId, stateTone } from "../lib/format";
-import { routeHref } from "../lib/route";
-import { type Column, PagedTable } from "./PagedTable";
+import { useReloadWhile } from "../hooks/useReloadWhile";
+import { deploymentColumns, isSettlingRow } from "./deploymentColumns";
+import { PagedTable } from "./PagedTable";
 
-const columns: Column<DeploymentRow>[] = [
-  { header: "Deployment", cell: (d) => <code title={d.id}>{shortId(d.id)}</code> },
-  {
-    header: "Application",
-    cell: (d) => (
-      <>
-        <a href={routeHref({ name: "application", application: d.application })}>{d.application}</a>{" "}
-        <span className="muted">v{d.version}</span>
-      </>
-    ),
-  },
-  { header: "Cluster", cell: (d) => <a href={routeHref({ name: "cluster", cluster: d.cluster })}>{d.cluster}</a> },
-  { header: "Algorithm", cell: (d) => d.algorithm },
-  {
-    header: "State",
-    cell: (d) => {
-      const error = formatErrorDetail(d.error);
-      return (
-        <>
-          <span className={`badge ${stateTone(d.state)}`}>{d.state}</span>
-          {error !== null && <pre className="error-detail">{error}</pre>}
-        </>
-      );
-    },
-  },
-  {
-    header: "Instances",
-    cell: (d) => {
-      const states = formatInstanceStates(d.instance_states);
-      return (
-        <>
-          {d.instances.toLocaleString("en-US")}
-          {states !== "" && <div className="muted">{states}</div>}
-        </>
-      );
-    },
-    className: "num",
-  },
-  { header: "Created", cell: (d) => formatTime(d.created_at), className: "nowrap" },
-];
+/** While a deployment on the page is being placed or deployed, the page is fetched again this often. */
+const POLL_MS = 2_000;
 
 export function DeploymentsList() {
   const page = usePage("deployments", listDeployments);
+  const settling = page.items.some(isSettlingRow);
+  useReloadWhile(settling, page.reload, POLL_MS);
+
   return (
     <section className="panel list-panel" aria-labelledby="deployments-title">
-      <h2 id="deployments-title">Deployments</h2>
+      <div className="panel-head">
+        <h2 id="deployments-title">Deployments</h2>
+        {settling && <span className="muted">updating every {POLL_MS / 1000} s while deployments are placed or deployed</span>}
+      </div>
       <PagedTable
         kind="deployments"
         page={page}
-        columns={columns}
+        columns={deploymentColumns}
         rowKey={(d) => d.id}
         empty="No deployments yet. Open an application and deploy it to a cluster."
       />

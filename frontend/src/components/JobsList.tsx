@@ -1,6 +1,6 @@
-import { useEffect } from "react";
 import { type JobRow, listJobs } from "../api/client";
 import { usePage } from "../hooks/usePage";
+import { useReloadWhile } from "../hooks/useReloadWhile";
 import { formatErrorDetail, formatProgress, formatTime, shortId, stateTone } from "../lib/format";
 import { type Column, PagedTable } from "./PagedTable";
 
@@ -41,13 +41,7 @@ const columns: Column<JobRow>[] = [
 export function JobsList() {
   const page = usePage("jobs", listJobs);
   const active = page.items.some(isActive);
-  const { reload } = page;
-
-  useEffect(() => {
-    if (!active) return;
-    const timer = setInterval(reload, POLL_MS);
-    return () => clearInterval(timer);
-  }, [active, reload]);
+  useReloadWhile(active, page.reload, POLL_MS);
 
   return (
     <section className="panel list-panel" aria-labelledby="jobs-title">

@@ -5,7 +5,7 @@ import { PreviewForm } from "./PreviewForm";
 import { PreviewTable } from "./PreviewTable";
 import "./deploy.css";
 import { useDeployClusters } from "./useDeployClusters";
-import { useDeployResult } from "./useDeployResult";
+import { useDeploymentFollow } from "./useDeploymentFollow";
 import { useDeployStart } from "./useDeployStart";
 import { useJob } from "./useJob";
 import { usePreview } from "./usePreview";
@@ -56,7 +56,7 @@ export function DeployPage({ applicationName, canDeploy, onDeployed }: DeployPag
   }, [preview.table]);
 
   const poll = useJob(current?.jobId ?? null);
-  const result = useDeployResult(current?.deploymentId ?? null, poll.job?.state === "succeeded");
+  const follow = useDeploymentFollow(current?.deploymentId ?? null, poll.job?.state === "succeeded");
 
   const deployMessages = useMemo(
     () => (deployStart.error === null ? {} : refusalsByField(deployStart.error)),
@@ -158,7 +158,7 @@ export function DeployPage({ applicationName, canDeploy, onDeployed }: DeployPag
           <p className="hint">This token cannot deploy (it needs the deploy scope); previews still work.</p>
         )}
         {current !== null && (
-          <JobPanel current={current} poll={poll} result={result} onViewPlacement={onDeployed} onDismiss={dismiss} />
+          <JobPanel current={current} poll={poll} follow={follow} onViewPlacement={onDeployed} onDismiss={dismiss} />
         )}
       </section>
     </div>

@@ -1,26 +1,34 @@
-import type { DeployResultState } from "./useDeployResult";
+import { useMemo } from "react";
+import type { DeploymentFollowState } from "./useDeploymentFollow";
 import type { JobPollState } from "./useJob";
+import { DeploymentStatusSummary } from "../components/DeploymentStatus";
 import { formatRuntime } from "../lib/figures";
-import { type StoredJob, formatErrorLine, progressText } from "./deployJob";
-import { algorithmLabel } from "./deployPreview";
+import { routeHref } from "../lib/route";
+import { type StoredJob, formatErrorLine, jobStateLabel, progressText } from "./deployJob";
+import { algorithmLabel, parsePrediction } from "./deployPreview";
 import { PredictionFigures } from "./PredictionFigures";
 import { MeasuredTag } from "./Tags";
 
 export interface JobPanelProps {
   current: StoredJob;
   poll: JobPollState;
-  result: DeployResultState;
+  /** The deployment, followed once its job placed it, until the agents have answered. */
+  follow: DeploymentFollowState;
   onViewPlacement?: (deploymentId: string, cluster: string) => void;
   onDismiss: () => void;
 }
 
-/** A deploy job's progress, then its outcome: the runtime and prediction, or its error in full. */
-export function JobPanel({ current, poll, result, onViewPlacement, onDismiss }: JobPanelProps) {
+/** A deploy job's progress, then its outcome: placed, then what the agents answered (running, degraded with
+ * their refusals, failed, or placed where no agent runs), with the runtime and prediction; or the job's error
+ * in full. */
+export function JobPanel({ current, poll, follow, onViewPlacement, onDismiss }: JobPanelProps) {
   const job = poll.job;
   const state = job?.state ?? "queued";
+  const deployment = follow.deployment;
+  const prediction = useMemo(() => (deployment === null ? null : parsePrediction(deployment.prediction)), [deployment]);
   const done = state === "succeeded" || state === "failed" || poll.error !== null;
   return (
-    <section className="job-panel" aria-live="polite">
+    <section className="job-panel" aria-live="polite" data-testid="job-panel">
       <h3>
         Deploying with {algorithmLabel(current.algorithm)} on {current.cluster}
       </h3>
@@ -35,8 +43,8 @@ export function JobPanel({ current, poll, result, onViewPlacement, onDismiss }: 
       )}
       <div className="job-progress">
         <progress data-testid="deploy-progress" max={1} value={job?.progress ?? 0} />
-        <span data-testid="job-state" className={`job-state job-${state}`}>
-          {job === null ? "queued" : state}
+        <span data-testid="job-state" className={`job-state job-${jobStateLabel(state)}`}>
+          {job === null ? "queued" : jobStateLabel(state)}
         </span>
       </div>
       {job !== null && job.state !== "succeeded" && job.state !== "failed" && <p className="job-message">{progressText(job)}</p>}
@@ -73,21 +81,32 @@ export function JobPanel({ current, poll, result, onViewPlacement, onDismiss }: 
             )}
             {job.optimal === false && <span className="warn"> (ILP stopped at its time cap: optimal: false)</span>}
           </p>
-          {result.loading && <p className="hint">Loading the deployment…</p>}
-          {result.error !== null && <p className="field-messages">{result.error}</p>}
-          {result.prediction !== null && <PredictionFigures prediction={result.prediction} />}
-          <a
-            href={`#/clusters/${encodeURIComponent(current.cluster)}`}
-            data-testid="view-placement"
-            onClick={(e) => {
-              if (onViewPlacement) {
-                e.preventDefault();
-                onViewPlacement(current.deploymentId, current.cluster);
-              }
-            }}
-          >
-            View placement on {current.cluster}
-          </a>
+          {follow.loading && <p className="hint">Reading the deployment…</p>}
+          {follow.connectionLost && (
+            <div className="connection-lost" role="alert">
+              Connection to the E3 API lost — still retrying; the agents' answers are not shown until it is back.
+            </div>
+          )}
+          {follow.error !== null && <p className="field-messages">{follow.error}</p>}
+          {deployment !== null && <DeploymentStatusSummary deployment={deployment} />}
+          {prediction !== null && <PredictionFigures prediction={prediction} />}
+          <p className="job-links">
+            <a
+              href={routeHref({ name: "cluster", cluster: current.cluster })}
+              data-testid="view-placement"
+              onClick={(e) => {
+                if (onViewPlacement) {
+                  e.preventDefault();
+                  onViewPlacement(current.deploymentId, current.cluster);
+                }
+              }}
+            >
+              View placement on {current.cluster}
+            </a>
+            <a href={routeHref({ name: "deployment", deployment: current.deploymentId })} data-testid="view-deployment">
+              Deployment details
+            </a>
+          </p>
         </div>
       )}
 

@@ -6,6 +6,7 @@ import {
   isAbortError,
   isConnectionError,
   isTerminal,
+  jobStateLabel,
   loadStoredJob,
   parseErrorLines,
   parseJob,
@@ -64,6 +65,12 @@ describe("progress", () => {
     expect(isTerminal("failed")).toBe(true);
     expect(isTerminal("running")).toBe(false);
     expect(isTerminal("queued")).toBe(false);
+  });
+
+  it("calls a finished placement job placed, not succeeded: whether it runs is for the agents to say", () => {
+    expect(jobStateLabel("succeeded")).toBe("placed");
+    expect(jobStateLabel("failed")).toBe("failed");
+    expect(jobStateLabel("running")).toBe("running");
   });
 
   it("writes state, message and percentage", () => {

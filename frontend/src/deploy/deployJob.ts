@@ -106,6 +106,12 @@ export function isTerminal(state: string): boolean {
   return state === "succeeded" || state === "failed";
 }
 
+/** The deploy job's state as the page shows it: the job only places the deployment, so its success reads
+ * "placed" (whether the instances run is the deployment's status, from its agents' answers). */
+export function jobStateLabel(state: string): string {
+  return state === "succeeded" ? "placed" : state;
+}
+
 /** "running — placed 40 of 108 instances (37%)". */
 export function progressText(job: Pick<JobView, "state" | "progress" | "message">): string {
   const pct = `${Math.round(job.progress * 100)}%`;

@@ -15,6 +15,7 @@ describe("parseRoute", () => {
     expect(parseRoute("#/applications")).toEqual({ name: "applications" });
     expect(parseRoute("#/applications/iot-ts")).toEqual({ name: "application", application: "iot-ts" });
     expect(parseRoute("#/deployments")).toEqual({ name: "deployments" });
+    expect(parseRoute("#/deployments/9b1f-2c")).toEqual({ name: "deployment", deployment: "9b1f-2c" });
     expect(parseRoute("#/jobs")).toEqual({ name: "jobs" });
   });
 
@@ -55,6 +56,7 @@ describe("routeHref", () => {
     { name: "applications" },
     { name: "application", application: "ä?x" },
     { name: "deployments" },
+    { name: "deployment", deployment: "9b1f0c2e-1d" },
     { name: "jobs" },
   ];
 
@@ -67,6 +69,7 @@ describe("routeHref", () => {
     expect(routeHref({ name: "template", template: "nfv-fin" })).toBe("#/templates/nfv-fin");
     expect(routeHref({ name: "home" })).toBe("#/");
     expect(routeHref({ name: "dashboard", cluster: "rack" })).toBe("#/clusters/rack/dashboard");
+    expect(routeHref({ name: "deployment", deployment: "9b1f0c2e" })).toBe("#/deployments/9b1f0c2e");
   });
 });
 
@@ -76,6 +79,7 @@ describe("navSection", () => {
     expect(navSection(parseRoute("#/clusters/c1"))).toBe("clusters");
     expect(navSection(parseRoute("#/clusters/c1/dashboard"))).toBe("clusters");
     expect(navSection(parseRoute("#/deploy/x"))).toBe("applications");
+    expect(navSection(parseRoute("#/deployments/9b1f"))).toBe("deployments");
     expect(navSection(parseRoute("#/"))).toBeNull();
   });
 });

@@ -11,6 +11,7 @@ export type Route =
   | { name: "applications" }
   | { name: "application"; application: string }
   | { name: "deployments" }
+  | { name: "deployment"; deployment: string }
   | { name: "jobs" }
   | { name: "admin" }
   | { name: "not-found"; path: string };
@@ -64,7 +65,7 @@ export function parseRoute(hash: string): Route {
     case "applications":
       return second === undefined ? { name: "applications" } : { name: "application", application: second };
     case "deployments":
-      return second === undefined ? { name: "deployments" } : notFound;
+      return second === undefined ? { name: "deployments" } : { name: "deployment", deployment: second };
     case "jobs":
       return second === undefined ? { name: "jobs" } : notFound;
     case "admin":
@@ -99,6 +100,8 @@ export function routeHref(route: Route): string {
       return `#/clusters/${part(route.cluster)}/dashboard`;
     case "application":
       return `#/applications/${part(route.application)}`;
+    case "deployment":
+      return `#/deployments/${part(route.deployment)}`;
     case "not-found":
       return `#${route.path}`;
   }
@@ -119,6 +122,7 @@ export function navSection(route: Route): NavSection | null {
     case "deploy":
       return "applications";
     case "deployments":
+    case "deployment":
       return "deployments";
     case "jobs":
       return "jobs";
@@ -146,6 +150,8 @@ export function routeTitle(route: Route): string {
       return `${route.cluster} · Dashboard · E3`;
     case "application":
       return `${route.application} · Application · E3`;
+    case "deployment":
+      return `Deployment ${route.deployment.split("-")[0]} · E3`;
     case "not-found":
       return "Not found · E3";
     default:

@@ -14,7 +14,7 @@ export interface EventTimelineProps {
 }
 
 const SHOWN = 200;
-const DEFAULT_CATEGORIES: Category[] = ["detection", "migration", "failover", "node"];
+const DEFAULT_CATEGORIES: Category[] = ["detection", "migration", "failover", "node", "refusal"];
 
 function clock(ts: string): string {
   const d = new Date(ts);

@@ -23,17 +23,20 @@ const lookup = buildLookup({
 let id = 0;
 const ev = (kind: string, subject: string, data: Record<string, unknown> = {}) => ({ id: ++id, ts: "2026-11-22T02:00:00.123Z", kind, subject, data });
 
-const ALL = new Set<Category>(["detection", "migration", "failover", "node", "other"]);
+const ALL = new Set<Category>(["detection", "migration", "failover", "node", "refusal", "other"]);
 
 describe("timeline entries", () => {
-  it("puts kinds in the four filter categories", () => {
+  it("puts kinds in the filter categories", () => {
     expect(categoryOf("orchestrator.detection")).toBe("detection");
     expect(categoryOf("orchestrator.no_decision")).toBe("detection");
     expect(categoryOf("orchestrator.mode")).toBe("other");
     expect(categoryOf("migration.step")).toBe("migration");
     expect(categoryOf("failover.promoted")).toBe("failover");
     expect(categoryOf("node.down")).toBe("node");
-    expect(categoryOf("command.nack")).toBe("other");
+    expect(categoryOf("command.nack")).toBe("refusal");
+    expect(categoryOf("deployment.failed")).toBe("refusal");
+    expect(categoryOf("command.ack")).toBe("other");
+    expect(categoryOf("deployment.placed")).toBe("other");
   });
 
   it("links a node state change to its node and the applications on it", () => {
@@ -93,10 +96,30 @@ describe("timeline entries", () => {
   });
 
   it("falls back to the raw kind for others, and works without a layout", () => {
-    const e = toEntry(ev("command.nack", `node/${N0}`, { error: "port_in_use" }), emptyLookup);
-    expect(e.text).toBe("command.nack on node 00000000: port_in_use");
+    const e = toEntry(ev("agent.restart_failed", `node/${N0}`, { error: "port_in_use" }), emptyLookup);
+    expect(e.text).toBe("agent.restart_failed on node 00000000: port_in_use");
     expect(e.tone).toBe("bad");
     expect(e.refs[0]).toMatchObject({ kind: "node", index: null });
+  });
+
+  it("says which instance an agent ACKed or refused, and the agent's reason", () => {
+    const nack = toEntry(ev("command.nack", `node/${N1}`, { command: "deploy_instance", instance_id: I0, version: 3,
+      error_code: "bad_config", error_message: "engine: api_gateway: config needs keys=<k1,k2,...>" }), lookup);
+    expect(nack.text).toBe("Agent on s0/nic0 refused deploy instance of gateway shard 0 primary: bad_config: engine: api_gateway: config needs keys=<k1,k2,...>");
+    expect(nack.tone).toBe("bad");
+    expect(nack.refs.map((r) => r.label)).toEqual(["s0/nic0", "gateway shard 0 primary"]);
+    const bare = toEntry(ev("command.nack", `node/${N1}`, { version: 4, error_code: "busy", error_message: "busy" }), lookup);
+    expect(bare.text).toBe("Agent on s0/nic0 refused command v4: busy");
+    const ack = toEntry(ev("command.ack", `node/${N0}`, { command: "deploy_instance", instance_id: I1 }), lookup);
+    expect(ack.text).toBe("Agent on s0/host ACKed deploy instance of kvs shard 2 backup 1");
+    expect(ack.tone).toBe("ok");
+  });
+
+  it("describes a deployment placed, or not", () => {
+    expect(toEntry(ev("deployment.placed", "deployment/9b1f0c2e-0000", { instances: 4 }), lookup).text).toBe("Deployment 9b1f0c2e placed: 4 instances");
+    const failed = toEntry(ev("deployment.failed", "deployment/9b1f0c2e-0000", { error: "no room for sql" }), lookup);
+    expect(failed.text).toBe("Deployment 9b1f0c2e not placed: no room for sql");
+    expect(failed.tone).toBe("bad");
   });
 
   it("gives a deployment's events its application", () => {

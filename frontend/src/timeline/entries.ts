@@ -6,21 +6,26 @@
 
 import type { EventRow } from "../api/client";
 
-export type Category = "detection" | "migration" | "failover" | "node" | "other";
+export type Category = "detection" | "migration" | "failover" | "node" | "refusal" | "other";
 
 export const CATEGORIES: { key: Category; label: string }[] = [
   { key: "detection", label: "Detections" },
   { key: "migration", label: "Migrations" },
   { key: "failover", label: "Failovers" },
   { key: "node", label: "Node state" },
+  { key: "refusal", label: "Refusals" },
   { key: "other", label: "Other" },
 ];
+
+/** What was refused: an agent's NACK of a command, a deployment not placed or not sent to its agents. */
+const REFUSALS = new Set(["command.nack", "deployment.failed", "deployment.commands_failed"]);
 
 export function categoryOf(kind: string): Category {
   if (kind.startsWith("orchestrator.") && kind !== "orchestrator.mode") return "detection";
   if (kind.startsWith("migration.")) return "migration";
   if (kind.startsWith("failover.")) return "failover";
   if (kind.startsWith("node.")) return "node";
+  if (REFUSALS.has(kind)) return "refusal";
   return "other";
 }
 
@@ -270,6 +275,33 @@ export function toEntry(e: Pick<EventRow, "id" | "ts" | "kind" | "subject" | "da
     case "failover.unprotected": {
       const what = { "failover.state_lost": "state lost", "failover.unplaced": "not placed", "failover.unprotected": "left without a backup" }[e.kind];
       text = `${str(d.dag_node) ?? instLabel} shard ${num(d.shard) ?? "?"}: ${what}${str(d.reason) ? ` (${d.reason})` : ""}`;
+      tone = "bad";
+      break;
+    }
+    case "command.ack":
+    case "command.nack": {
+      const inst = str(d.instance_id);
+      const ref = inst ? instanceRef(lookup, inst) : null;
+      add(ref);
+      const what = `${str(d.command)?.replace(/_/g, " ") ?? `command v${num(d.version) ?? "?"}`}${ref ? ` of ${ref.label}` : ""}`;
+      if (e.kind === "command.ack") {
+        text = `Agent on ${nodeName} ACKed ${what}`;
+        tone = "ok";
+      } else {
+        const reason = [str(d.error_code), str(d.error_message) ?? str(d.error)].filter((x): x is string => x !== null);
+        if (reason.length === 2 && reason[0] === reason[1]) reason.pop(); // an agent that gave only a code
+        text = `Agent on ${nodeName} refused ${what}${reason.length > 0 ? `: ${reason.join(": ")}` : ""}`;
+        tone = "bad";
+      }
+      break;
+    }
+    case "deployment.placed":
+      text = `Deployment ${shortId(subjectId)} placed: ${num(d.instances) ?? "?"} instances`;
+      break;
+    case "deployment.failed":
+    case "deployment.commands_failed": {
+      const what = e.kind === "deployment.failed" ? "not placed" : "not sent to its agents";
+      text = `Deployment ${shortId(subjectId)} ${what}${str(d.error) ? `: ${d.error}` : ""}`;
       tone = "bad";
       break;
     }

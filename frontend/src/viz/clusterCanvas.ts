@@ -7,6 +7,7 @@ import { type D3DragEvent, type D3ZoomEvent, type ZoomBehavior, type ZoomTransfo
 
 import { DRAG_THRESHOLD_PX, type DropNode, type DropTarget, dropTargetAt, movedEnough } from "./dropTarget";
 import { type ClusterGeometry, type Hit, type HitIndex, type Mark, buildHitIndex, hitTest } from "./clusterLayout";
+import { type InstanceLook, REFUSED_COLOR, UNRUN_ALPHA } from "./instanceLook";
 
 /** A line between two instances' marks (live traffic along a DAG edge). */
 export interface CanvasEdge {
@@ -116,8 +117,10 @@ export function createClusterCanvas({ domNode, onHover, onSelect, onDrop, onAnch
   let dragging: Dragging | null = null;
   let anchorAt = "";
   let focusedKey: number | undefined;
-  // Marks grouped by colour and role, rebuilt on update: few fillStyle changes per draw.
-  let groups: { color: string; primary: boolean; marks: Mark[] }[] = [];
+  // Marks grouped by colour, role and look, rebuilt on update: few fillStyle changes per draw; and the refused
+  // ones, crossed out over them.
+  let groups: { color: string; primary: boolean; look: InstanceLook; marks: Mark[] }[] = [];
+  let refused: Mark[] = [];
 
   const zoomBehavior: ZoomBehavior<HTMLCanvasElement, unknown> = zoom<HTMLCanvasElement, unknown>()
     .scaleExtent([0.02, 40])
@@ -273,7 +276,7 @@ export function createClusterCanvas({ domNode, onHover, onSelect, onDrop, onAnch
         ctx.font = "11px system-ui, sans-serif";
         ctx.fillStyle = COLORS.muted;
         ctx.fillText(`${s.servers} servers · ${s.hostNodes} host + ${s.smartnicNodes} SmartNIC nodes`, bx, by + 6, bw);
-        ctx.fillText(`${s.instances} instances (${s.primaries} primary)`, bx, by + 19, bw);
+        ctx.fillText(`${s.instances} instances (${s.primaries} primary)${s.failed > 0 ? ` · ${s.failed} refused by their agents` : ""}`, bx, by + 19, bw);
         ctx.fillText(`cores ${fmt(s.usedCores)} / ${fmt(s.cores)} (${Math.round(s.utilisation * 100)}%)`, bx, by + 32, bw);
       }
       ctx.fillStyle = COLORS.barTrack;
@@ -358,22 +361,47 @@ export function createClusterCanvas({ domNode, onHover, onSelect, onDrop, onAnch
       ctx.lineCap = "butt";
     }
 
-    // Instance marks: primaries filled, backups outlined.
+    // Instance marks: primaries filled, backups outlined; by state, nothing executes it (no agent runs its
+    // node): faded; deploying or seeding: dashed, a primary lightly filled; refused by its agent: crossed out.
     const inset = Math.min(0.5, px / 2);
-    for (const grp of groups) {
+    const inView = (m: Mark) => m.x + m.w >= vx0 && m.x <= vx1 && m.y + m.h >= vy0 && m.y <= vy1;
+    const outline = (marks: Mark[]) => {
       ctx.beginPath();
+      for (const m of marks) if (inView(m)) ctx.rect(m.x + inset, m.y + inset, m.w - 2 * inset, m.h - 2 * inset);
+      ctx.stroke();
+    };
+    for (const grp of groups) {
+      const pending = grp.look === "pending";
+      ctx.globalAlpha = grp.look === "unrun" ? UNRUN_ALPHA : pending ? 0.3 : 1;
       if (grp.primary) {
         ctx.fillStyle = grp.color;
-        for (const m of grp.marks) if (m.x + m.w >= vx0 && m.x <= vx1 && m.y + m.h >= vy0 && m.y <= vy1) ctx.rect(m.x, m.y, m.w, m.h);
+        ctx.beginPath();
+        for (const m of grp.marks) if (inView(m)) ctx.rect(m.x, m.y, m.w, m.h);
         ctx.fill();
-      } else {
+      }
+      if (!grp.primary || pending) {
+        ctx.globalAlpha = grp.look === "unrun" ? UNRUN_ALPHA : 1;
         ctx.strokeStyle = grp.color;
         ctx.lineWidth = Math.min(1, Math.max(px, 0.8));
-        for (const m of grp.marks) {
-          if (m.x + m.w >= vx0 && m.x <= vx1 && m.y + m.h >= vy0 && m.y <= vy1) ctx.rect(m.x + inset, m.y + inset, m.w - 2 * inset, m.h - 2 * inset);
-        }
-        ctx.stroke();
+        if (pending) ctx.setLineDash([Math.max(0.8, 1.5 * px), Math.max(0.6, px)]);
+        outline(grp.marks);
+        ctx.setLineDash([]);
       }
+    }
+    ctx.globalAlpha = 1;
+    if (refused.length > 0) {
+      ctx.strokeStyle = REFUSED_COLOR;
+      ctx.lineWidth = Math.max(0.9, 1.5 * px);
+      ctx.beginPath();
+      for (const m of refused) {
+        if (!inView(m)) continue;
+        ctx.rect(m.x - px, m.y - px, m.w + 2 * px, m.h + 2 * px);
+        ctx.moveTo(m.x, m.y);
+        ctx.lineTo(m.x + m.w, m.y + m.h);
+        ctx.moveTo(m.x + m.w, m.y);
+        ctx.lineTo(m.x, m.y + m.h);
+      }
+      ctx.stroke();
     }
 
     // Selection: the pinned instance, its DAG peers, and lines between them.
@@ -557,18 +585,19 @@ export function createClusterCanvas({ domNode, onHover, onSelect, onDrop, onAnch
         hovered = null;
       }
       if (geometryChanged || colorsChanged) {
-        const byKey = new Map<string, { color: string; primary: boolean; marks: Mark[] }>();
+        const byKey = new Map<string, { color: string; primary: boolean; look: InstanceLook; marks: Mark[] }>();
         for (const m of next.geometry.marks) {
           const color = next.instanceColors?.[m.instance] ?? next.deploymentColors[m.deployment] ?? "#999";
-          const key = `${color}|${m.primary}`;
+          const key = `${color}|${m.primary}|${m.look}`;
           let grp = byKey.get(key);
           if (!grp) {
-            grp = { color, primary: m.primary, marks: [] };
+            grp = { color, primary: m.primary, look: m.look, marks: [] };
             byKey.set(key, grp);
           }
           grp.marks.push(m);
         }
         groups = [...byKey.values()];
+        refused = next.geometry.marks.filter((m) => m.look === "failed");
       }
       resize();
       if (fittedKey !== next.fitKey) {

@@ -116,6 +116,17 @@ describe("computeClusterLayout", () => {
     expect(g.racks[0]!.h).toBeLessThan(g.racks[2]!.h);
   });
 
+  it("marks each instance with the look of its state, and counts the refused ones per rack", () => {
+    const data = fakeCluster(2, 2, 1, 12);
+    const states = ["running", "failed", "placed", "deploying"];
+    data.instances.state = data.instances.id.map((_, i) => states[i % 4]!);
+    const g = computeClusterLayout(data, { collapsed: true, expandedRacks: new Set([0]) });
+    for (const m of g.marks) expect(m.look).toBe(["running", "failed", "unrun", "pending"][m.instance % 4]);
+    expect(g.racks.reduce((n, r) => n + r.summary.failed, 0)).toBe(3);
+    // Without states (an older layout), every instance is drawn as running.
+    expect(computeClusterLayout(fakeCluster(1, 1, 1, 5)).marks.every((m) => m.look === "running")).toBe(true);
+  });
+
   it("draws only the filtered application's instances", () => {
     const data = fakeCluster(2, 2, 2, 90);
     const all = computeClusterLayout(data);

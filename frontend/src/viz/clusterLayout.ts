@@ -3,6 +3,8 @@
 // its node's box. Pure: no DOM, no React; the canvas (clusterCanvas.ts) only draws it.
 // World units are CSS pixels at zoom 1.
 
+import { type InstanceLook, instanceLook } from "./instanceLook";
+
 /** The parts of GET /clusters/{name}/layout the geometry needs (the generated type fits). */
 export interface ClusterLayoutData {
   cluster: string;
@@ -18,6 +20,9 @@ export interface ClusterLayoutData {
     service: string[];
     shard: number[];
     replica: number[];
+    /** Each instance's state (placed | deploying | running | failed | seeding) and its agent's refusal. */
+    state?: string[];
+    error?: ({ code: string; message: string } | null)[];
   };
 }
 
@@ -35,6 +40,8 @@ export interface RackSummary {
   /** Instances counted under the current filter. */
   instances: number;
   primaries: number;
+  /** Instances counted that their agents refused. */
+  failed: number;
   cores: number;
   usedCores: number;
   /** usedCores / cores, 0..1 */
@@ -78,6 +85,8 @@ export interface Mark extends Rect {
   instance: number;
   deployment: number;
   primary: boolean;
+  /** How its state is drawn (instanceLook.ts). */
+  look: InstanceLook;
 }
 
 export interface ClusterGeometry extends Rect {
@@ -210,6 +219,7 @@ export function computeClusterLayout(data: ClusterLayoutData, options: LayoutOpt
         smartnicNodes: 0,
         instances: 0,
         primaries: 0,
+        failed: 0,
         cores: 0,
         usedCores: 0,
         utilisation: 0,
@@ -244,7 +254,10 @@ export function computeClusterLayout(data: ClusterLayoutData, options: LayoutOpt
           summary.cores += node.cores;
           summary.usedCores += node.used_cores;
           summary.instances += onNode.length;
-          for (const i of onNode) if ((instances.replica[i] ?? 0) === 0) summary.primaries++;
+          for (const i of onNode) {
+            if ((instances.replica[i] ?? 0) === 0) summary.primaries++;
+            if (instances.state?.[i] === "failed") summary.failed++;
+          }
           if (collapsed) return;
           const nx = x + RACK_PAD + SERVER_LABEL_W + col * (nodeW + NODE_GAP);
           const utilisation = clamp01(node.cores > 0 ? node.used_cores / node.cores : 0);
@@ -265,6 +278,7 @@ export function computeClusterLayout(data: ClusterLayoutData, options: LayoutOpt
               instance: i,
               deployment: instances.deployment[i] ?? -1,
               primary: (instances.replica[i] ?? 0) === 0,
+              look: instanceLook(instances.state?.[i]),
               x: nx + NODE_PAD + (slot % cols) * MARK_STEP,
               y: sy + NODE_PAD + Math.floor(slot / cols) * MARK_STEP,
               w: MARK_SIZE,

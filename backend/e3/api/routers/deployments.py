@@ -57,9 +57,12 @@ def get_deployment(deployment_id: uuid.UUID, session: SessionDep, actor: ReadDep
 
 @router.get("/{deployment_id}/placement", response_model=PlacementPublic)
 def get_placement(deployment_id: uuid.UUID, session: SessionDep, actor: ReadDep, page: PageDep,
-                  role: Annotated[str | None, Query(pattern="^(primary|backup)$")] = None) -> dict:
-    """List every instance with its computing node, server, rack and role."""
-    items, total = deployments.placement(session, deployment_id, page, role)
+                  role: Annotated[str | None, Query(pattern="^(primary|backup)$")] = None,
+                  state: Annotated[str | None, Query(pattern="^(placed|deploying|running|failed|seeding)$",
+                                                    description="Only instances in this state, e.g. failed")] = None
+                  ) -> dict:
+    """List every instance with its computing node, server, rack, role and state."""
+    items, total = deployments.placement(session, deployment_id, page, role, state)
     return dict(deployment_id=deployment_id, items=items, total=total, limit=page.limit, offset=page.offset)
 
 
