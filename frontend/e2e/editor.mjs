@@ -1,6 +1,43 @@
 // The DAG editor as a person works it with the mouse: services dropped from the palette at a point
 // of the canvas, ports connected by dragging, edges clicked on their middle.
-import { byId } from "./browser.mjs";
+import { after, before, beforeEach } from "node:test";
+
+import { startBackend } from "./backend.mjs";
+import { byId, launch, newTestPage } from "./browser.mjs";
+
+/** The backend (`e3 up`, no agents), Chromium, and the one page a file of editor tests drives, signed in. */
+export async function startEditorRun() {
+  const [backend, browser] = await Promise.all([startBackend(), launch()]);
+  const page = await newTestPage(browser);
+  await page.goto(`${backend.url}/#/`);
+  await page.locator(byId("signed-in-as")).waitFor();
+  return { backend, browser, page };
+}
+
+/** For a file of editor tests: the backend, Chromium and one signed-in page started before them and stopped
+ * after, and a fresh editor opened before each test (after `prepare(page)`, if given). Returns the run
+ * ({backend, browser, page}), filled in once started. */
+export function editorTestRun({ prepare } = {}) {
+  const run = {};
+  before(async () => Object.assign(run, await startEditorRun()));
+  after(async () => {
+    await run.browser?.close();
+    await run.backend?.stop();
+  });
+  beforeEach(async () => {
+    await prepare?.(run.page);
+    await openFreshEditor(run.page, run.backend.url);
+  });
+  return run;
+}
+
+/** A new application in a fresh editor at `url` (no draft left from the test before). */
+export async function openFreshEditor(page, url) {
+  await page.evaluate(() => localStorage.removeItem("e3.draft.new"));
+  await page.goto(`${url}/#/editor`);
+  await page.reload();
+  await page.locator(byId("palette-kvs")).waitFor();
+}
 
 /** Drag from one port to another with the mouse, as xyflow expects. */
 export async function connectPorts(page, fromId, toId) {

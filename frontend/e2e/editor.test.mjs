@@ -5,18 +5,14 @@
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, test } from "node:test";
 
-import { startBackend } from "./backend.mjs";
-import { byId, launch, newTestPage, screenshot } from "./browser.mjs";
-import { connectPorts, dropService, edgeMiddle, edgeOf } from "./editor.mjs";
+import { byId, screenshot } from "./browser.mjs";
+import { connectPorts, dropService, edgeMiddle, edgeOf, openFreshEditor, startEditorRun } from "./editor.mjs";
 
 /** The backend, the browser and the one page every test drives. */
 let backend, browser, page;
 
 before(async () => {
-  [backend, browser] = await Promise.all([startBackend(), launch()]);
-  page = await newTestPage(browser);
-  await page.goto(`${backend.url}/#/`);
-  await page.locator(byId("signed-in-as")).waitFor();
+  ({ backend, browser, page } = await startEditorRun());
 });
 
 after(async () => {
@@ -24,13 +20,7 @@ after(async () => {
   await backend?.stop();
 });
 
-/** A new application in a fresh editor (no draft left from the test before). */
-beforeEach(async () => {
-  await page.evaluate(() => localStorage.removeItem("e3.draft.new"));
-  await page.goto(`${backend.url}/#/editor`);
-  await page.reload();
-  await page.locator(byId("palette-kvs")).waitFor();
-});
+beforeEach(() => openFreshEditor(page, backend.url));
 
 const RED = "rgb(198, 40, 40)";
 const stroke = (edge) => edge.locator(".react-flow__edge-path").evaluate((p) => getComputedStyle(p).stroke);

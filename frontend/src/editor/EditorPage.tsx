@@ -59,7 +59,7 @@ function Editor({ applicationName, template, canWrite, onDeploy }: EditorPagePro
   const { target, setTarget, save, setSave } = session;
   useUndoRedoKeys(history.undo, history.redo);
   useSelectionKeys({ doc, selection, setSelection, push: history.push, editable });
-  const { key, spec, hostOnly, validation, located, quiet, failure } = useDagChecks(doc, catalog.services, session.loaded, save);
+  const { key, spec, hostOnly, configSchemas, validation, located, quiet, failure } = useDagChecks(doc, catalog.services, session.loaded, save);
   const viewCentre = useViewCentre();
   const edits = useDagEdits(history.push, doc.positions, selectOnly, viewCentre);
   const { doSave, onReloadLatest } = saveActions({ session, doc, spec, key });
@@ -97,6 +97,9 @@ function Editor({ applicationName, template, canWrite, onDeploy }: EditorPagePro
   const selectedKey = selection.nodes.length === 1 ? selection.nodes[0]! : null;
   const selectedIndex = doc.nodes.findIndex((n) => n.key === selectedKey);
   const selected = selectedIndex >= 0 ? doc.nodes[selectedIndex]! : null;
+  // undefined until the catalogue has loaded; null for a service it does not know
+  const selectedSchema =
+    selected && configSchemas ? (Object.hasOwn(configSchemas, selected.service) ? configSchemas[selected.service] : null) : undefined;
   const dirty = doc !== session.baseline.current;
   const undrawable = doc.edges.filter((e) => !doc.nodes.some((n) => n.id === e.from) || !doc.nodes.some((n) => n.id === e.to));
 
@@ -162,6 +165,7 @@ function Editor({ applicationName, template, canWrite, onDeploy }: EditorPagePro
           node={selected}
           index={selectedIndex}
           errors={quiet ? [] : validation.errors}
+          configSchema={selectedSchema}
           editable={editable}
           onChange={edits.onNodeChange}
           onRemove={(k) => edits.onDelete([k], [])}

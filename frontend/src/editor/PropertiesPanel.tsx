@@ -1,29 +1,24 @@
-import type { FieldError } from "./dagValidation";
+import { ConfigForm } from "./ConfigForm";
 import { parseIntField, type DraftNode } from "./dagDocument";
+import type { FieldError } from "./dagValidation";
+import { FieldErrors } from "./FieldErrors";
+import type { ConfigSchema } from "./serviceConfig";
 
 interface PropertiesPanelProps {
   node: DraftNode | null;
   index: number;
   errors: readonly FieldError[];
+  /** The node's service's configuration schema; null when the catalogue has none for it, undefined
+   * while the catalogue loads. */
+  configSchema: ConfigSchema | null | undefined;
   editable: boolean;
   onChange: (key: string, patch: Partial<Omit<DraftNode, "key">>, field: string) => void;
   onRemove: (key: string) => void;
 }
 
-function FieldErrors({ errors, field }: { errors: readonly FieldError[]; field: string }) {
-  const mine = errors.filter((e) => e.field === field);
-  if (mine.length === 0) return null;
-  return (
-    <div className="field-error" role="alert">
-      {mine.map((e, i) => (
-        <div key={i}>{e.message}</div>
-      ))}
-    </div>
-  );
-}
-
-/** The selected node's settings; every error the API gives for a field shows under it. */
-export function PropertiesPanel({ node, index, errors, editable, onChange, onRemove }: PropertiesPanelProps) {
+/** The selected node's settings and its service's configuration; every error the API gives for a field
+ * shows under it. */
+export function PropertiesPanel({ node, index, errors, configSchema, editable, onChange, onRemove }: PropertiesPanelProps) {
   if (!node) return <p className="muted">Select a node to edit it.</p>;
   const at = `spec.nodes[${index}]`;
   const set = (field: string, patch: Partial<Omit<DraftNode, "key">>) => onChange(node.key, patch, field);
@@ -83,6 +78,15 @@ export function PropertiesPanel({ node, index, errors, editable, onChange, onRem
         />
       </label>
       <FieldErrors errors={errors} field={`${at}.request_bytes`} />
+      <ConfigForm
+        key={node.key}
+        config={node.config}
+        schema={configSchema}
+        at={`${at}.config`}
+        errors={errors}
+        editable={editable}
+        onChange={(config, key) => set(`config.${key}`, { config })}
+      />
       {editable && (
         <button type="button" className="danger" onClick={() => onRemove(node.key)}>
           Remove node

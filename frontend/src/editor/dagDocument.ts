@@ -19,7 +19,8 @@ export interface DraftNode {
   replicas: number | string;
   platform: Platform | string;
   request_bytes: number | string;
-  /** Service configuration handed to the agent (e.g. api_gateway's keys); kept as read, not edited here. */
+  /** Service configuration handed to the agent (e.g. api_gateway's keys): strings by key, edited in the
+   * properties panel's form (configFields.ts); anything else read from a YAML is kept as read, for the checks to name. */
   config?: unknown;
 }
 

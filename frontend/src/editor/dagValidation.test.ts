@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 
 import { findCycle, locateErrors, ON_CYCLE, summaryMessage, validateDag, type SpecDocument } from "./dagValidation";
+import { readConfigSchema } from "./serviceConfig";
 
 // GET /api/v1/catalog/services: name -> platforms
 const SERVICES: Record<string, string[]> = {
@@ -1060,5 +1061,39 @@ describe("locateErrors", () => {
     expect(located.nodes.get(1)).toEqual(["must be at least 1, got 0"]);
     expect(located.edges.get(0)).toEqual(["unknown node"]);
     expect(located.general.map((e) => e.code)).toEqual(["too_short"]);
+  });
+});
+
+// The catalogue's configuration schemas (GET /api/v1/catalog/services, `config_schema`), from the backend's files.
+const SCHEMA_FILES = import.meta.glob<unknown>("../../../backend/e3/catalog/config_schemas/*.json", { eager: true, import: "default" });
+const SCHEMAS = Object.fromEntries(Object.entries(SCHEMA_FILES).map(([path, raw]) => [path.replace(/^.*\/|\.json$/g, ""), readConfigSchema(raw)]));
+
+// Generated the same way as CASES (validate_application over each document), for nodes' `config`: the spec's
+// own rules for it first (a mapping of at most 32 strings), then each service's schema.
+const CONFIG_CASES: Case[] = [
+  {"name": "config of the wrong shape", "doc": {"apiVersion": "e3/v1", "kind": "Application", "metadata": {"name": "cfg", "description": "", "labels": {}}, "spec": {"nodes": [{"shards": 1, "replicas": 1, "constraints": {"platform": "any"}, "request_bytes": 512, "id": "a", "service": "kvs", "config": 5}, {"shards": 1, "replicas": 1, "constraints": {"platform": "any"}, "request_bytes": 512, "id": "b", "service": "kvs", "config": {"max_value": 5}}, {"shards": 1, "replicas": 1, "constraints": {"platform": "any"}, "request_bytes": 512, "id": "c", "service": "kvs", "config": {"Bad": "a;b", "max_value": "a;b"}}, {"shards": 1, "replicas": 1, "constraints": {"platform": "any"}, "request_bytes": 512, "id": "d", "service": "kvs", "config": {"k0": "1", "k1": "1", "k2": "1", "k3": "1", "k4": "1", "k5": "1", "k6": "1", "k7": "1", "k8": "1", "k9": "1", "k10": "1", "k11": "1", "k12": "1", "k13": "1", "k14": "1", "k15": "1", "k16": "1", "k17": "1", "k18": "1", "k19": "1", "k20": "1", "k21": "1", "k22": "1", "k23": "1", "k24": "1", "k25": "1", "k26": "1", "k27": "1", "k28": "1", "k29": "1", "k30": "1", "k31": "1", "k32": "1"}}, {"shards": 1, "replicas": 1, "constraints": {"platform": "any"}, "request_bytes": 512, "id": "e", "service": "kvs", "config": null}, {"shards": 0, "replicas": 1, "constraints": {"platform": "any"}, "request_bytes": 512, "id": "f", "service": "kvs", "config": {"max_value": "0"}}], "edges": []}}, "message": "spec.nodes[0].config: must be an object (mapping), got 5 (a number) (and 7 more)", "errors": [{"field": "spec.nodes[0].config", "message": "must be an object (mapping), got 5 (a number)", "code": "wrong_type"}, {"field": "spec.nodes[1].config.max_value", "message": "must be a string, got 5 (a number)", "code": "wrong_type"}, {"field": "spec.nodes[2].config.Bad", "message": "'Bad' is not valid: 1-32 lowercase letters, digits or '_', starting with a letter (pattern ^[a-z][a-z0-9_]{0,31}$)", "code": "pattern_mismatch"}, {"field": "spec.nodes[2].config.Bad", "message": "'a;b' is not valid: at most 1024 characters, none of them ';', '=' or a newline (pattern ^[^;=\\n]{0,1024}$)", "code": "pattern_mismatch"}, {"field": "spec.nodes[2].config.max_value", "message": "'a;b' is not valid: at most 1024 characters, none of them ';', '=' or a newline (pattern ^[^;=\\n]{0,1024}$)", "code": "pattern_mismatch"}, {"field": "spec.nodes[3].config", "message": "must have at most 32 items, got None", "code": "too_long"}, {"field": "spec.nodes[4].config", "message": "must be an object (mapping), got null", "code": "wrong_type"}, {"field": "spec.nodes[5].shards", "message": "must be at least 1, got 0", "code": "out_of_range"}]},
+  {"name": "config values against the services' schemas", "doc": {"apiVersion": "e3/v1", "kind": "Application", "metadata": {"name": "cfg", "description": "", "labels": {}}, "spec": {"nodes": [{"shards": 1, "replicas": 1, "constraints": {"platform": "any"}, "request_bytes": 512, "id": "gw", "service": "api_gateway", "config": {"rate": "-1", "burst": "abc", "keys": "a, b", "nope": "1"}}, {"shards": 1, "replicas": 1, "constraints": {"platform": "any"}, "request_bytes": 512, "id": "db", "service": "sql", "config": {"columns": "name:text,id:int"}}, {"shards": 1, "replicas": 1, "constraints": {"platform": "any"}, "request_bytes": 512, "id": "kv", "service": "kvs", "config": {"max_value": "0"}}, {"shards": 1, "replicas": 1, "constraints": {"platform": "any"}, "request_bytes": 512, "id": "fm", "service": "flow_monitor", "config": {"seed": "9223372036854775808", "depth": "010"}}, {"shards": 1, "replicas": 1, "constraints": {"platform": "any"}, "request_bytes": 512, "id": "rc", "service": "recommend", "config": {"k": "1"}}, {"shards": 1, "replicas": 1, "constraints": {"platform": "any"}, "request_bytes": 512, "id": "bayes", "service": "bayes", "config": {"train": "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}}, {"shards": 1, "replicas": 1, "constraints": {"platform": "nowhere"}, "request_bytes": 512, "id": "gw2", "service": "api_gateway", "config": {"rate": "inf"}}, {"shards": 1, "replicas": 1, "constraints": {"platform": "host"}, "request_bytes": 512, "id": "gw3", "service": "api_gateway", "config": {"rate": "1e-400", "burst": "9007199254740991"}}], "edges": [{"from": "gw", "to": "db"}]}}, "message": "spec.nodes[6].constraints.platform: must be 'host', 'smartnic' or 'any', got 'nowhere' (a string) (and 11 more)", "errors": [{"field": "spec.nodes[6].constraints.platform", "message": "must be 'host', 'smartnic' or 'any', got 'nowhere' (a string)", "code": "invalid_choice"}, {"field": "spec.nodes[0].config.rate", "message": "must be greater than 0, got -1", "code": "out_of_range"}, {"field": "spec.nodes[0].config.burst", "message": "must be an integer in decimal digits without leading zeros, got 'abc'", "code": "wrong_type"}, {"field": "spec.nodes[0].config.keys", "message": "'a, b' is not valid: The API keys a request may present, separated by ',': 1 to 64 keys, none with a space or tab. Generated at save when left out (16 random bytes in hex).", "code": "pattern_mismatch"}, {"field": "spec.nodes[0].config.nope", "message": "unknown key 'nope' for api_gateway; its keys: burst, keys, rate", "code": "unknown_field"}, {"field": "spec.nodes[1].config.columns", "message": "'name:text,id:int' is not valid: The table's columns \"<name>:<type>\" separated by ',': 1 to 32, types int, real or text, names unique, of 1 to 31 letters, digits or '_' not starting with a digit; the first column is the primary key and is an int.", "code": "pattern_mismatch"}, {"field": "spec.nodes[2].config.max_value", "message": "must be at least 1, got 0", "code": "out_of_range"}, {"field": "spec.nodes[3].config.seed", "message": "must be at most 9223372036854775807, got 9223372036854775808", "code": "out_of_range"}, {"field": "spec.nodes[3].config.depth", "message": "must be an integer in decimal digits without leading zeros, got '010'", "code": "wrong_type"}, {"field": "spec.nodes[4].config.k", "message": "unknown key 'k' for recommend; it takes no configuration", "code": "unknown_field"}, {"field": "spec.nodes[5].config.train", "message": "'xxxxxxxxxxxx...xxxxxxxxxxxxx' is not valid: Training documents \"<class>:<text>\" separated by '|' (at least one); a class is 1 to 63 printable ASCII characters without a space, ':' or '|'.", "code": "pattern_mismatch"}, {"field": "spec.nodes[7].config.rate", "message": "must be a decimal number such as 0.5 or 1e3, got '1e-400'", "code": "wrong_type"}]},
+  {"name": "required config left out, to be filled at save", "doc": {"apiVersion": "e3/v1", "kind": "Application", "metadata": {"name": "cfg", "description": "", "labels": {}}, "spec": {"nodes": [{"shards": 1, "replicas": 1, "constraints": {"platform": "any"}, "request_bytes": 512, "id": "gw", "service": "api_gateway"}, {"shards": 1, "replicas": 1, "constraints": {"platform": "any"}, "request_bytes": 512, "id": "db", "service": "sql", "config": {}}, {"shards": 1, "replicas": 1, "constraints": {"platform": "any"}, "request_bytes": 512, "id": "sec", "service": "ipsec", "config": {"iv": "00000000000000000000000000000000"}}], "edges": [{"from": "gw", "to": "db"}]}}, "message": "valid", "errors": []}
+];
+
+describe("validateDag checks config as the API does", () => {
+  for (const c of CONFIG_CASES) {
+    it(c.name, () => {
+      const errors = validateDag(c.doc as SpecDocument, SERVICES, SCHEMAS);
+      expect(errors).toEqual(c.errors);
+      expect(summaryMessage(errors)).toBe(c.message);
+    });
+  }
+  it("leaves config values to the server until the catalogue has loaded", () => {
+    const doc = CONFIG_CASES[1]!.doc as SpecDocument;
+    expect(validateDag(doc, SERVICES).some((e) => e.field.includes(".config.") && e.code === "out_of_range")).toBe(false);
+  });
+  it("names a config key in its node's messages", () => {
+    const located = locateErrors(
+      [{ field: "spec.nodes[0].config.rate", message: "must be greater than 0, got -1", code: "out_of_range" }],
+      ["gw"],
+      [],
+    );
+    expect(located.nodes.get(0)).toEqual(["rate: must be greater than 0, got -1"]);
   });
 });

@@ -4,11 +4,19 @@
 // the editor answer on the keystroke rather than after a round trip.
 
 import { cycleLabel } from "./errorText";
+import { pyStrRepr } from "./pythonRepr";
+import { configErrors, type ConfigSchemas } from "./serviceConfig";
 
 export const NAME_PATTERN = "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$";
 export const NODE_ID_PATTERN = "^[a-z][a-z0-9_-]{0,62}$";
+// A config key is a service's (the agent's own keys have a '.'); a value cannot hold the agent's separators.
+export const CONFIG_KEY_PATTERN = "^[a-z][a-z0-9_]{0,31}$";
+export const CONFIG_VALUE_PATTERN = "^[^;=\\n]{0,1024}$";
 const NAME_RE = new RegExp(NAME_PATTERN);
 const NODE_ID_RE = new RegExp(NODE_ID_PATTERN);
+const CONFIG_KEY_RE = new RegExp(CONFIG_KEY_PATTERN, "u");
+const CONFIG_VALUE_RE = new RegExp(CONFIG_VALUE_PATTERN, "u");
+export const MAX_CONFIG_KEYS = 32;
 export const MAX_NODES = 1000;
 export const MAX_EDGES = 10_000;
 export const MAX_INSTANCES = 100_000;
@@ -17,6 +25,8 @@ const MAX_ERRORS = 200;
 const PATTERN_HELP: Record<string, string> = {
   [NAME_PATTERN]: "1-63 lowercase letters, digits or '-', starting and ending with a letter or digit",
   [NODE_ID_PATTERN]: "1-63 characters: a lowercase letter, then lowercase letters, digits, '_' or '-'",
+  [CONFIG_KEY_PATTERN]: "1-32 lowercase letters, digits or '_', starting with a letter",
+  [CONFIG_VALUE_PATTERN]: "at most 1024 characters, none of them ';', '=' or a newline",
 };
 
 const PINNING_REASONS: Record<string, string> = {
@@ -42,7 +52,7 @@ export interface SpecNode {
   replicas: unknown;
   constraints: { platform: unknown };
   request_bytes: unknown;
-  /** Service configuration; checked by the server only. */
+  /** Service configuration: a mapping of strings, checked against the service's schema (serviceConfig.ts). */
   config?: unknown;
 }
 export interface SpecEdge {
@@ -60,23 +70,6 @@ export interface SpecDocument {
 export type ServiceCatalog = Record<string, readonly string[]>;
 
 // --- Python's repr and the backend's value descriptions ------------------------------------
-
-/** Python's repr() of a str. */
-export function pyStrRepr(s: string): string {
-  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
-  let out = "";
-  for (const ch of s) {
-    const code = ch.codePointAt(0) ?? 0;
-    if (ch === "\\") out += "\\\\";
-    else if (ch === quote) out += "\\" + ch;
-    else if (ch === "\n") out += "\\n";
-    else if (ch === "\r") out += "\\r";
-    else if (ch === "\t") out += "\\t";
-    else if (code < 0x20 || code === 0x7f) out += "\\x" + code.toString(16).padStart(2, "0");
-    else out += ch;
-  }
-  return quote + out + quote;
-}
 
 function pyRepr(value: unknown): string {
   if (typeof value === "string") return pyStrRepr(value);
@@ -160,6 +153,28 @@ function checkNode(node: SpecNode, i: number, errors: FieldError[]): boolean {
     ok = false;
   }
   ok = checkInt(node.request_bytes, 1, 65535, `${at}.request_bytes`, errors) && ok;
+  ok = checkConfigShape(node.config, `${at}.config`, errors) && ok;
+  return ok;
+}
+
+/** The spec's own rules for `config` (a mapping of at most 32 keys to strings), before its service's schema. */
+function checkConfigShape(config: unknown, field: string, errors: FieldError[]): boolean {
+  if (config === undefined) return true;
+  if (typeof config !== "object" || config === null || Array.isArray(config)) {
+    errors.push({ field, message: `must be an object (mapping), got ${describe(config)}`, code: "wrong_type" });
+    return false;
+  }
+  const entries = Object.entries(config);
+  if (entries.length > MAX_CONFIG_KEYS) {
+    // pydantic gives no length for a mapping, and the API says so
+    errors.push({ field, message: `must have at most ${MAX_CONFIG_KEYS} items, got None`, code: "too_long" });
+    return false;
+  }
+  let ok = true;
+  for (const [key, value] of entries) {
+    ok = checkPattern(key, CONFIG_KEY_PATTERN, CONFIG_KEY_RE, `${field}.${key}`, errors) && ok;
+    ok = checkPattern(value, CONFIG_VALUE_PATTERN, CONFIG_VALUE_RE, `${field}.${key}`, errors) && ok;
+  }
   return ok;
 }
 
@@ -200,8 +215,9 @@ export function findCycle(order: readonly string[], edges: readonly (readonly [s
 /**
  * Every problem in `doc`, in the order and words the API uses. `services` is the catalogue
  * (GET /api/v1/catalog/services); when null, service names and platforms are not checked.
+ * `configSchemas` (the catalogue's too) checks each node's config against its service's schema.
  */
-export function validateDag(doc: SpecDocument, services: ServiceCatalog | null): FieldError[] {
+export function validateDag(doc: SpecDocument, services: ServiceCatalog | null, configSchemas: ConfigSchemas | null = null): FieldError[] {
   const errors: FieldError[] = [];
   // pydantic's field checks, in declaration order
   checkPattern(doc.metadata.name, NAME_PATTERN, NAME_RE, "metadata.name", errors);
@@ -281,6 +297,8 @@ export function validateDag(doc: SpecDocument, services: ServiceCatalog | null):
           code: "platform_not_supported",
         });
       }
+      const schema = configSchemas && Object.hasOwn(configSchemas, service) ? configSchemas[service] : undefined;
+      if (schema) errors.push(...configErrors(service, schema, (node.config ?? {}) as Record<string, string>, `spec.nodes[${i}].config`));
     }
   }
   const total = validNodes.reduce(
@@ -381,7 +399,8 @@ function push<K>(map: Map<K, string[]>, key: K, message: string): void {
 }
 
 /**
- * Maps errors onto the document: `spec.nodes[i]...` to node i, `spec.edges[j]...` to edge j,
+ * Maps errors onto the document: `spec.nodes[i]...` to node i (a config key's message named by its
+ * key, "rate: must be ..."), `spec.edges[j]...` to edge j,
  * a cycle (at `spec.edges`, with its node ids) to every node and edge on the loop: each is marked
  * (edges red, without a label), and the canvas carries the one short label, so the message is
  * neither repeated nor drawn over the nodes.
@@ -393,9 +412,9 @@ export function locateErrors(
 ): LocatedErrors {
   const out: LocatedErrors = { nodes: new Map(), edges: new Map(), metadata: new Map(), canvas: [], general: [] };
   for (const e of errors) {
-    const node = /^spec\.nodes\[(\d+)\]/.exec(e.field);
+    const node = /^spec\.nodes\[(\d+)\](?:\.config\.(.+))?/.exec(e.field);
     const edge = /^spec\.edges\[(\d+)\]/.exec(e.field);
-    if (node) push(out.nodes, Number(node[1]), e.message);
+    if (node) push(out.nodes, Number(node[1]), node[2] ? `${node[2]}: ${e.message}` : e.message);
     else if (edge) push(out.edges, Number(edge[1]), e.message);
     else if (e.field.startsWith("metadata.")) push(out.metadata, e.field, e.message);
     else if (e.code === "cycle" && Array.isArray(e.cycle) && e.cycle.length > 0) {

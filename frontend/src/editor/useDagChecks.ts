@@ -4,6 +4,7 @@ import { isBlank, specKey, toSpec, type DagDocument } from "./dagDocument";
 import { locateErrors, summaryMessage, type LocatedErrors, type ServiceCatalog, type SpecDocument } from "./dagValidation";
 import { inPlainWords } from "./errorText";
 import { currentFailure, type SaveFailure, type SaveState } from "./saveState";
+import { readConfigSchema, type ConfigSchemas } from "./serviceConfig";
 import type { ServiceType } from "./useCatalog";
 import { useEditorValidation, type EditorValidation } from "./useEditorValidation";
 
@@ -13,6 +14,8 @@ export interface DagChecks {
   spec: SpecDocument;
   /** Service types that run on hosts only. */
   hostOnly: ReadonlySet<string>;
+  /** Each service's configuration schema; null while the catalogue loads. */
+  configSchemas: ConfigSchemas | null;
   /** Messages in plain words (errorText), as the panels and the canvas show them. */
   validation: EditorValidation;
   /** The validation's errors by node, edge and metadata field; none while `quiet`. */
@@ -41,7 +44,11 @@ export function useDagChecks(doc: DagDocument, catalog: readonly ServiceType[], 
     () => new Set(catalog.filter((s) => s.platforms.length === 1 && s.platforms[0] === "host").map((s) => s.name)),
     [catalog],
   );
-  const checked = useEditorValidation(spec, key, services, loaded);
+  const configSchemas = useMemo<ConfigSchemas | null>(
+    () => (catalog.length > 0 ? Object.fromEntries(catalog.map((s) => [s.name, readConfigSchema(s.config_schema)])) : null),
+    [catalog],
+  );
+  const checked = useEditorValidation(spec, key, services, configSchemas, loaded);
   const failure = currentFailure(save, key);
   const refused = failure && failure.errors.length > 0 ? failure.errors : null;
   // each list rewritten once, so the located errors (and the canvas) change only with them
@@ -55,5 +62,5 @@ export function useDagChecks(doc: DagDocument, catalog: readonly ServiceType[], 
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [shown, key, quiet],
   );
-  return { key, spec, hostOnly, validation, located, quiet, failure };
+  return { key, spec, hostOnly, configSchemas, validation, located, quiet, failure };
 }

@@ -3,6 +3,7 @@ import { useEffect, useMemo, useState } from "react";
 import { api, unwrap } from "../api/http";
 import { describeError } from "../lib/errors";
 import { summaryMessage, validateDag, type FieldError, type ServiceCatalog, type SpecDocument } from "./dagValidation";
+import type { ConfigSchemas } from "./serviceConfig";
 
 export interface EditorValidation {
   valid: boolean;
@@ -24,11 +25,12 @@ export function useEditorValidation(
   spec: SpecDocument,
   specKey: string,
   services: ServiceCatalog | null,
+  configSchemas: ConfigSchemas | null,
   enabled: boolean,
 ): EditorValidation {
   // spec is derived from specKey: only recompute when the key changes
   // eslint-disable-next-line react-hooks/exhaustive-deps
-  const local = useMemo(() => validateDag(spec, services), [specKey, services]);
+  const local = useMemo(() => validateDag(spec, services, configSchemas), [specKey, services, configSchemas]);
   const [server, setServer] = useState<{ key: string; valid: boolean; message: string; errors: FieldError[] } | null>(null);
   const [serverError, setServerError] = useState<string | null>(null);
 
