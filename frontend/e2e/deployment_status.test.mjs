@@ -1,6 +1,6 @@
 // End to end: a deployment's status tells the truth, against the real backend with real agents (`e3 up`'s local
-// cluster `local`: 2 beefy servers, one e3-agent each on loopback). An application whose api_gateway has no
-// config (its agent refuses it: bad_config) beside a kvs that runs is deployed from the Deploy page; a person
+// cluster `local`: 2 beefy servers, one e3-agent each on loopback). An application whose knn has points of two
+// dimensions (the API checks each value's format, not that; its agent refuses it: bad_config) beside a kvs that runs is deployed from the Deploy page; a person
 // sees it end "Degraded" with the agent's reason, never "succeeded" or "Running", then finds the same truth in
 // the Deployments list, on the placement view (the refused instance drawn apart, its reason in the tooltip and
 // the details) and on the deployment's page (the refused instance and its reason, the agent's refusal among its
@@ -26,7 +26,7 @@ before(async () => {
   backend = await startBackend({ localServers: 2 });
   browser = await launch();
   page = await newTestPage(browser);
-  // The gateway has no config: its agent refuses it (an api_gateway needs keys=...). The kvs and its backup run.
+  // The knn's points have two dimensions: only its agent finds that (bad_config). The kvs and its backup run.
   await backend.api("/api/v1/applications", {
     method: "POST",
     body: JSON.stringify({
@@ -35,7 +35,7 @@ before(async () => {
       metadata: { name: BAD },
       spec: {
         nodes: [
-          { id: "gw", service: "api_gateway", replicas: 0 },
+          { id: "gw", service: "knn", replicas: 0, config: { points: "0,0:low|1:high" } },
           { id: "kv", service: "kvs", replicas: 1 },
         ],
         edges: [{ from: "gw", to: "kv" }],
@@ -72,7 +72,7 @@ describe("deployment status", () => {
     assert.equal(await status.getAttribute("data-status"), "degraded");
     assert.match(await status.getAttribute("class"), /status-warn/); // amber, not green
     const line = await page.locator(byId("deployment-status-text")).innerText();
-    assert.match(line, /^Degraded: 1 of 3 instances refused by their agents: bad_config: .*api_gateway/);
+    assert.match(line, /^Degraded: 1 of 3 instances refused by their agents: bad_config: .*knn: point 1 has 1 coordinates/);
     const refusals = page.locator(`${byId("deployment-refusals")} li`);
     assert.equal(await refusals.count(), 1);
     assert.match(await refusals.first().innerText(), /^bad_config: .+ \(1 instance\)$/);
@@ -112,7 +112,7 @@ describe("deployment status", () => {
     assert.equal(await refused.count(), 1);
     const cells = await refused.locator("td").allInnerTexts();
     assert.equal(cells[0], "gw");
-    assert.match(await refused.locator(byId("instance-reason")).innerText(), /^bad_config: .*api_gateway/);
+    assert.match(await refused.locator(byId("instance-reason")).innerText(), /^bad_config: .*knn: point 1 has 1 coordinates/);
     assert.equal(await rows.filter({ has: page.locator(`${byId("instance-state")}[data-state="running"]`) }).count(), 2);
     // Only the refused ones.
     await page.locator(byId("instances-filter")).selectOption("failed");
@@ -146,14 +146,14 @@ describe("deployment status", () => {
     }
     assert.equal(tips.size, 3, `instances found: ${[...tips].join(" | ")}`);
     assert.ok(refused, `no refused instance in the tooltips: ${[...tips].join(" | ")}`);
-    assert.match(refused.tip, /^e2e-unconfigured · gw \(api_gateway\)/);
-    assert.match(refused.tip, /failed: refused by its agent: bad_config: .*api_gateway/);
+    assert.match(refused.tip, /^e2e-unconfigured · gw \(knn\)/);
+    assert.match(refused.tip, /failed: refused by its agent: bad_config: .*knn: point 1 has 1 coordinates/);
     await screenshot(page, "status-placement-tooltip");
     await page.mouse.click(refused.at.x, refused.at.y);
     const details = page.locator(byId("instance-details"));
     await details.waitFor();
     assert.equal(await details.locator(`${byId("instance-state")}[data-state="failed"]`).count(), 1);
-    assert.match(await details.locator(byId("instance-refusal")).innerText(), /^bad_config: .*api_gateway/);
+    assert.match(await details.locator(byId("instance-refusal")).innerText(), /^bad_config: .*knn: point 1 has 1 coordinates/);
     // The cluster's event timeline shows the agent's refusal (a Refusals entry, shown by default).
     const nack = page.locator(`${byId("timeline-entry")}[data-kind="command.nack"]`);
     await nack.first().waitFor();

@@ -65,24 +65,27 @@ export function Palette({ services, templates, error, loading, canEdit, onAdd, o
         {shownServices.map((s) => {
           const tag = suitability(s);
           return (
-            <li
-              key={s.name}
-              data-testid={`palette-${s.name}`}
-              className="palette-item"
-              role="button"
-              tabIndex={canEdit ? 0 : undefined}
-              aria-disabled={!canEdit}
-              aria-label={`Add ${s.name}`}
-              draggable={canEdit}
-              onDragStart={(e) => onDragStart(e, s.name)}
-              onDoubleClick={() => canEdit && onAdd(s.name)}
-              onKeyDown={(e) => onKeyDown(e, s.name)}
-              title={`${s.description}\nDrag onto the canvas, or double-click (Enter when focused) to add.`}
-            >
-              <span className="palette-name">{s.name}</span>
-              <span className={tag.className} title={tag.title}>
-                {tag.label}
-              </span>
+            <li key={s.name}>
+              {/* The list item stays a list item; the button inside it (a div: it is also a drag source) is named
+                  by its visible text, so what a screen reader says is what a person reads. */}
+              <div
+                data-testid={`palette-${s.name}`}
+                className="palette-item"
+                role="button"
+                tabIndex={canEdit ? 0 : undefined}
+                aria-disabled={!canEdit}
+                aria-description="add to the canvas"
+                draggable={canEdit}
+                onDragStart={(e) => onDragStart(e, s.name)}
+                onDoubleClick={() => canEdit && onAdd(s.name)}
+                onKeyDown={(e) => onKeyDown(e, s.name)}
+                title={`${s.description}\nDrag onto the canvas, or double-click (Enter when focused) to add.`}
+              >
+                <span className="palette-name">{s.name}</span>
+                <span className={tag.className} title={tag.title}>
+                  {tag.label}
+                </span>
+              </div>
             </li>
           );
         })}
