@@ -254,9 +254,11 @@ export function createClusterCanvas({ domNode, onHover, onSelect, onDrop, onAnch
     ctx.stroke();
 
     const textOk = k * 11 >= 7; // world 11 px text is at least 7 screen px
+    // Text grows with the zoom up to a readable size on screen, no further (a fitted small cluster is zoomed far in).
+    const textPx = (world: number, screenMax: number) => Math.min(world, screenMax * px);
     ctx.textBaseline = "middle";
     if (textOk) {
-      ctx.font = "600 11px system-ui, sans-serif";
+      ctx.font = `600 ${textPx(11, 14)}px system-ui, sans-serif`;
       ctx.fillStyle = COLORS.rackText;
       for (const r of racks) {
         const s = r.summary;
@@ -274,7 +276,7 @@ export function createClusterCanvas({ domNode, onHover, onSelect, onDrop, onAnch
       const by = r.y + r.header.h + 4;
       const bw = r.w - 12;
       if (textOk) {
-        ctx.font = "11px system-ui, sans-serif";
+        ctx.font = `${textPx(11, 14)}px system-ui, sans-serif`;
         ctx.fillStyle = COLORS.muted;
         ctx.fillText(`${s.servers} servers · ${s.hostNodes} host + ${s.smartnicNodes} SmartNIC nodes`, bx, by + 6, bw);
         ctx.fillText(`${s.instances} instances (${s.primaries} primary)${s.failed > 0 ? ` · ${s.failed} refused by their agents` : ""}`, bx, by + 19, bw);
@@ -325,7 +327,7 @@ export function createClusterCanvas({ domNode, onHover, onSelect, onDrop, onAnch
 
     // Server names.
     if (k * 9 >= 6) {
-      ctx.font = "9px system-ui, sans-serif";
+      ctx.font = `${textPx(9, 12)}px system-ui, sans-serif`;
       ctx.fillStyle = COLORS.muted;
       for (const s of g.servers) {
         if (!visible(s.x, s.y, s.w, s.h)) continue;
