@@ -1,19 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { describeProposed, proposedByNode, proposedLabel, proposedLayout } from "./proposedPlacement";
 
+// One server (a host and a SmartNIC) with one deployed instance on the host.
+const nodes = ["host", "nic0"].map((suffix, i) => ({
+  name: `r0-s0/${suffix}`, kind: i === 0 ? "host" : "smartnic", server: 0, cores: 16, used_cores: 2,
+}));
+const deployed = { id: ["i0"], node: [0], deployment: [0], dag_node: ["web"], service: ["nginx"], shard: [0], replica: [0] };
 const layout = {
-  cluster: "c",
-  racks: [{ name: "r0", pod: 0 }],
-  servers: [{ name: "r0-s0", server_type: "t", rack: 0 }],
-  nodes: [
-    { name: "r0-s0/host", kind: "host", server: 0, cores: 16, used_cores: 2 },
-    { name: "r0-s0/nic0", kind: "smartnic", server: 0, cores: 8, used_cores: 0 },
-  ],
-  deployments: [{ application: "shop", edges: [] }],
-  instances: {
-    id: ["i0"], node: [0], deployment: [0], dag_node: ["web"], service: ["nginx"], shard: [0], replica: [0],
-    state: ["running"],
-  },
+  cluster: "c", racks: [{ name: "r0", pod: 0 }], servers: [{ name: "r0-s0", server_type: "t", rack: 0 }], nodes,
+  deployments: [{ application: "shop", edges: [] }], instances: { ...deployed, state: ["running"] },
 };
 
 const assignments = [
