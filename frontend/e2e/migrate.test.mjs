@@ -183,7 +183,10 @@ describe("migrations from the placement view", () => {
     const legend = page.locator(byId("live-legend"));
     await legend.waitFor();
     assert.match(await legend.innerText(), /0 of 6 nodes reporting current figures/);
-    await page.mouse.move(mark.x, mark.y);
+    // An instance where it is drawn now (the page has scrolled since the first test found `mark`).
+    const at = await findMark(page, "move");
+    assert.ok(at, "no instance found on the canvas");
+    await page.mouse.move(at.x, at.y);
     const tip = page.locator(".cluster-tooltip");
     await tip.waitFor();
     assert.match(await tip.innerText(), /live figures not current \(never reported\)/);

@@ -51,6 +51,7 @@ class ClusterPublic(BaseModel):
     racks: int
     servers: int
     nodes: int
+    agent_nodes: int = Field(description="Nodes an agent has registered for (0: nothing would execute a deployment)")
     server_types: dict[str, int] = Field(description="Servers per server type")
     deployments: int
 

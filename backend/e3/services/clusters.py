@@ -62,7 +62,8 @@ def get_cluster(session: Session, name: str) -> Cluster:
 
 
 def cluster_summaries(session: Session, clusters: list[Cluster]) -> list[dict]:
-    """Counts per cluster (racks, servers, nodes, server types, deployments) in a few grouped queries."""
+    """Counts per cluster (racks, servers, nodes, nodes run by agents, server types, deployments) in a few grouped
+    queries."""
     ids = [c.id for c in clusters]
     if not ids:
         return []
@@ -70,6 +71,9 @@ def cluster_summaries(session: Session, clusters: list[Cluster]) -> list[dict]:
                                  .group_by(Rack.cluster_id)).all())
     nodes = dict(session.execute(select(ComputeNode.cluster_id, func.count()).where(ComputeNode.cluster_id.in_(ids))
                                  .group_by(ComputeNode.cluster_id)).all())
+    agent_nodes = dict(session.execute(select(ComputeNode.cluster_id, func.count())
+                                       .where(ComputeNode.cluster_id.in_(ids), ComputeNode.agent_id.is_not(None))
+                                       .group_by(ComputeNode.cluster_id)).all())
     deps = dict(session.execute(select(Deployment.cluster_id, func.count()).where(Deployment.cluster_id.in_(ids))
                                 .group_by(Deployment.cluster_id)).all())
     types: dict = defaultdict(dict)
@@ -77,7 +81,8 @@ def cluster_summaries(session: Session, clusters: list[Cluster]) -> list[dict]:
                                      .where(Server.cluster_id.in_(ids)).group_by(Server.cluster_id, Server.server_type)):
         types[cid][t] = n
     return [dict(id=c.id, name=c.name, created_at=c.created_at, racks=racks.get(c.id, 0),
-                 servers=sum(types[c.id].values()), nodes=nodes.get(c.id, 0), server_types=types[c.id],
+                 servers=sum(types[c.id].values()), nodes=nodes.get(c.id, 0),
+                 agent_nodes=agent_nodes.get(c.id, 0), server_types=types[c.id],
                  deployments=deps.get(c.id, 0)) for c in clusters]
 
 

@@ -98,3 +98,23 @@ def test_thousand_server_fattree(client):
     assert (r.json()["racks"], r.json()["nodes"]) == (25, 5000)
     nodes = client.get("/api/v1/clusters/fattree-1000-type2-smartnic/nodes", params={"limit": 1000, "offset": 4500})
     assert nodes.json()["total"] == 5000 and len(nodes.json()["items"]) == 500
+
+
+def test_list_counts_the_nodes_agents_run(client):
+    import uuid
+
+    from sqlalchemy import select, update
+
+    from e3.core.db import session_scope
+    from e3.models import ComputeNode
+
+    for name in ("aaa", "run"):
+        client.post("/api/v1/clusters", json={"generator": "fattree", "servers": 2, "server_type": "type1-smartnic",
+                                              "name": name})
+    run = uuid.UUID(client.get("/api/v1/clusters/run").json()["id"])
+    with session_scope() as session:
+        some = session.scalars(select(ComputeNode.id).where(ComputeNode.cluster_id == run).limit(3)).all()
+        session.execute(update(ComputeNode).where(ComputeNode.id.in_(some)).values(agent_id="agent-1"))
+    listed = {c["name"]: c["agent_nodes"] for c in client.get("/api/v1/clusters").json()["items"]}
+    assert listed == {"aaa": 0, "run": 3}
+    assert client.get("/api/v1/clusters/run").json()["agent_nodes"] == 3

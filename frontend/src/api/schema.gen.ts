@@ -954,6 +954,11 @@ export interface components {
         /** ClusterDetail */
         ClusterDetail: {
             /**
+             * Agent Nodes
+             * @description Nodes an agent has registered for (0: nothing would execute a deployment)
+             */
+            agent_nodes: number;
+            /**
              * Created At
              * Format: date-time
              */
@@ -999,6 +1004,11 @@ export interface components {
         };
         /** ClusterPublic */
         ClusterPublic: {
+            /**
+             * Agent Nodes
+             * @description Nodes an agent has registered for (0: nothing would execute a deployment)
+             */
+            agent_nodes: number;
             /**
              * Created At
              * Format: date-time

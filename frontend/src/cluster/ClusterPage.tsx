@@ -119,6 +119,7 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
             geometry,
             deploymentColors,
             serverNames,
+            nodeNames: layout.nodes.map((n) => n.name),
             selected,
             highlighted: relations?.peerInstances ?? EMPTY,
             fitKey: `${clusterName}|${collapsed}|${fits}`,
@@ -295,7 +296,6 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
         colorMode={colorMode}
         onColorMode={setColorChoice}
       />
-      {colorMode === "live" && <LiveBanner connection={live.connection} error={live.error} attempt={live.attempt} />}
       {error && (
         <p className="error" role="alert">
           Could not load the cluster layout: {error}
@@ -304,6 +304,10 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
       <div className="cluster-body">
         <div className="cluster-stage">
           <canvas ref={canvasRef} className="cluster-canvas" data-testid="cluster-canvas" aria-label={`Cluster ${clusterName}`} />
+          {/* Over the drawing, not above it: the canvas (and the drag targets on it) never moves when it shows. */}
+          <div className="cluster-stage-banner">
+            {colorMode === "live" && <LiveBanner connection={live.connection} error={live.error} attempt={live.attempt} />}
+          </div>
           {loading && !layout && <p className="cluster-hint">Loading layout…</p>}
           {layout && (
             <p className="cluster-hint">

@@ -3,6 +3,7 @@ import { DeployForm } from "./DeployForm";
 import { JobPanel } from "./JobPanel";
 import { PreviewForm } from "./PreviewForm";
 import { PreviewTable } from "./PreviewTable";
+import { ProposedPlacement } from "./ProposedPlacement";
 import "./deploy.css";
 import { useDeployClusters } from "./useDeployClusters";
 import { useDeploymentFollow } from "./useDeploymentFollow";
@@ -11,6 +12,7 @@ import { useJob } from "./useJob";
 import { usePreview } from "./usePreview";
 import { type FormField, type StoredJob, loadStoredJob, refusalsByField, saveStoredJob } from "./deployJob";
 import { DEFAULT_ALGORITHM, buildPreviewRequest, preselectAlgorithm } from "./deployPreview";
+import { defaultCluster } from "./clusterChoice";
 
 export interface DeployPageProps {
   applicationName: string;
@@ -38,22 +40,27 @@ export function DeployPage({ applicationName, canDeploy, onDeployed }: DeployPag
   const [ilpTimeLimitS, setIlpTimeLimitS] = useState("10");
   const [formErrors, setFormErrors] = useState<Partial<Record<FormField, string[]>>>({});
   const [algorithm, setAlgorithm] = useState(DEFAULT_ALGORITHM);
+  /** The previewed algorithm whose placement is drawn on the cluster, or null. */
+  const [shownPlacement, setShownPlacement] = useState<string | null>(null);
 
   // Another application in the same page instance: pick up its own stored job.
   useEffect(() => {
     setCurrent(loadStoredJob(sessionStore(), applicationName));
   }, [applicationName]);
 
-  // Default to the first cluster once they are known (or when the chosen one disappeared).
+  // Default to a cluster run by agents (else the first) once they are known, or when the chosen one disappeared.
   useEffect(() => {
     if (clusters.loading || clusters.clusters.length === 0) return;
-    if (!clusters.clusters.some((c) => c.name === cluster)) setCluster(clusters.clusters[0]!.name);
+    const choice = defaultCluster(clusters.clusters, cluster);
+    if (choice !== cluster) setCluster(choice);
   }, [clusters.loading, clusters.clusters, cluster]);
 
-  // Each new preview preselects its best algorithm (by predicted req/J), else HCM.
+  // Each new preview preselects its best algorithm (by predicted req/J), else HCM, and shows no placement yet.
   useEffect(() => {
     if (preview.table !== null) setAlgorithm(preselectAlgorithm(preview.table));
+    setShownPlacement(null);
   }, [preview.table]);
+  const shownRow = preview.table?.rows.find((r) => r.algorithm === shownPlacement) ?? null;
 
   const poll = useJob(current?.jobId ?? null);
   const follow = useDeploymentFollow(current?.deploymentId ?? null, poll.job?.state === "succeeded");
@@ -135,7 +142,17 @@ export function DeployPage({ applicationName, canDeploy, onDeployed }: DeployPag
             The preview below is for {preview.table.cluster}; preview again for {cluster || "the chosen cluster"}.
           </p>
         )}
-        {preview.table !== null && <PreviewTable table={preview.table} offeredRps={preview.offeredRps} />}
+        {preview.table !== null && (
+          <PreviewTable table={preview.table} offeredRps={preview.offeredRps} shown={shownPlacement} onShow={setShownPlacement} />
+        )}
+        {preview.table !== null && shownRow?.assignments && (
+          <ProposedPlacement
+            cluster={preview.table.cluster}
+            algorithm={shownRow.algorithm}
+            assignments={shownRow.assignments}
+            onClose={() => setShownPlacement(null)}
+          />
+        )}
       </section>
 
       <section className="deploy-section">

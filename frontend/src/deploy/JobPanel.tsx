@@ -5,7 +5,7 @@ import { DeploymentStatusSummary } from "../components/DeploymentStatus";
 import { formatRuntime } from "../lib/figures";
 import { routeHref } from "../lib/route";
 import { type StoredJob, formatErrorLine, jobStateLabel, progressText } from "./deployJob";
-import { algorithmLabel, parsePrediction } from "./deployPreview";
+import { algorithmLabel, describeOptimality, parsePrediction } from "./deployPreview";
 import { PredictionFigures } from "./PredictionFigures";
 import { MeasuredTag } from "./Tags";
 
@@ -79,7 +79,7 @@ export function JobPanel({ current, poll, follow, onViewPlacement, onDismiss }: 
                 — algorithm runtime {formatRuntime(job.runtimeMs)} <MeasuredTag />
               </>
             )}
-            {job.optimal === false && <span className="warn"> (ILP stopped at its time cap: optimal: false)</span>}
+            {job.optimal === false && <span className="warn"> ({describeOptimality(null, false)})</span>}
           </p>
           {follow.loading && <p className="hint">Reading the deployment…</p>}
           {follow.connectionLost && (

@@ -27,7 +27,8 @@ function describeCluster(c: ClusterOption): string {
   const types = Object.entries(c.serverTypes)
     .map(([t, n]) => `${n} × ${t}`)
     .join(", ");
-  return `${c.name} — ${c.servers} servers${types ? ` (${types})` : ""}`;
+  const agents = c.agentNodes > 0 ? `${c.agentNodes} nodes run by agents` : "no agents: nothing would execute";
+  return `${c.name} — ${c.servers} servers${types ? ` (${types})` : ""} · ${agents}`;
 }
 
 /** Cluster, offered load and ILP cap, and the preview button (a spinner and cancel while it runs). */

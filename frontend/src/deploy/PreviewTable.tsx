@@ -28,23 +28,46 @@ function Cell({ algorithm, figure, children, title }: { algorithm: string; figur
   );
 }
 
-function Row({ row, best, baseline }: { row: PreviewRow; best: boolean; baseline: string }) {
+function Row({
+  row,
+  best,
+  baseline,
+  shown,
+  onShow,
+}: {
+  row: PreviewRow;
+  best: boolean;
+  baseline: string;
+  shown: boolean;
+  onShow: (algorithm: string | null) => void;
+}) {
   const a = row.algorithm;
   const p = row.prediction;
   return (
     <tr data-testid={`preview-row-${a}`} className={best ? "best" : row.placed ? undefined : "unplaced"}>
-      <th scope="row">
+      <th scope="row" className="algorithm">
         {algorithmLabel(a)}
         {a === baseline && <span className="hint"> (baseline)</span>}
         {!row.placed && <div className="warn">not placed</div>}
-        {row.optimal !== null && (
-          <div
-            className={row.optimal ? "hint" : "warn"}
-            data-testid={`preview-${a}-optimal`}
-            title="ILP: false when it stopped at its time cap"
-          >
-            optimal: {row.optimal ? "true" : "false"}
+        {row.objective !== "" && (
+          <div className="objective" data-testid={`preview-${a}-objective`}>
+            <span className="hint">Optimises: </span>
+            {row.objective}
           </div>
+        )}
+        <div className="optimality hint" data-testid={`preview-${a}-optimality`}>
+          Result: {row.optimality}
+        </div>
+        {row.placed && row.assignments !== null && (
+          <button
+            type="button"
+            className="link-button"
+            aria-pressed={shown}
+            data-testid={`preview-${a}-show`}
+            onClick={() => onShow(shown ? null : a)}
+          >
+            {shown ? "Hide placement" : "Show placement"}
+          </button>
         )}
       </th>
       <td className="num runtime" data-testid={`preview-${a}-runtime`} title="measured">
@@ -87,8 +110,19 @@ function Row({ row, best, baseline }: { row: PreviewRow; best: boolean; baseline
   );
 }
 
-/** The four placements side by side; every predicted figure is labelled modelled. */
-export function PreviewTable({ table, offeredRps }: { table: Table; offeredRps: string }) {
+/** The four placements side by side, each with what it optimises; every predicted figure is labelled modelled. */
+export function PreviewTable({
+  table,
+  offeredRps,
+  shown,
+  onShow,
+}: {
+  table: Table;
+  offeredRps: string;
+  /** The algorithm whose placement is drawn on the cluster, or null. */
+  shown: string | null;
+  onShow: (algorithm: string | null) => void;
+}) {
   const baseline = algorithmLabel(table.baseline);
   return (
     <div className="preview-table-wrap">
@@ -110,7 +144,7 @@ export function PreviewTable({ table, offeredRps }: { table: Table; offeredRps: 
             </th>
           </tr>
           <tr>
-            <th scope="col">Algorithm</th>
+            <th scope="col">Algorithm: what it optimises</th>
             <th scope="col" title="measured">
               Runtime <MeasuredTag />
             </th>
@@ -128,7 +162,14 @@ export function PreviewTable({ table, offeredRps }: { table: Table; offeredRps: 
         </thead>
         <tbody>
           {table.rows.map((row) => (
-            <Row key={row.algorithm} row={row} best={row.algorithm === table.best} baseline={table.baseline} />
+            <Row
+              key={row.algorithm}
+              row={row}
+              best={row.algorithm === table.best}
+              baseline={table.baseline}
+              shown={row.algorithm === shown}
+              onShow={onShow}
+            />
           ))}
         </tbody>
       </table>

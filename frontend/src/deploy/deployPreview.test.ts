@@ -4,6 +4,7 @@ import {
   buildPreviewRequest,
   comparisonByAlgorithm,
   describeBottleneck,
+  describeOptimality,
   parsePrediction,
   parsePreview,
   pickBestAlgorithm,
@@ -31,6 +32,8 @@ const preview = {
   baseline: "hcm",
   results: [
     { algorithm: "hcm", placed: true, runtime_ms: 1.8, optimal: null, prediction: prediction(16.37),
+      objective: "keeps communicating microservices close", optimality: "a heuristic: no claim of optimality",
+      assignments: [{ dag_node: "ingest", shard: 0, replica: 0, node: "r0-s00/host" }, { dag_node: 7 }],
       summary: { instances_on_host: 66, instances_on_smartnic: 42, servers_used: 3 } },
     { algorithm: "annealing", placed: true, runtime_ms: 71.7, prediction: prediction(18.4),
       summary: { instances_on_host: 54, instances_on_smartnic: 54, servers_used: 3 } },
@@ -69,11 +72,23 @@ describe("parsePreview", () => {
     expect(hcm.serversUsed).toBe(3);
     expect(hcm.prediction?.throughputRps).toBe(11711.7);
     expect(hcm.prediction?.p99LatencyMs).toBe(390.8);
-    expect(hcm.optimal).toBeNull();
+    expect(hcm.objective).toBe("keeps communicating microservices close");
+    expect(hcm.optimality).toBe("a heuristic: no claim of optimality");
   });
 
-  it("marks a capped ILP as not optimal", () => {
-    expect(table.rows[2]!.optimal).toBe(false);
+  it("says in words what a capped ILP claims, never a bare true/false", () => {
+    expect(table.rows[2]!.optimality).toBe(
+      "stopped at its time cap or solved an approximation: the best placement found so far",
+    );
+    expect(describeOptimality(undefined, true)).toBe("optimal for its own objective (not for joules or latency)");
+    expect(describeOptimality("", null)).toBe("a heuristic: no claim of optimality");
+    for (const row of table.rows) expect(row.optimality).not.toMatch(/^(true|false)$/);
+  });
+
+  it("keeps the proposed instances of a placed result, dropping malformed ones", () => {
+    expect(table.rows[0]!.assignments).toEqual([{ dagNode: "ingest", shard: 0, replica: 0, node: "r0-s00/host" }]);
+    expect(table.rows[1]!.assignments).toBeNull();
+    expect(table.rows[3]!.assignments).toBeNull();
   });
 
   it("maps the comparison ratios onto rows", () => {
@@ -153,7 +168,7 @@ describe("buildPreviewRequest", () => {
   it("asks for the four algorithms at the knee when no load is given", () => {
     const r = buildPreviewRequest(base);
     expect(r.body).toEqual({ cluster: "c1", application: "iot-ts", algorithms: [...PREVIEW_ALGORITHMS], ilp_time_limit_s: 10,
-      seed: 0, include_assignments: false, anti_affinity: false });
+      seed: 0, include_assignments: true, anti_affinity: false });
   });
 
   it("sends an offered load when given", () => {

@@ -34,6 +34,14 @@ export interface PredictedFigures {
   bottleneck: string | null;
 }
 
+/** One instance of a previewed placement: where the algorithm would put it (a node name). */
+export interface ProposedInstance {
+  dagNode: string;
+  shard: number;
+  replica: number;
+  node: string;
+}
+
 export interface PreviewRow {
   algorithm: string;
   placed: boolean;
@@ -42,8 +50,12 @@ export interface PreviewRow {
   errorLines: JobErrorLine[];
   /** The algorithm's own running time, measured by the server. */
   runtimeMs: number | null;
-  /** ILP: false when it stopped at its time cap. */
-  optimal: boolean | null;
+  /** What the algorithm optimises, in a line ("" when the API gave none). */
+  objective: string;
+  /** What its result claims, in words (never a bare true/false). */
+  optimality: string;
+  /** Where it would put each instance (asked for with include_assignments), or null. */
+  assignments: ProposedInstance[] | null;
   prediction: PredictedFigures | null;
   instancesOnHost: number | null;
   instancesOnSmartnic: number | null;
@@ -123,6 +135,28 @@ export function comparisonByAlgorithm(comparison: unknown): Map<string, Comparis
   return out;
 }
 
+/** In words, what the API's `optimal` flag claims; the API's own `optimality` words win when it gave them. */
+export function describeOptimality(optimality: unknown, optimal: unknown): string {
+  if (typeof optimality === "string" && optimality.trim() !== "") return optimality;
+  if (optimal === true) return "optimal for its own objective (not for joules or latency)";
+  if (optimal === false) return "stopped at its time cap or solved an approximation: the best placement found so far";
+  return "a heuristic: no claim of optimality";
+}
+
+/** The result's `assignments` ({dag_node, shard, replica, node}), or null when it has none. */
+export function parseAssignments(value: unknown): ProposedInstance[] | null {
+  if (!Array.isArray(value)) return null;
+  const out: ProposedInstance[] = [];
+  for (const a of value) {
+    if (!isRecord(a)) continue;
+    const dagNode = str(a.dag_node);
+    const node = str(a.node);
+    if (dagNode === null || node === null) continue;
+    out.push({ dagNode, shard: num(a.shard) ?? 0, replica: num(a.replica) ?? 0, node });
+  }
+  return out;
+}
+
 /** The placed algorithm with the highest predicted requests per joule (first wins a tie). */
 export function pickBestAlgorithm(rows: readonly PreviewRow[]): string | null {
   let best: PreviewRow | null = null;
@@ -156,7 +190,9 @@ function parseRow(value: Record<string, unknown>, ratios: Map<string, Comparison
     errorMessage,
     errorLines: placed ? [] : parseErrorLines(error),
     runtimeMs: num(value.runtime_ms),
-    optimal: typeof value.optimal === "boolean" ? value.optimal : null,
+    objective: str(value.objective) ?? "",
+    optimality: describeOptimality(value.optimality, value.optimal),
+    assignments: placed ? parseAssignments(value.assignments) : null,
     prediction: placed ? parsePrediction(value.prediction) : null,
     instancesOnHost: num(summary.instances_on_host),
     instancesOnSmartnic: num(summary.instances_on_smartnic),
@@ -230,7 +266,8 @@ export function buildPreviewRequest(
     algorithms: [...PREVIEW_ALGORITHMS],
     ilp_time_limit_s: cap,
     seed: 0,
-    include_assignments: false,
+    // Each algorithm's placement can be shown on the cluster before deploying.
+    include_assignments: true,
     anti_affinity: false,
   };
   if (offeredRps !== undefined) body.offered_rps = offeredRps;

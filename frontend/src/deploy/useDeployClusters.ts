@@ -7,6 +7,8 @@ export interface ClusterOption {
   servers: number;
   serverTypes: Record<string, number>;
   deployments: number;
+  /** Nodes an agent has registered for: 0 means nothing would execute a deployment there. */
+  agentNodes: number;
 }
 
 export interface DeployClustersState {
@@ -46,7 +48,13 @@ export function useDeployClusters(): DeployClustersState {
         );
         total = body.total;
         for (const c of body.items) {
-          clusters.push({ name: c.name, servers: c.servers, serverTypes: c.server_types, deployments: c.deployments });
+          clusters.push({
+            name: c.name,
+            servers: c.servers,
+            serverTypes: c.server_types,
+            deployments: c.deployments,
+            agentNodes: c.agent_nodes,
+          });
         }
         if (body.items.length < PAGE_SIZE || clusters.length >= total) break;
       }

@@ -7,6 +7,7 @@ import { type D3DragEvent, type D3ZoomEvent, type ZoomBehavior, type ZoomTransfo
 
 import { DRAG_THRESHOLD_PX, type DropNode, type DropTarget, dropTargetAt, movedEnough } from "./dropTarget";
 import { type ClusterGeometry, type Hit, type HitIndex, type Mark, buildHitIndex, hitTest } from "./clusterLayout";
+import { fitTransform, shortNodeName } from "./fitTransform";
 import { type InstanceLook, REFUSED_COLOR, UNRUN_ALPHA } from "./instanceLook";
 
 /** A line between two instances' marks (live traffic along a DAG edge). */
@@ -24,6 +25,8 @@ export interface ClusterCanvasModel {
   deploymentColors: readonly string[];
   /** Rack and server names to print (by rack / server index). */
   serverNames: readonly string[];
+  /** Node names (by layout node index), printed in their boxes when the zoom leaves room. */
+  nodeNames?: readonly string[] | null;
   /** The pinned instance and the instances to highlight with it (its DAG peers). */
   selected: number | null;
   highlighted: readonly number[];
@@ -204,13 +207,11 @@ export function createClusterCanvas({ domNode, onHover, onSelect, onDrop, onAnch
   function fit(): void {
     if (!model) return;
     const g = model.geometry;
-    const margin = 16;
-    const k = g.w > 0 && g.h > 0 ? Math.min((cssW - margin * 2) / g.w, (cssH - margin * 2) / g.h, 3) : 1;
-    const tx = (cssW - g.w * k) / 2;
-    const ty = Math.max(margin, (cssH - g.h * k) / 2);
-    zoomBehavior.scaleExtent([Math.min(k / 2, 0.5), 40]);
+    // In CSS pixels (cssW × cssH, not canvas.width in device pixels): the drawing fills the canvas at any DPR.
+    const t = fitTransform(g.w, g.h, cssW, cssH);
+    zoomBehavior.scaleExtent([Math.min(t.k / 2, 0.5), Math.max(40, t.k)]);
     // Sets `transform` through the zoom listener (synchronously), then we draw.
-    selection.call(zoomBehavior.transform, zoomIdentity.translate(tx, ty).scale(k));
+    selection.call(zoomBehavior.transform, zoomIdentity.translate(t.x, t.y).scale(t.k));
     userMoved = false;
   }
 
@@ -253,9 +254,11 @@ export function createClusterCanvas({ domNode, onHover, onSelect, onDrop, onAnch
     ctx.stroke();
 
     const textOk = k * 11 >= 7; // world 11 px text is at least 7 screen px
+    // Text grows with the zoom up to a readable size on screen, no further (a fitted small cluster is zoomed far in).
+    const textPx = (world: number, screenMax: number) => Math.min(world, screenMax * px);
     ctx.textBaseline = "middle";
     if (textOk) {
-      ctx.font = "600 11px system-ui, sans-serif";
+      ctx.font = `600 ${textPx(11, 14)}px system-ui, sans-serif`;
       ctx.fillStyle = COLORS.rackText;
       for (const r of racks) {
         const s = r.summary;
@@ -273,7 +276,7 @@ export function createClusterCanvas({ domNode, onHover, onSelect, onDrop, onAnch
       const by = r.y + r.header.h + 4;
       const bw = r.w - 12;
       if (textOk) {
-        ctx.font = "11px system-ui, sans-serif";
+        ctx.font = `${textPx(11, 14)}px system-ui, sans-serif`;
         ctx.fillStyle = COLORS.muted;
         ctx.fillText(`${s.servers} servers · ${s.hostNodes} host + ${s.smartnicNodes} SmartNIC nodes`, bx, by + 6, bw);
         ctx.fillText(`${s.instances} instances (${s.primaries} primary)${s.failed > 0 ? ` · ${s.failed} refused by their agents` : ""}`, bx, by + 19, bw);
@@ -324,12 +327,34 @@ export function createClusterCanvas({ domNode, onHover, onSelect, onDrop, onAnch
 
     // Server names.
     if (k * 9 >= 6) {
-      ctx.font = "9px system-ui, sans-serif";
+      ctx.font = `${textPx(9, 12)}px system-ui, sans-serif`;
       ctx.fillStyle = COLORS.muted;
       for (const s of g.servers) {
         if (!visible(s.x, s.y, s.w, s.h)) continue;
         ctx.fillText(shortServer(model.serverNames[s.server] ?? ""), s.x, s.y + s.h / 2, 58);
       }
+    }
+
+    // Node names, where a box is wide and tall enough on screen for 10 px text (bottom right, above the bar).
+    const nodeNames = model.nodeNames;
+    if (nodeNames && boxes.length > 0 && boxes[0]!.h * k >= 16) {
+      const size = 10 * px;
+      ctx.font = `${size}px system-ui, sans-serif`;
+      ctx.textAlign = "right";
+      ctx.textBaseline = "alphabetic";
+      for (const n of boxes) {
+        const label = shortNodeName(nodeNames[n.node] ?? "");
+        const width = ctx.measureText(label).width;
+        if (label === "" || width > n.w - 4 * px) continue;
+        const x = n.x + n.w - 2 * px;
+        const y = n.bar.y - 2 * px;
+        ctx.fillStyle = "rgba(255, 255, 255, 0.75)";
+        ctx.fillRect(x - width - px, y - size, width + 2 * px, size + 2 * px);
+        ctx.fillStyle = COLORS.rackText;
+        ctx.fillText(label, x, y);
+      }
+      ctx.textAlign = "left";
+      ctx.textBaseline = "middle";
     }
 
     const markOf = (i: number) => {
@@ -469,6 +494,11 @@ export function createClusterCanvas({ domNode, onHover, onSelect, onDrop, onAnch
       const t = dragging.target;
       drawMove(dragging.instance, t?.node ?? null, { x: dragging.wx, y: dragging.wy }, t === null ? COLORS.select : t.ok ? COLORS.dropOk : COLORS.dropBad);
     }
+
+    // Where the whole drawing is on screen (canvas CSS pixels), for tests and tools: "x0 y0 x1 y1".
+    canvas.dataset.drawing = [transform.applyX(g.x), transform.applyY(g.y), transform.applyX(g.x + g.w), transform.applyY(g.y + g.h)]
+      .map((v) => v.toFixed(1))
+      .join(" ");
 
     reportAnchor();
 
