@@ -80,7 +80,7 @@ function Routed({ route, session, navigate }: RoutedProps): ReactNode {
     case "deployments":
       return <DeploymentsList />;
     case "deployment":
-      return <DeploymentPage key={route.deployment} deploymentId={route.deployment} />;
+      return <DeploymentPage key={route.deployment} deploymentId={route.deployment} canDeploy={canDeploy} />;
     case "jobs":
       return <JobsList />;
     case "admin":

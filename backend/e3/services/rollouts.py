@@ -3,7 +3,8 @@ the old one, and the old one is removed only once the new one runs.
 
 A rollout is a job (kind `rollout`) with a new deployment that `replaces` the old one:
   1. the new deployment is placed like any other (all or nothing, on the same cluster, with the same
-     algorithm), while the old one keeps serving; a placement that fails ends the rollout, the old one kept;
+     algorithm), while the old one keeps serving; a placement that fails ends the rollout (the job says why,
+     the new deployment's row is removed), the old one kept;
   2. the worker follows the new deployment's status until its agents have answered (at most `settle_s`):
      running (or placed, on a cluster no agent runs) -> the old deployment is removed, the job succeeds;
      degraded, failed, or still deploying at the deadline -> the NEW deployment is removed, the old one kept,
@@ -88,6 +89,7 @@ def run_rollout(session: Session, job_id: uuid.UUID, *, settle_s: float = SETTLE
     """Carry out rollout job `job_id` (idempotent: a finished job is left alone, a redelivered one goes on
     from where the last worker stopped)."""
     if not run_placement(session, job_id, finish=False):
+        _drop_unplaced(session, job_id)
         session.commit()  # a failed placement ended the job; the old deployment was never touched
         return
     session.commit()
@@ -120,6 +122,15 @@ def run_rollout(session: Session, job_id: uuid.UUID, *, settle_s: float = SETTLE
                                f"runs on")
     events.emit(session, "deployment.rollout_failed", f"deployment/{old_id}", new.cluster_id,
                 application=application, reason=reason)
+
+
+def _drop_unplaced(session: Session, job_id: uuid.UUID) -> None:
+    """A new version that could not be placed leaves nothing behind but the job's error: its deployment row
+    (failed, no instance) goes, so the application shows only the deployment that runs on."""
+    job = session.get(Job, job_id)
+    new = session.get(Deployment, job.deployment_id) if job is not None and job.deployment_id else None
+    if new is not None and new.state == "failed" and new.replaces_id is not None:
+        session.delete(new)
 
 
 def _finish_replacing(session: Session, job: Job, new: Deployment) -> None:

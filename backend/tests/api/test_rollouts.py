@@ -46,6 +46,8 @@ def test_a_version_that_does_not_fit_leaves_the_old_deployment_running(client, d
     assert job["state"] == "failed" and job["error"]["code"] == "insufficient_capacity"
     old = client.get(f"/api/v1/deployments/{deployed}").json()
     assert (old["version"], old["state"], old["instances"]) == (1, "placed", 4)
+    listed = client.get("/api/v1/deployments", params={"application": "roller"}).json()["items"]
+    assert [d["id"] for d in listed] == [deployed]  # nothing left of the version that did not fit
 
 
 def test_refused_rollouts_say_why(client, deployed):

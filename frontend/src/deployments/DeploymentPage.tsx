@@ -1,3 +1,4 @@
+import { useState } from "react";
 import type { DeploymentRow } from "../api/client";
 import { DeploymentStatusSummary } from "../components/DeploymentStatus";
 import { useDeploymentFollow } from "../deploy/useDeploymentFollow";
@@ -9,6 +10,8 @@ import { DeploymentEvents } from "./DeploymentEvents";
 import "./deployments.css";
 import { InstancesTable } from "./InstancesTable";
 import { ModelledVsMeasured } from "./ModelledVsMeasured";
+import { RollPanel } from "./RollPanel";
+import { UndeployDialog } from "./UndeployDialog";
 
 /** What changes when its agents answer: the instances and events are read again when it does. */
 function answersKey(d: DeploymentRow | null): string {
@@ -17,10 +20,12 @@ function answersKey(d: DeploymentRow | null): string {
 
 /** `#/deployments/<id>`: one deployment — what it is, its status and why, its instances with their states and
  * the agents' refusals, its prediction beside what is measured, and its events. */
-export function DeploymentPage({ deploymentId }: { deploymentId: string }) {
+export function DeploymentPage({ deploymentId, canDeploy }: { deploymentId: string; canDeploy: boolean }) {
   const follow = useDeploymentFollow(deploymentId, true);
   const d = follow.deployment;
   const key = answersKey(d);
+  const [undeploying, setUndeploying] = useState(false);
+  const [undeployed, setUndeployed] = useState(false);
   return (
     <div className="deployment-page">
       <p className="breadcrumb">
@@ -36,10 +41,21 @@ export function DeploymentPage({ deploymentId }: { deploymentId: string }) {
             <button type="button" onClick={follow.refresh} data-testid="deployment-refresh">
               Refresh
             </button>
+            {canDeploy && d !== null && !undeployed && (
+              <button type="button" className="destructive" onClick={() => setUndeploying(true)} data-testid="undeploy">
+                Undeploy
+              </button>
+            )}
           </span>
         </div>
+        {undeployed && (
+          <p className="ok" role="status" data-testid="undeployed">
+            Undeployed: its instances were removed from their agents.{" "}
+            <a href={routeHref({ name: "deployments" })}>Deployments</a>
+          </p>
+        )}
         {follow.loading && <p className="muted">Loading…</p>}
-        {follow.error !== null && (
+        {follow.error !== null && !undeployed && (
           <p className="error" role="alert">
             {follow.error}
           </p>
@@ -104,8 +120,19 @@ export function DeploymentPage({ deploymentId }: { deploymentId: string }) {
           </>
         )}
       </section>
-      {d !== null && (
+      {undeploying && d !== null && (
+        <UndeployDialog
+          deployment={d}
+          onDone={() => {
+            setUndeploying(false);
+            setUndeployed(true);
+          }}
+          onCancel={() => setUndeploying(false)}
+        />
+      )}
+      {d !== null && !undeployed && (
         <>
+          {canDeploy && d.state === "placed" && <RollPanel deployment={d} />}
           <InstancesTable deploymentId={d.id} refreshKey={key} />
           <ModelledVsMeasured deployment={d} />
           <DeploymentEvents deployment={d} refreshKey={key} />
