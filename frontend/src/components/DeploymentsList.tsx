@@ -1,7 +1,8 @@
 import { type DeploymentRow, listDeployments } from "../api/client";
 import { usePage } from "../hooks/usePage";
-import { formatErrorDetail, formatInstanceStates, formatTime, shortId, stateTone } from "../lib/format";
+import { formatInstanceStates, formatTime, shortId, stateTone } from "../lib/format";
 import { routeHref } from "../lib/route";
+import { ErrorDetail } from "./ErrorDetail";
 import { type Column, PagedTable } from "./PagedTable";
 
 const columns: Column<DeploymentRow>[] = [
@@ -19,15 +20,12 @@ const columns: Column<DeploymentRow>[] = [
   { header: "Algorithm", cell: (d) => d.algorithm },
   {
     header: "State",
-    cell: (d) => {
-      const error = formatErrorDetail(d.error);
-      return (
-        <>
-          <span className={`badge ${stateTone(d.state)}`}>{d.state}</span>
-          {error !== null && <pre className="error-detail">{error}</pre>}
-        </>
-      );
-    },
+    cell: (d) => (
+      <>
+        <span className={`badge ${stateTone(d.state)}`}>{d.state}</span>
+        <ErrorDetail error={d.error} />
+      </>
+    ),
   },
   {
     header: "Instances",
