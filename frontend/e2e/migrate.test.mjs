@@ -167,6 +167,9 @@ describe("migrations from the placement view", () => {
 
   test("the event timeline streams the cluster's events", async () => {
     await page.locator(byId("timeline-connection")).filter({ hasText: "live" }).waitFor();
+    // The application chosen in the toolbar above is the timeline's too: every application again.
+    assert.equal(await page.locator(byId("timeline-app")).inputValue(), "mini");
+    await page.locator(byId("timeline-app")).selectOption("");
     const placed = page.locator(`${byId("timeline-entry")}[data-kind="deployment.placed"]`);
     await page.locator(byId("timeline-kind-other")).check();
     await placed.first().waitFor();

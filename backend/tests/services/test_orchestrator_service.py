@@ -83,6 +83,12 @@ def test_the_events_of_a_decision_and_its_migration_name_the_application(on_a_ni
     steps = _events("migration.")
     assert [k for k, _ in steps][:2] == ["migration.requested", "migration.step"]
     assert {d["application"] for _, d in steps} == {"orch"}
+    # the UI gathers a migration's events by its id, and the agents' answers by the commands a step issued
+    assert {d["migration_id"] for _, d in steps} == {str(acted.migration_id)}
+    with session_scope() as session:
+        recorded = {s["name"]: s["commands"] for s in session.get(Migration, acted.migration_id).steps}
+    assert {d["step"]: d["commands"] for k, d in steps if k == "migration.step"} == recorded
+    assert all(recorded.values())
 
 
 def test_observe_mode_records_the_decision_and_moves_nothing(on_a_nic):

@@ -229,10 +229,13 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
       if (ref.kind === "instance") {
         setSelectedId(layout.instances.id[ref.index] ?? null);
         setFocus((f) => ({ node: layout.instances.node[ref.index!] ?? null, key: f.key + 1 }));
+        // Drawn only with every application or its own (nodes are drawn whatever the filter). The filter is
+        // the timeline's too: it is kept when it already shows the instance.
+        const own = layout.deployments[layout.instances.deployment[ref.index] ?? -1]?.application;
+        setApplication((a) => (a === own ? a : ""));
       } else {
         setFocus((f) => ({ node: ref.index, key: f.key + 1 }));
       }
-      setApplication("");
       setExpandedRacks(new Set());
       setCollapsed(false);
     },
@@ -258,6 +261,12 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
     };
     return countLooks(inst.state, shown());
   }, [layout, application]);
+  const layoutApps = useMemo(() => colors.entries.map((e) => e.application), [colors]);
+  // The timeline also offers applications only its events still name: the toolbar shows such a choice too.
+  const toolbarApps = useMemo(
+    () => (application === "" || layoutApps.includes(application) ? layoutApps : [...layoutApps, application]),
+    [layoutApps, application],
+  );
   const legendApps = useMemo(
     () => (application ? colors.entries.filter((e) => e.application === application) : colors.entries),
     [colors, application],
@@ -281,7 +290,7 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
     <div className="cluster-page">
       <ClusterToolbar
         clusterName={clusterName}
-        applications={colors.entries.map((e) => e.application)}
+        applications={toolbarApps}
         application={application}
         onApplication={onApplication}
         collapsed={collapsed}
@@ -377,7 +386,9 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
           connection={timeline.connection}
           error={timeline.error}
           attempt={timeline.attempt}
-          applications={colors.entries.map((e) => e.application)}
+          applications={layoutApps}
+          application={application}
+          onApplication={onApplication}
           onRef={onRef}
         />
         <MigrationHistory cluster={clusterName} refreshKey={historyKey} instanceLabel={labelById} />

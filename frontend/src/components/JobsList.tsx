@@ -1,7 +1,8 @@
 import { type JobRow, listJobs } from "../api/client";
 import { usePage } from "../hooks/usePage";
 import { useReloadWhile } from "../hooks/useReloadWhile";
-import { formatErrorDetail, formatProgress, formatTime, shortId, stateTone } from "../lib/format";
+import { formatProgress, formatTime, shortId, stateTone } from "../lib/format";
+import { ErrorDetail } from "./ErrorDetail";
 import { type Column, PagedTable } from "./PagedTable";
 
 /** While a job on the page is queued or running, the page is fetched again this often. */
@@ -24,15 +25,12 @@ const columns: Column<JobRow>[] = [
   },
   {
     header: "Message",
-    cell: (j) => {
-      const error = formatErrorDetail(j.error, j.message);
-      return (
-        <>
-          {j.message !== "" ? j.message : <span className="muted">—</span>}
-          {error !== null && <pre className="error-detail">{error}</pre>}
-        </>
-      );
-    },
+    cell: (j) => (
+      <>
+        {j.message !== "" ? j.message : <span className="muted">—</span>}
+        <ErrorDetail error={j.error} shownMessage={j.message} />
+      </>
+    ),
   },
   { header: "Created", cell: (j) => formatTime(j.created_at), className: "nowrap" },
   { header: "Finished", cell: (j) => formatTime(j.finished_at), className: "nowrap" },

@@ -29,7 +29,8 @@ export function PagedTable<T>({ kind, page, columns, rowKey, empty, caption }: P
           {page.error}
         </p>
       )}
-      <div className="table-scroll">
+      {/* Focusable: a narrow window scrolls a wide table sideways, and a keyboard must be able to as well. */}
+      <div className="table-scroll" tabIndex={0} role="region" aria-label={`${kind} list`}>
         <table className="list" data-testid={`list-${kind}`} aria-busy={page.loading}>
           {caption !== undefined && <caption>{caption}</caption>}
           <thead>

@@ -1,6 +1,7 @@
 import type { DeploymentRow } from "../api/client";
 import { isSettling, statusTone } from "../lib/deploymentStatus";
-import { formatErrorDetail, formatInstanceStates, formatTime, shortId } from "../lib/format";
+import { formatInstanceStates, formatTime, shortId } from "../lib/format";
+import { ErrorDetail } from "./ErrorDetail";
 import { routeHref } from "../lib/route";
 import { DeploymentStatusBadge } from "./DeploymentStatus";
 import type { Column } from "./PagedTable";
@@ -34,7 +35,7 @@ export const deploymentColumns: Column<DeploymentRow>[] = [
     header: "Status",
     cell: (d) => {
       // A refused placement's error in full, beyond the message the reason line already says.
-      const placementError = d.state === "failed" ? formatErrorDetail(d.error, d.status_reason ?? undefined) : null;
+      const placementError = d.state === "failed" ? d.error : null;
       return (
         <>
           <DeploymentStatusBadge status={d.status} reason={d.status_reason} />
@@ -43,7 +44,7 @@ export const deploymentColumns: Column<DeploymentRow>[] = [
               {d.status_reason}
             </div>
           )}
-          {placementError !== null && <pre className="error-detail">{placementError}</pre>}
+          {placementError !== null && <ErrorDetail error={placementError} shownMessage={d.status_reason ?? undefined} />}
         </>
       );
     },

@@ -1,9 +1,9 @@
 import { createContext, useContext } from "react";
 import type { Me, Scope } from "../lib/scopes";
-import type { TokenSource } from "./useToken";
+import type { TokenSource } from "../lib/token";
 
 /**
- * - anonymous: no token yet (none stored, no local-mode token)
+ * - anonymous: no token (none stored, no local-mode token, or signed out)
  * - checking: a token is being checked against /api/v1/me
  * - signed-in: /me accepted it; `me` has its name and scopes
  * - refused: the API answered 401 (to /me or to any later call); `message` says why
@@ -21,9 +21,15 @@ export interface Session {
   message: string | null;
   /** Whether the accepted token grants `scope` (admin grants everything; write and deploy include read). */
   can: (scope: Scope) => boolean;
+  /** The person signed out (in this tab): no token is taken until they sign in again. */
+  signedOut: boolean;
+  /** Why "Sign in as local admin" got no token; else null. */
+  localMessage: string | null;
   /** Stores a pasted token and checks it; false if it was empty. */
   signIn: (input: string) => boolean;
-  /** Forgets the stored token (the local-mode token, if any, takes over). */
+  /** Takes the local-mode token `e3 up` hands to a browser on its machine (after a sign-out). */
+  signInLocal: () => void;
+  /** Forgets the token and stays signed out (across reloads of this tab) until the person signs in again. */
   signOut: () => void;
 }
 

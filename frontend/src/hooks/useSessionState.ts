@@ -57,7 +57,7 @@ export function useSessionState(generation: number): Session {
     [],
   );
 
-  const { signIn: storeToken, signOut, source } = auth;
+  const { signIn: storeToken, signInLocal, signOut, source, signedOut, localMessage } = auth;
   const signIn = useCallback(
     (input: string) => {
       const ok = storeToken(input);
@@ -69,7 +69,19 @@ export function useSessionState(generation: number): Session {
   const can = useCallback((scope: Scope) => check.me !== null && hasScope(check.me.scopes, scope), [check.me]);
 
   return useMemo(
-    () => ({ token, source, status: check.status, me: check.me, message: check.message, can, signIn, signOut }),
-    [token, source, check, can, signIn, signOut],
+    () => ({
+      token,
+      source,
+      status: check.status,
+      me: check.me,
+      message: check.message,
+      signedOut,
+      localMessage,
+      can,
+      signIn,
+      signInLocal,
+      signOut,
+    }),
+    [token, source, check, signedOut, localMessage, can, signIn, signInLocal, signOut],
   );
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   countOf,
+  errorDetailLines,
   formatErrorDetail,
   formatInstanceStates,
   formatProgress,
@@ -68,6 +69,31 @@ describe("formatErrorDetail without repeats", () => {
       "replicas need distinct servers (insufficient_capacity)\nspec.nodes[0]: code: fault_domains",
     );
     expect(formatErrorDetail("same", "same")).toBeNull();
+  });
+});
+
+describe("errorDetailLines", () => {
+  it("keeps codes and field paths as parts of their own, so they are shown unbroken", () => {
+    const error = {
+      code: "insufficient_capacity",
+      message: "no room for kv shard 3",
+      errors: [{ field: "spec.nodes[1]", message: "no room for kv shard 3", code: "cores", instance: "kv shard 3", resource: "cores" }],
+    };
+    expect(errorDetailLines(error, "no room for kv shard 3")).toEqual([
+      [{ text: "code: " }, { text: "insufficient_capacity", code: true }],
+      [
+        { text: "spec.nodes[1]", code: true },
+        { text: ": " },
+        { text: "code: " },
+        { text: "cores", code: true },
+        { text: ", instance: " },
+        { text: "kv shard 3" },
+        { text: ", resource: " },
+        { text: "cores", code: true },
+      ],
+    ]);
+    expect(errorDetailLines(error)?.[0]).toEqual([{ text: "no room for kv shard 3 (" }, { text: "insufficient_capacity", code: true }, { text: ")" }]);
+    expect(errorDetailLines(null)).toBeNull();
   });
 });
 

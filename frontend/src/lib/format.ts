@@ -36,46 +36,73 @@ export function formatServerTypes(types: Record<string, unknown> | null | undefi
   return parts.length === 0 ? "—" : parts.join(", ");
 }
 
+/** A piece of an error's line: plain words, or a code or field path (shown as a chip that never breaks). */
+export interface DetailPart {
+  text: string;
+  code?: true;
+}
+
+/** Keys of a field error whose values are machine codes, not words. */
+const CODE_KEYS = new Set(["code", "resource"]);
+
+const words = (text: string): DetailPart => ({ text });
+const chip = (text: string): DetailPart => ({ text, code: true });
+
+/** "k: v, k: v" of a field error's other keys, a code's value as a chip. */
+function extraParts(more: Record<string, unknown>): DetailPart[] {
+  return Object.entries(more).flatMap(([k, v], i) => {
+    const value = typeof v === "string" ? v : JSON.stringify(v);
+    return [words(`${i > 0 ? ", " : ""}${k}: `), CODE_KEYS.has(k) && typeof v === "string" ? chip(value) : words(value)];
+  });
+}
+
 /**
- * A job's or deployment's error object, in full, as lines of text: its message (or code),
- * each field error as "field: message (other keys)", then any other keys as JSON.
+ * A job's or deployment's error object, in full, as lines of parts: its message (or code),
+ * each field error as "field: message (other keys)", then any other keys as JSON. Codes and
+ * field paths are parts of their own, so a narrow column never breaks them mid-word.
  * A message equal to `shownMessage` (already on screen, e.g. the job's own message) or to
  * the error's message is not repeated. Null for no error.
  */
-export function formatErrorDetail(error: unknown, shownMessage?: string): string | null {
+export function errorDetailLines(error: unknown, shownMessage?: string): DetailPart[][] | null {
   if (error == null) return null;
-  if (typeof error === "string") return error === shownMessage ? null : error;
-  if (!isRecord(error)) return JSON.stringify(error);
-  const lines: string[] = [];
+  if (typeof error === "string") return error === shownMessage ? null : [[words(error)]];
+  if (!isRecord(error)) return [[words(JSON.stringify(error))]];
+  const lines: DetailPart[][] = [];
   const { message, code, errors, ...rest } = error;
   const hasCode = typeof code === "string" && code !== "";
   if (typeof message === "string" && message !== "" && message !== shownMessage) {
-    lines.push(hasCode ? `${message} (${code})` : message);
+    lines.push(hasCode ? [words(`${message} (`), chip(code), words(")")] : [words(message)]);
   } else if (hasCode) {
-    lines.push(`code: ${code}`);
+    lines.push([words("code: "), chip(code)]);
   }
   if (Array.isArray(errors)) {
     for (const e of errors) {
       if (isRecord(e)) {
         const { field, message: text, ...more } = e;
-        const where = typeof field === "string" && field !== "" ? `${field}: ` : "";
-        const extra = Object.entries(more).map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`);
+        const where = typeof field === "string" && field !== "" ? [chip(field), words(": ")] : [];
+        const extra = extraParts(more);
         if (text === message || text === shownMessage) {
           // The same words as above: say only where, and the details.
-          lines.push(`${where || "detail: "}${extra.length > 0 ? extra.join(", ") : "(as above)"}`);
+          lines.push([...(where.length > 0 ? where : [words("detail: ")]), ...(extra.length > 0 ? extra : [words("(as above)")])]);
         } else {
           const body = typeof text === "string" ? text : JSON.stringify(text ?? null);
-          lines.push(`${where}${body}${extra.length > 0 ? ` (${extra.join(", ")})` : ""}`);
+          lines.push([...where, words(body), ...(extra.length > 0 ? [words(" ("), ...extra, words(")")] : [])]);
         }
       } else {
-        lines.push(String(e));
+        lines.push([words(String(e))]);
       }
     }
   } else if (errors !== undefined) {
     rest.errors = errors;
   }
-  if (Object.keys(rest).length > 0) lines.push(JSON.stringify(rest, null, 2));
-  return lines.length === 0 ? JSON.stringify(error) : lines.join("\n");
+  if (Object.keys(rest).length > 0) lines.push([words(JSON.stringify(rest, null, 2))]);
+  return lines.length === 0 ? [[words(JSON.stringify(error))]] : lines;
+}
+
+/** errorDetailLines as plain text, a line each. */
+export function formatErrorDetail(error: unknown, shownMessage?: string): string | null {
+  const lines = errorDetailLines(error, shownMessage);
+  return lines === null ? null : lines.map((line) => line.map((p) => p.text).join("")).join("\n");
 }
 
 /** Job states (queued, running, succeeded, failed) and deployment states (pending, placing, placed, failed) as a badge colour. */

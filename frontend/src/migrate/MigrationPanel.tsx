@@ -70,7 +70,7 @@ export function MigrationPanel({ state, instanceLabel, sourceName, onConfirm, on
       {state.phase === "predicting" && <p className="muted">Asking the API for a dry run…</p>}
       {state.phase === "refused" && (
         <p className="error" role="alert" data-testid="migration-refused">
-          {state.step === "dry_run" ? "Refused" : "The migration was refused"}: {state.reason} <span className="muted">({state.code})</span>
+          {state.step === "dry_run" ? "Refused" : "The migration was refused"}: {state.reason} <span className="muted">(<code className="error-code">{state.code}</code>)</span>
         </p>
       )}
       {answer && (state.phase === "predicted" || state.phase === "starting") && <Prediction answer={answer} />}

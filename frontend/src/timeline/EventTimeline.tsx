@@ -1,7 +1,9 @@
 import { Fragment, memo, useMemo, useState } from "react";
 import type { EventRow } from "../api/client";
-import { CATEGORIES, type Category, type Lookup, type Ref, type TimelineEntry, toEntry, visibleEntries } from "./entries";
+import { CATEGORIES, type Category, type Lookup, type MigrationView, type Ref, type TimelineEntry, visibleEntries } from "./entries";
 import type { StreamConnection } from "./eventStream";
+import { timelineEntries } from "./timelineRows";
+import "./timeline.css";
 
 export interface EventTimelineProps {
   events: readonly EventRow[];
@@ -10,6 +12,9 @@ export interface EventTimelineProps {
   error: string | null;
   attempt: number;
   applications: readonly string[];
+  /** The application shown ("" for all): the cluster page's, shared with its toolbar. */
+  application: string;
+  onApplication: (application: string) => void;
   onRef: (ref: Ref) => void;
 }
 
@@ -28,14 +33,59 @@ function day(ts: string): string {
   return Number.isNaN(d.getTime()) ? "" : d.toDateString();
 }
 
-const Entry = memo(function Entry({ e, onRef }: { e: TimelineEntry; onRef: (r: Ref) => void }) {
+/** A migration's lines: request, start, each step with its commands' answers, roll-back, end. */
+function MigrationLines({ m }: { m: MigrationView }) {
   return (
-    <li className={`tl-entry tl-${e.category} tl-tone-${e.tone}`} data-testid="timeline-entry" data-kind={e.kind}>
+    <ol className="tl-steps" data-testid="timeline-steps">
+      {m.lines.map((l) => (
+        <li key={l.id} className={`tl-step tl-tone-${l.tone}`} data-testid="timeline-step" data-step={l.name} data-state={l.state}>
+          <time dateTime={l.ts} title={`${l.ts} · event ${l.id}`}>
+            {clock(l.ts)}
+          </time>
+          <span className="tl-text">{l.text}</span>
+          {l.answers.length > 0 && (
+            <span className="tl-answers">
+              {l.answers.map((a) => (
+                <span key={a.id} className={`tl-answer${a.ok ? "" : " tl-answer-bad"}`}>
+                  {a.text}
+                </span>
+              ))}
+            </span>
+          )}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+const Entry = memo(function Entry({ e, onRef }: { e: TimelineEntry; onRef: (r: Ref) => void }) {
+  const [open, setOpen] = useState(false);
+  const m = e.migration;
+  return (
+    <li
+      className={`tl-entry tl-${e.category} tl-tone-${e.tone}`}
+      data-testid="timeline-entry"
+      data-kind={e.kind}
+      data-state={m?.state}
+    >
       <time dateTime={e.ts} title={`${e.ts} · event ${e.id}`}>
         {clock(e.ts)}
       </time>
       <span className="tl-kind">{e.kind}</span>
-      <span className="tl-text">{e.text}</span>
+      {m ? (
+        <button
+          type="button"
+          className="tl-text tl-toggle"
+          aria-expanded={open}
+          data-testid="timeline-expand"
+          title={open ? "Hide the steps" : "Show the steps"}
+          onClick={() => setOpen((o) => !o)}
+        >
+          <span aria-hidden="true">{open ? "▾" : "▸"}</span> {e.text}
+        </button>
+      ) : (
+        <span className="tl-text">{e.text}</span>
+      )}
       {e.refs.length > 0 && (
         <span className="tl-refs">
           {e.refs.map((r) => (
@@ -52,15 +102,17 @@ const Entry = memo(function Entry({ e, onRef }: { e: TimelineEntry; onRef: (r: R
           ))}
         </span>
       )}
+      {m && open && <MigrationLines m={m} />}
     </li>
   );
 });
 
-/** Detections, migrations, failovers and node state changes, newest first, filtered by application and kind. */
-export function EventTimeline({ events, lookup, connection, error, attempt, applications, onRef }: EventTimelineProps) {
-  const [application, setApplication] = useState("");
+/** Detections, migrations (one entry each, opening to its steps), failovers and node state changes, newest
+ * first, filtered by application and kind. */
+export function EventTimeline(props: EventTimelineProps) {
+  const { events, lookup, connection, error, attempt, applications, application, onApplication, onRef } = props;
   const [categories, setCategories] = useState<ReadonlySet<Category>>(() => new Set(DEFAULT_CATEGORIES));
-  const entries = useMemo(() => events.map((e) => toEntry(e, lookup)), [events, lookup]);
+  const entries = useMemo(() => timelineEntries(events, lookup), [events, lookup]);
   const shown = useMemo(() => visibleEntries(entries, { application, categories }, SHOWN), [entries, application, categories]);
   // The layout's applications, then those only events still name (deleted since)
   const options = useMemo(() => {
@@ -94,7 +146,7 @@ export function EventTimeline({ events, lookup, connection, error, attempt, appl
       <div className="tl-filters">
         <label>
           Application
-          <select data-testid="timeline-app" value={application} onChange={(e) => setApplication(e.target.value)}>
+          <select data-testid="timeline-app" value={application} onChange={(e) => onApplication(e.target.value)}>
             <option value="">All</option>
             {options.map((a) => (
               <option key={a} value={a}>
@@ -119,7 +171,7 @@ export function EventTimeline({ events, lookup, connection, error, attempt, appl
             const header = d !== lastDay ? d : null;
             lastDay = d;
             return (
-              <Fragment key={e.id}>
+              <Fragment key={e.migration?.key ?? e.id}>
                 {header && <li className="tl-day">{header}</li>}
                 <Entry e={e} onRef={onRef} />
               </Fragment>

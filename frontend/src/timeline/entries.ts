@@ -97,16 +97,41 @@ export interface InstanceRef {
 
 export type Ref = NodeRef | InstanceRef;
 
-export interface TimelineEntry {
+export type Tone = "ok" | "bad" | "warn" | "info";
+
+/** One line of a migration's entry: its request, start, a step (with its commands' answers), roll-back or end. */
+export interface MigrationViewLine {
   id: number;
   ts: string;
+  /** A step's name, else the event's kind. */
+  name: string;
+  state: string;
+  text: string;
+  tone: Tone;
+  answers: { id: number; ok: boolean; text: string }[];
+}
+
+/** A migration's entry, opened: its lines in protocol order. */
+export interface MigrationView {
+  key: string;
+  state: string;
+  lines: MigrationViewLine[];
+}
+
+export interface TimelineEntry {
+  /** The event's id; a migration's: its first event's. */
+  id: number;
+  ts: string;
+  /** The event's kind; "migration" for a migration's events gathered in one entry. */
   kind: string;
   category: Category;
   text: string;
   refs: Ref[];
   /** Applications it concerns: the event's own, else through its instances or the instances on its nodes. */
   applications: string[];
-  tone: "ok" | "bad" | "warn" | "info";
+  tone: Tone;
+  /** A migration's events gathered in one entry (timelineRows.ts). */
+  migration?: MigrationView;
 }
 
 function str(v: unknown): string | null {
@@ -123,7 +148,7 @@ function roleOf(replica: number): string {
   return replica === 0 ? "primary" : `backup ${replica}`;
 }
 
-function instanceRef(lookup: Lookup, id: string): InstanceRef {
+export function instanceRef(lookup: Lookup, id: string): InstanceRef {
   const index = lookup.instanceById.get(id) ?? null;
   const inst = lookup.source?.instances;
   const label =
@@ -133,7 +158,7 @@ function instanceRef(lookup: Lookup, id: string): InstanceRef {
   return { kind: "instance", index, id, label };
 }
 
-function nodeRefById(lookup: Lookup, id: string, name?: string | null): NodeRef {
+export function nodeRefById(lookup: Lookup, id: string, name?: string | null): NodeRef {
   const index = lookup.nodeById.get(id) ?? null;
   const label = name ?? (index !== null ? lookup.source?.nodes[index]?.name : null) ?? `node ${shortId(id)}`;
   return { kind: "node", index, label };

@@ -263,7 +263,8 @@ class _Run:
             except StepFailed as exc:  # the caller rolls back: nothing of the round is issued
                 entry["commands"], exc.entry = [], entry
                 raise
-            self._event("migration.step", step=entry["name"], state="running")
+            # its commands, so the UI can tell the agents' answers (command.ack|nack) to this step apart
+            self._event("migration.step", step=entry["name"], state="running", commands=entry["commands"])
             self._save_entry(entry, commit=False)
         if fresh and commit:
             self.s.commit()
