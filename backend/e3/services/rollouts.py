@@ -95,9 +95,13 @@ def run_rollout(session: Session, job_id: uuid.UUID, *, settle_s: float = SETTLE
     session.commit()
     job = session.get(Job, job_id)
     new = session.get(Deployment, job.deployment_id)
+    new_id, old_id = new.id, new.replaces_id
     deadline = time.monotonic() + settle_s
     while True:
-        status, states = _status(session, new.id)
+        if session.get(Deployment, new_id) is None:  # undeployed by someone while its agents were answering
+            _end_without_new(session, job_id, old_id)
+            return
+        status, states = _status(session, new_id)
         if status.status not in ("deploying",) or time.monotonic() > deadline:
             break
         jobs.report_progress(job_id, 0.5 + 0.4 * states.get("running", 0) / max(sum(states.values()), 1),
@@ -115,13 +119,24 @@ def run_rollout(session: Session, job_id: uuid.UUID, *, settle_s: float = SETTLE
         return
     reason = status.reason if status.status != "deploying" else \
         f"the agents had not all answered after {settle_s:.0f} s ({status.reason})"
-    old_id = new.replaces_id
-    delete_deployment(session, new.id, SYSTEM)
+    try:
+        delete_deployment(session, new.id, SYSTEM)
+    except Conflict as exc:  # e.g. a migration of a new instance under way: both run; say so, do not hide it
+        reason += f"; the new deployment {new.id} could not be removed: {exc.message}"
     jobs.mark_finished(session, job, error={"code": f"rollout_{status.status}", "message": reason, "errors": []},
                        message=f"rolled back: the new version is {status.status}: {reason}; deployment {old_id} "
                                f"runs on")
     events.emit(session, "deployment.rollout_failed", f"deployment/{old_id}", new.cluster_id,
                 application=application, reason=reason)
+
+
+def _end_without_new(session: Session, job_id: uuid.UUID, old_id: uuid.UUID | None) -> None:
+    """The new deployment was deleted before its agents had answered: the rollout failed, the old one untouched."""
+    job = session.get(Job, job_id, with_for_update=True)
+    if job.state == "running":
+        reason = f"the new deployment was deleted before its agents had answered; deployment {old_id} runs on"
+        jobs.mark_finished(session, job, error={"code": "rollout_cancelled", "message": reason, "errors": []},
+                           message=f"rolled back: {reason}")
 
 
 def _drop_unplaced(session: Session, job_id: uuid.UUID) -> None:

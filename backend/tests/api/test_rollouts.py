@@ -82,3 +82,25 @@ def test_the_cli_rolls_and_fails_with_the_reason(e3, client, deployed):
     assert client.put("/api/v1/applications/roller", json=_app(3)).status_code == 200
     done = e3("rollout", deployed, "--version", "3", "--wait", "--output", "json")
     assert '"succeeded"' in done.stdout
+
+
+def test_a_new_version_undeployed_while_its_agents_answer_fails_the_rollout_and_keeps_the_old_one(
+        client, deployed, monkeypatch):
+    import uuid
+
+    from e3.core.db import session_scope
+    from e3.services import rollouts
+    from e3.services.deployment_status import Status
+    from e3.services.rollouts import request_rollout, run_rollout
+
+    assert client.put("/api/v1/applications/roller", json=_app(3)).status_code == 200
+    with session_scope() as session:
+        new, job = request_rollout(session, uuid.UUID(deployed), 2, SYSTEM)
+        new_id, job_id = new.id, job.id
+    # As on agent-run nodes: still deploying, and meanwhile a person undeploys the new version.
+    monkeypatch.setattr(rollouts, "_status", lambda session, _id: (Status("deploying", "0 of 2 running"), {}))
+    with session_scope() as session:
+        run_rollout(session, job_id, sleep=lambda _s: client.delete(f"/api/v1/deployments/{new_id}"))
+    job = client.get(f"/api/v1/jobs/{job_id}").json()
+    assert job["state"] == "failed" and job["error"]["code"] == "rollout_cancelled"
+    assert client.get(f"/api/v1/deployments/{deployed}").json()["version"] == 1
