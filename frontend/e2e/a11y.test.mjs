@@ -7,6 +7,7 @@ import { createRequire } from "node:module";
 import { after, before, describe, test } from "node:test";
 
 import { startBackend } from "./backend.mjs";
+import { rack1WithIotTs } from "./cluster.mjs";
 import { byId, launch, newTestPage } from "./browser.mjs";
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
@@ -18,11 +19,7 @@ let browser;
 before(async () => {
   backend = await startBackend();
   browser = await launch();
-  await backend.api("/api/v1/clusters", {
-    method: "POST",
-    body: JSON.stringify({ generator: "fattree", servers: 3, server_type: "type1-smartnic", name: "rack1" }),
-  });
-  await backend.api("/api/v1/templates/iot-ts/instantiate", { method: "POST", body: "{}" });
+  await rack1WithIotTs(backend);
 });
 
 after(async () => {

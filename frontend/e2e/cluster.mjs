@@ -84,3 +84,13 @@ export function stats(xs) {
 
 export const fmt = (s) =>
   s.n ? `p50 ${s.p50.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms, max ${s.max.toFixed(1)} ms (mean ${s.mean.toFixed(1)}) over ${s.n}` : "no samples";
+
+
+/** The fattree cluster `rack1` (3 type1-smartnic servers, no agents) and the IOT-TS template as an application. */
+export async function rack1WithIotTs(backend) {
+  await backend.api("/api/v1/clusters", {
+    method: "POST",
+    body: JSON.stringify({ generator: "fattree", servers: 3, server_type: "type1-smartnic", name: "rack1" }),
+  });
+  await backend.api("/api/v1/templates/iot-ts/instantiate", { method: "POST", body: "{}" });
+}

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
 import { startBackend } from "./backend.mjs";
+import { rack1WithIotTs } from "./cluster.mjs";
 import { byId, launch, newTestPage, screenshot } from "./browser.mjs";
 
 /** How a rack's operators reach E3: by a name that is not loopback. Only this test's browser resolves it, to
@@ -18,11 +19,7 @@ let browser;
 before(async () => {
   backend = await startBackend();
   browser = await launch([`--host-resolver-rules=MAP ${RACK_NAME} 127.0.0.1`]);
-  await backend.api("/api/v1/clusters", {
-    method: "POST",
-    body: JSON.stringify({ generator: "fattree", servers: 3, server_type: "type1-smartnic", name: "rack1" }),
-  });
-  await backend.api("/api/v1/templates/iot-ts/instantiate", { method: "POST", body: "{}" });
+  await rack1WithIotTs(backend);
 });
 
 after(async () => {
