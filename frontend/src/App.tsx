@@ -84,7 +84,7 @@ function Routed({ route, session, navigate }: RoutedProps): ReactNode {
     case "jobs":
       return <JobsList />;
     case "admin":
-      return <AdminPage canDeploy={canDeploy} canAdmin={session.can("admin")} />;
+      return <AdminPage canAdmin={session.can("admin")} />;
     case "not-found":
       return <NotFound path={route.path} />;
   }

@@ -18,7 +18,7 @@ BATCH = 500  # events per read
 
 
 async def follow(database_url: str, since: int, *, kind: str | None = None, cluster: str | None = None,
-                 subject: str | None = None, application: str | None = None, keepalive_s: float = 15.0,
+                 subject: str | None = None, application: str | None = None, deployment=None, keepalive_s: float = 15.0,
                  poll_s: float = 5.0) -> AsyncIterator[list[dict]]:
     """Yield lists of new events (oldest first) after `since`, forever; an empty list when nothing came for
     `keepalive_s` (so a stream can send a keep-alive)."""
@@ -27,7 +27,8 @@ async def follow(database_url: str, since: int, *, kind: str | None = None, clus
         cursor, quiet = since, 0.0
         while True:
             items = await asyncio.to_thread(in_session, events.list_events, since=cursor, limit=BATCH, kind=kind,
-                                            cluster=cluster, subject=subject, application=application)
+                                            cluster=cluster, subject=subject, application=application,
+                                            deployment=deployment)
             if items:
                 cursor, quiet = items[-1]["id"], 0.0
                 yield items

@@ -12,7 +12,7 @@ gone by the time the event is read. Events about a node alone (node.down, failov
 
 import uuid
 
-from sqlalchemy import select, text
+from sqlalchemy import String, func, or_, select, text
 from sqlalchemy.orm import Session
 
 from e3.core.errors import FieldError, ValidationFailed
@@ -52,6 +52,17 @@ def application_of(session: Session, *, instance_id: uuid.UUID | str | None = No
     return session.scalar(stmt)
 
 
+def _about_deployment(deployment_id: uuid.UUID):
+    """Its own events (subject deployment/<id>), and those about its instances as they are now: their own
+    (subject instance/<id>) and the agents' answers to commands for them (data.instance_id). An instance the
+    deployment no longer has (replaced after a failover) is not found this way."""
+    instance_ids = select(func.cast(Instance.id, String)).where(Instance.deployment_id == deployment_id)
+    instance_subjects = select(func.concat("instance/", func.cast(Instance.id, String))).where(
+        Instance.deployment_id == deployment_id)
+    return or_(Event.subject == f"deployment/{deployment_id}", Event.subject.in_(instance_subjects),
+               Event.data["instance_id"].astext.in_(instance_ids))
+
+
 def cluster_id_named(session: Session, cluster: str) -> uuid.UUID:
     """The id of the cluster called `cluster`; a 422 on the `cluster` field when there is none."""
     cluster_id = session.scalar(select(Cluster.id).where(Cluster.name == cluster))
@@ -62,9 +73,10 @@ def cluster_id_named(session: Session, cluster: str) -> uuid.UUID:
 
 def list_events(session: Session, *, since: int = 0, limit: int = 100, last: int | None = None,
                 kind: str | None = None, cluster: str | None = None, subject: str | None = None,
-                application: str | None = None) -> list[dict]:
+                application: str | None = None, deployment: uuid.UUID | None = None) -> list[dict]:
     """Up to `limit` events with an id above `since`, oldest first; with `last`, the newest `last` of them
-    instead (still oldest first). `kind` ending in "." is a prefix."""
+    instead (still oldest first). `kind` ending in "." is a prefix. `deployment`: only its own events and
+    those about its instances (see `_about_deployment`)."""
     stmt = select(Event).where(Event.id > since)
     if kind:
         stmt = stmt.where(Event.kind.startswith(kind, autoescape=True) if kind.endswith(".") else Event.kind == kind)
@@ -74,6 +86,8 @@ def list_events(session: Session, *, since: int = 0, limit: int = 100, last: int
         stmt = stmt.where(Event.subject == subject)
     if application:
         stmt = stmt.where(Event.data["application"].astext == application)
+    if deployment is not None:
+        stmt = stmt.where(_about_deployment(deployment))
     if last is None:
         rows = list(session.scalars(stmt.order_by(Event.id).limit(limit)))
     else:

@@ -1,4 +1,4 @@
-"""GET/PUT /api/v1/orchestrator: the mode in force, set at run time (deploy scope), followed by the controller's
+"""GET/PUT /api/v1/orchestrator: the mode in force, set at run time (admin scope), followed by the controller's
 orchestrator from Redis."""
 
 import asyncio
@@ -32,12 +32,15 @@ def test_the_mode_is_the_default_until_set_and_setting_it_is_an_event(client):
         assert event.data == {"mode": "observe", "set_by": "admin"}
 
 
-def test_bad_mode_and_read_only_token_are_refused(client, make_token):
+def test_bad_mode_and_tokens_without_admin_scope_are_refused(client, make_token):
     r = client.put("/api/v1/orchestrator", json={"mode": "sometimes"})
     assert r.status_code == 422 and r.json()["errors"][0]["field"] == "mode"
     viewer = make_token("read", name="viewer")
     r = client.put("/api/v1/orchestrator", json={"mode": "off"}, headers={"Authorization": f"Bearer {viewer}"})
     assert r.status_code == 403
+    deployer = make_token("deploy", name="pipeline")  # a CI pipeline deploys; it does not switch migrations off
+    r = client.put("/api/v1/orchestrator", json={"mode": "off"}, headers={"Authorization": f"Bearer {deployer}"})
+    assert r.status_code == 403 and "admin" in r.json()["message"]
     assert client.get("/api/v1/orchestrator", headers={"Authorization": f"Bearer {viewer}"}).json()["mode"] == "migrate"
 
 

@@ -2,17 +2,15 @@ import { OrchestratorPanel } from "./OrchestratorPanel";
 import { TokensPanel } from "./TokensPanel";
 
 interface Props {
-  /** Scope deploy: may set the orchestrator's mode (the API's rule). */
-  canDeploy: boolean;
-  /** Scope admin: may list, create and revoke tokens. */
+  /** Scope admin: may set the orchestrator's mode, and list, create and revoke tokens (the API's rule). */
   canAdmin: boolean;
 }
 
 /** Operating E3 itself: the orchestrator's mode and the API tokens. */
-export function AdminPage({ canDeploy, canAdmin }: Props) {
+export function AdminPage({ canAdmin }: Props) {
   return (
     <div className="admin-page">
-      <OrchestratorPanel canChange={canDeploy} />
+      <OrchestratorPanel canChange={canAdmin} />
       {canAdmin ? (
         <TokensPanel />
       ) : (

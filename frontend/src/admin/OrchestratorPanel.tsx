@@ -2,7 +2,7 @@ import { RefusalMessage } from "../components/RefusalMessage";
 import { describeSource, ORCHESTRATOR_MODES } from "./orchestratorModes";
 import { useOrchestratorMode } from "./useOrchestratorMode";
 
-/** The orchestrator's mode in force, what each mode means, and the switch (for a token with scope deploy). */
+/** The orchestrator's mode in force, what each mode means, and the switch (for a token with scope admin). */
 export function OrchestratorPanel({ canChange }: { canChange: boolean }) {
   const { current, loadError, saving, refusal, change } = useOrchestratorMode();
   return (
@@ -20,7 +20,7 @@ export function OrchestratorPanel({ canChange }: { canChange: boolean }) {
       )}
       <fieldset className="mode-options" disabled={!canChange || current === null || saving !== null}>
         <legend className="muted">
-          {canChange ? "The controller follows a change within about a second; it is audited." : "Changing the mode needs a token with scope deploy."}
+          {canChange ? "The controller follows a change within about a second; it is audited." : "Changing the mode needs a token with scope admin."}
         </legend>
         {ORCHESTRATOR_MODES.map(({ mode, label, meaning }) => (
           <label key={mode} className={current?.mode === mode ? "mode-option current" : "mode-option"}>

@@ -5362,6 +5362,8 @@ export interface operations {
                 subject?: string | null;
                 /** @description Only events about this application's deployments, instances and migrations */
                 application?: string | null;
+                /** @description Only this deployment's events and those about its instances (their agents' answers, migrations, failovers) */
+                deployment?: string | null;
             };
             header?: never;
             path?: never;
@@ -5474,6 +5476,8 @@ export interface operations {
                 subject?: string | null;
                 /** @description Only events about this application's deployments, instances and migrations */
                 application?: string | null;
+                /** @description Only this deployment's events and those about its instances (their agents' answers, migrations, failovers) */
+                deployment?: string | null;
             };
             header?: {
                 /** @description Resume after this id (wins over since and last) */

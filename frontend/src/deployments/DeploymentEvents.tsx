@@ -10,8 +10,7 @@ export function DeploymentEvents({ deployment, refreshKey }: { deployment: Deplo
     <section className="panel" aria-labelledby="deployment-events-title">
       <h3 id="deployment-events-title">Events</h3>
       <p className="hint">
-        Events about {deployment.application} on {deployment.cluster} since this deployment was created (of the
-        newest {EVENTS_READ}); a later deployment of the same application there shares them. The cluster's whole
+        This deployment's newest {EVENTS_READ} events: its own and those about its instances. The cluster's whole
         timeline is under its <a href={routeHref({ name: "cluster", cluster: deployment.cluster })}>placement view</a>.
       </p>
       {error !== null && (

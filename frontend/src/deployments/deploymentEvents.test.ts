@@ -1,24 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { buildLookup, toEntry } from "../timeline/entries";
-import { eventsOfDeployment, lookupSourceOf } from "./deploymentEvents";
+import { lookupSourceOf } from "./deploymentEvents";
 
 const ev = (id: number, kind: string, subject: string, ts: string, data: Record<string, unknown> = {}) =>
   ({ id, kind, subject, ts, data, cluster_id: "c", application: "shop" });
 
 describe("a deployment's events", () => {
-  it("keeps its own and the others since it was created, never another deployment's own", () => {
-    const events = [
-      ev(1, "deployment.placed", "deployment/old", "2026-11-26T09:00:00Z"),
-      ev(2, "command.ack", "node/n1", "2026-11-26T09:00:01Z"),
-      ev(3, "deployment.placed", "deployment/d1", "2026-11-26T09:10:00.500Z"),
-      ev(4, "command.nack", "node/n1", "2026-11-26T09:10:01Z"),
-      ev(5, "deployment.placed", "deployment/later", "2026-11-26T09:20:00Z"),
-    ];
-    expect(eventsOfDeployment(events, "d1", "2026-11-26T09:10:00Z").map((e) => e.id)).toEqual([3, 4]);
-    // A server clock a little behind ours still counts.
-    expect(eventsOfDeployment([ev(6, "command.ack", "node/n1", "2026-11-26T09:09:59Z")], "d1", "2026-11-26T09:10:00Z")).toHaveLength(1);
-  });
-
   it("names its instances and nodes in the entries", () => {
     const source = lookupSourceOf("shop", "d1", [
       { id: "i1", node_id: "n1", node: "s0/host", dag_node: "gw", shard: 0, replica: 0, service: "api_gateway", role: "primary",

@@ -3,9 +3,9 @@ import type { DeploymentRow } from "../api/client";
 import { api, unwrap } from "../api/http";
 import { describeError } from "../lib/errors";
 import { type TimelineEntry, buildLookup, toEntry } from "../timeline/entries";
-import { eventsOfDeployment, lookupSourceOf } from "./deploymentEvents";
+import { lookupSourceOf } from "./deploymentEvents";
 
-/** The newest events of its application on its cluster read at a time. */
+/** Its newest events read at a time. */
 export const EVENTS_READ = 200;
 /** Its instances read to name them in the events (beyond these, an instance is named by its id). */
 const NAMED_INSTANCES = 1000;
@@ -17,14 +17,12 @@ export interface DeploymentEventsState {
   error: string | null;
 }
 
-/** The deployment's events (GET /events of its application on its cluster, from its creation on), as timeline
- * entries naming its instances; read again whenever `refreshKey` changes. */
+/** The deployment's events (GET /events?deployment=: its own and its instances'), as timeline entries naming its
+ * instances; read again whenever `refreshKey` changes. */
 export function useDeploymentEvents(deployment: DeploymentRow | null, refreshKey: string): DeploymentEventsState {
   const [state, setState] = useState<DeploymentEventsState>({ entries: [], loading: true, error: null });
   const id = deployment?.id ?? null;
   const application = deployment?.application ?? "";
-  const cluster = deployment?.cluster ?? "";
-  const createdAt = deployment?.created_at ?? "";
 
   useEffect(() => {
     if (id === null) return;
@@ -32,7 +30,7 @@ export function useDeploymentEvents(deployment: DeploymentRow | null, refreshKey
     const signal = controller.signal;
     setState((s) => ({ ...s, loading: true }));
     Promise.all([
-      api.GET("/api/v1/events", { params: { query: { application, cluster, last: EVENTS_READ } }, signal }).then(unwrap),
+      api.GET("/api/v1/events", { params: { query: { deployment: id, last: EVENTS_READ } }, signal }).then(unwrap),
       api.GET("/api/v1/deployments/{deployment_id}/placement", {
         params: { path: { deployment_id: id }, query: { limit: NAMED_INSTANCES } },
         signal,
@@ -41,7 +39,7 @@ export function useDeploymentEvents(deployment: DeploymentRow | null, refreshKey
       ([events, placement]) => {
         if (signal.aborted) return;
         const lookup = buildLookup(lookupSourceOf(application, id, placement.items));
-        const entries = eventsOfDeployment(events.items, id, createdAt).map((e) => toEntry(e, lookup)).reverse();
+        const entries = events.items.map((e) => toEntry(e, lookup)).reverse();
         setState({ entries, loading: false, error: null });
       },
       (error: unknown) => {
@@ -49,7 +47,7 @@ export function useDeploymentEvents(deployment: DeploymentRow | null, refreshKey
       },
     );
     return () => controller.abort();
-  }, [id, application, cluster, createdAt, refreshKey]);
+  }, [id, application, refreshKey]);
 
   return state;
 }

@@ -3,6 +3,7 @@
 import asyncio
 import json
 from typing import Annotated
+from uuid import UUID
 
 from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import StreamingResponse
@@ -21,6 +22,8 @@ LastQuery = Annotated[int | None, Query(ge=1, le=1000, description="Start with t
                                                                    "events (oldest first); ignored with `since`")]
 KindQuery = Annotated[str | None, Query(max_length=63, description="A kind, or a prefix ending in '.' "
                                                                    "(e.g. migration.)")]
+DeploymentQuery = Annotated[UUID | None, Query(description="Only this deployment's events and those about its "
+                                                          "instances (their agents' answers, migrations, failovers)")]
 ApplicationQuery = Annotated[str | None, Query(max_length=63, description="Only events about this application's "
                                                                           "deployments, instances and migrations")]
 
@@ -29,10 +32,11 @@ ApplicationQuery = Annotated[str | None, Query(max_length=63, description="Only 
 def list_events(session: SessionDep, actor: ReadDep, since: SinceQuery = None, last: LastQuery = None,
                 limit: Annotated[int, Query(ge=1, le=1000, description="At most this many (not with `last`)")] = 100,
                 kind: KindQuery = None, cluster: str | None = None, subject: str | None = None,
-                application: ApplicationQuery = None) -> dict:
+                application: ApplicationQuery = None, deployment: DeploymentQuery = None) -> dict:
     """Events after `since` (or the newest `last`), oldest first; poll with the returned `next_since`."""
     items = events.list_events(session, since=since or 0, limit=limit, last=None if since is not None else last,
-                               kind=kind, cluster=cluster, subject=subject, application=application)
+                               kind=kind, cluster=cluster, subject=subject, application=application,
+                               deployment=deployment)
     return dict(items=items, next_since=items[-1]["id"] if items else since or 0)
 
 
@@ -49,7 +53,7 @@ def _sse(items: list[dict]) -> bytes:
                                             "the event as JSON), and a comment line every 15 s"}})
 async def stream_events(request: Request, since: SinceQuery = None, last: LastQuery = None, kind: KindQuery = None,
                         cluster: str | None = None, subject: str | None = None, application: ApplicationQuery = None,
-                        last_event_id: Annotated[int | None, Header(ge=0, description="Resume after this id "
+                        deployment: DeploymentQuery = None, last_event_id: Annotated[int | None, Header(ge=0, description="Resume after this id "
                                                                                         "(wins over since and last)")]
                         = None):
     """Events as they are stored, pushed as server-sent events: first those after `since` (or the
@@ -57,7 +61,7 @@ async def stream_events(request: Request, since: SinceQuery = None, last: LastQu
     milliseconds of its commit."""
     await asyncio.to_thread(authorize, request, "read")
     start = last_event_id if last_event_id is not None else since
-    filters = dict(kind=kind, cluster=cluster, subject=subject, application=application)
+    filters = dict(kind=kind, cluster=cluster, subject=subject, application=application, deployment=deployment)
     backlog: list[dict] = []
     if start is None and last is not None:  # a resume goes on from its cursor; only a fresh stream starts with last
         backlog = await asyncio.to_thread(in_session, events.list_events, last=last, **filters)

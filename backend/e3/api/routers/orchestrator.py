@@ -5,7 +5,7 @@ from typing import Literal
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
-from e3.api.deps import DeployDep, ReadDep, SessionDep
+from e3.api.deps import AdminDep, ReadDep, SessionDep
 from e3.services import orchestrator_mode
 
 router = APIRouter(prefix="/orchestrator", tags=["orchestrator"])
@@ -29,6 +29,7 @@ def get_mode(actor: ReadDep) -> dict:
 
 
 @router.put("", response_model=OrchestratorModePublic)
-def set_mode(body: OrchestratorMode, session: SessionDep, actor: DeployDep) -> dict:
-    """Set the orchestrator's mode; the controller follows within about a second."""
+def set_mode(body: OrchestratorMode, session: SessionDep, actor: AdminDep) -> dict:
+    """Set the orchestrator's mode (scope admin: it decides whether E3 moves any instance on its own); the
+    controller follows within about a second."""
     return orchestrator_mode.set_mode(session, actor, body.mode)
