@@ -9,7 +9,8 @@
  *   memif-rx  --socket PATH --seconds S  a net_memif client counting what arrives (the "host" behind
  *             an e3-nic, or the far end of `memif-tx`);
  *   memif-tx  --socket PATH [--size N] --seconds S   a net_memif server sending as fast as its
- *             client takes frames (host<->NIC messages/s with `memif-rx`).
+ *             client takes frames (host<->NIC messages/s with `memif-rx`); it prints its figures when
+ *             done sending, then stays until its client has left (see dpb_wait_peer_gone).
  * A memif server and client on one socket cannot live in one process (DPDK keeps one socket object
  * per path, listener or not), hence memif-tx + memif-rx. Frames come from dp_write_udp (libe3dp).
  *
@@ -255,6 +256,19 @@ static int dpb_wait_link(dpb_res *r, char *err) {
     return dpb_error(err, "the link did not come up (no memif peer on %s?)", r->o.socket ? r->o.socket : r->o.iface);
 }
 
+/* memif server: after its window, stay until the client has left (or quit / DPB_LINK_WAIT_S). DPDK 22.11's
+ * memif PMD frees the shared regions in its interrupt thread when the peer disconnects, with no fence against
+ * a data-path thread inside rte_eth_rx_burst: a client still polling when its server leaves may read unmapped
+ * memory (SIGSEGV, seen in 2 of 30 runs). The client leaving first is safe: it stops polling, then closes. */
+static void dpb_wait_peer_gone(dpb_res *r) {
+    uint64_t hz = rte_get_timer_hz(), end = rte_get_timer_cycles() + DPB_LINK_WAIT_S * hz;
+    struct rte_eth_link link;
+    while (!atomic_load(&dpb_quit) && rte_get_timer_cycles() < end) {
+        if (rte_eth_link_get_nowait(r->port, &link) == 0 && link.link_status == RTE_ETH_LINK_DOWN) return;
+        rte_delay_us_sleep(10 * 1000);
+    }
+}
+
 /* One frame template per flow (source port DPB_SRC_PORT + k), written by dp_write_udp. */
 static int dpb_frames(dpb_res *r, char *err) {
     static const uint8_t src_mac[6] = {0x02, 0xe3, 0xdb, 0x00, 0x00, 0x01};
@@ -347,6 +361,7 @@ static int dpb_run(dpb_res *r, char *err) {
     else dpb_rx_loop(r);
     dpb_print(r);
     fflush(stdout);
+    if (r->o.cmd == DPB_MEMIF_TX) dpb_wait_peer_gone(r);
     return DPB_OK;
 }
 

@@ -88,13 +88,14 @@ def _log(b: Bench, name: str) -> str:
                                                                       b.workdir / f"{name}.err") if p.exists())
 
 
-def _wait_for(b: Bench, proc: subprocess.Popen, name: str, ready: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + READY_TIMEOUT_S
+def _wait_for(b: Bench, proc: subprocess.Popen, name: str, ready: Callable[[], bool], what: str,
+              timeout_s: float = READY_TIMEOUT_S) -> None:
+    deadline = time.monotonic() + timeout_s
     while not ready():
         if proc.poll() is not None:
             raise RuntimeError(f"{name} exited with {proc.returncode} before {what}: {_log(b, name)}")
         if time.monotonic() > deadline:
-            raise RuntimeError(f"{name}: not {what} after {READY_TIMEOUT_S:.0f} s: {_log(b, name)}")
+            raise RuntimeError(f"{name}: not {what} after {timeout_s:.0f} s: {_log(b, name)}")
         time.sleep(0.05)
 
 
@@ -238,9 +239,13 @@ def memif(b: Bench) -> dict:
     rx = _start(b, NS_RX, "memif-rx", _pump(b, "memif-rx", "--socket", str(sock), "--seconds",
                                             _receiver_seconds(b), role="mrx"))
     _wait_ready(b, rx, "memif-rx")
-    sent = _finish(b, tx, "memif-tx", stop=False)
+    # The client leaves first: memif-tx prints its figures when done sending and stays until its client has
+    # gone (a client still polling when its server leaves can crash in DPDK's memif PMD; e3-dpbench.c).
+    _wait_for(b, tx, "memif-tx", lambda: b"}" in (b.workdir / "memif-tx.out").read_bytes(), "done sending",
+              timeout_s=b.cfg.seconds + READY_TIMEOUT_S)
     time.sleep(0.2)
     got = _finish(b, rx, "memif-rx")
+    sent = _finish(b, tx, "memif-tx", stop=False)
     return dict(key="memif", title="c. memif host<->NIC link (one way, server -> client)", unit="messages/s",
                 value=got["pps"], sent_pps=sent["pps"], sent=sent["sent"], received=got["received"],
                 refused=sent["refused"], note="DPDK net_memif in shared memory, both ends busy-polling, "

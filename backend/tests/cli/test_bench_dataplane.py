@@ -4,8 +4,10 @@
 import json
 import subprocess
 import sys
+import time
 
 import pytest
+from helpers import wait_until
 
 from e3.bench.dataplane_report import TARGET_MEMIF_MPS, medians, render, targets
 from e3.emulation import netns
@@ -81,3 +83,33 @@ def test_a_short_real_run_moves_packets_in_every_section_and_leaves_no_namespace
     assert [t["value"] for t in r["targets"]] == [pytest.approx(nic["value"] / r["sections"][0]["value"]),
                                                    r["sections"][2]["value"]]
     assert not [ns for ns in netns.list_netns() if ns.startswith("e3b-")]
+
+
+def test_issue19_item13_a_memif_server_stays_until_its_client_has_left(tmp_path):
+    """memif-rx crashed (SIGSEGV) in one bench run of two: DPDK's memif PMD unmaps the shared memory when the
+    peer leaves, racing a client still inside rte_eth_rx_burst. So the server (memif-tx) prints its figures
+    when done sending and then stays until its client has left; the client always leaves first."""
+    from e3.bench.dataplane import dpbench_binary
+
+    sock, tx_out = tmp_path / "m.sock", tmp_path / "tx.out"
+    pump = [str(dpbench_binary())]
+    tx = subprocess.Popen([*pump, "memif-tx", "--socket", str(sock), "--seconds", "0.5", "--file-prefix", "t13tx"],
+                          stdout=tx_out.open("wb"), stderr=subprocess.DEVNULL)
+    rx = None
+    try:
+        wait_until(sock.exists, timeout=30, what="memif-tx listening")
+        rx = subprocess.Popen([*pump, "memif-rx", "--socket", str(sock), "--seconds", "60", "--file-prefix",
+                               "t13rx"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        wait_until(lambda: b"}" in tx_out.read_bytes(), timeout=60, what="memif-tx done sending")
+        time.sleep(1.0)
+        assert tx.poll() is None, "memif-tx left while its client was still polling"
+        rx.terminate()
+        out, _ = rx.communicate(timeout=30)
+        assert rx.returncode == 0 and json.loads(out)["received"] > 0
+        assert tx.wait(timeout=5) == 0
+        assert json.loads(tx_out.read_text())["sent"] > 0
+    finally:
+        for proc in (tx, rx):
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+                proc.wait()
