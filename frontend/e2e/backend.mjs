@@ -1,13 +1,14 @@
 // Starts the real E3 backend for the end-to-end run: `e3 up` in a fresh data directory on a free
 // port (embedded Postgres and Redis, API, worker, the built UI), and stops it with SIGINT.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 const repo = resolve(import.meta.dirname, "../..");
-const e3Bin = process.env.E3_BIN ?? join(repo, ".venv/bin/e3");
+/** The `e3` command the run uses: E3_BIN, else the repository's virtualenv's. */
+export const e3Bin = process.env.E3_BIN ?? join(repo, ".venv/bin/e3");
 
 function freePort() {
   return new Promise((ok, fail) => {
@@ -28,6 +29,13 @@ function readEnv(path) {
 
 /** The status of the emulated rack `e3 up` starts as root (E3_CLUSTER_MODE=rack): cluster `rack`. */
 const RACK_STATUS = "/run/e3-racks/rack/supervisor.json";
+/** The rack's network state: there while its namespaces and bridge exist (`e3 up` removes it as it stops). */
+const RACK_NETWORK = "/run/e3-racks/rack/rack.json";
+
+/** True where `e3 up` can run the emulated rack: root, with network namespaces (`ip netns`) working (CI). */
+export function rackPossible() {
+  return process.getuid?.() === 0 && spawnSync("ip", ["netns", "list"]).status === 0;
+}
 
 /** Start `e3 up`; resolves to {url, token, api(path, init), stop()} once the API is ready.
  * With `localServers` > 0 it also starts the local cluster `local` of that many beefy servers, one real
@@ -64,9 +72,20 @@ export async function startBackend({ localServers = 0, rackServers = 0 } = {}) {
     const state = JSON.parse(readFileSync(agentsFile, "utf8"));
     return (rackServers > 0 ? state.processes : state.agents).filter((a) => a.pid);
   };
+  // An `e3 up` killed before it stopped its rack leaves the rack's namespaces and bridge: `e3 cluster down rack`
+  // removes them, once it has exited, if the rack is the one it started (never another `e3 up`'s).
+  const takeRackDown = () => {
+    const started = log.includes("starting an emulated rack") && !log.includes("no rack:");
+    if (rackServers === 0 || !started || !existsSync(RACK_NETWORK)) return;
+    const down = spawnSync(e3Bin, ["cluster", "down", "rack"], { env, encoding: "utf8", timeout: 120_000 });
+    if (down.status !== 0) console.error(`e3 cluster down rack: exit ${down.status}\n${down.stdout}${down.stderr}`);
+  };
   while (!log.includes("E3 is up")) {
     if (proc.exitCode !== null || Date.now() > deadline) {
+      const exited = new Promise((r) => (proc.exitCode !== null || proc.signalCode !== null ? r() : proc.once("exit", r)));
       proc.kill("SIGKILL");
+      await exited;
+      takeRackDown();
       throw new Error(`e3 up did not start:\n${log.slice(-3000)}`);
     }
     await new Promise((r) => setTimeout(r, 200));
@@ -95,15 +114,23 @@ export async function startBackend({ localServers = 0, rackServers = 0 } = {}) {
     }
   }
 
+  if (rackServers > 0 && log.includes("no rack:")) { // another rack is up on the machine: its status is not ours
+    await stop();
+    throw new Error(`e3 up started no rack:\n${log.slice(-3000)}`);
+  }
   const wanted = rackServers > 0 ? 2 * rackServers : localServers; // a type1 server: its host and one SmartNIC
   if (wanted > 0 && clusterAgents().length !== wanted) {
     await stop();
     throw new Error(`e3 up started ${clusterAgents().length} of ${wanted} agents:\n${log.slice(-3000)}`);
   }
 
-  /** SIGINT (it stops its agents, then itself); after 60 s, SIGKILL it and any agent of its still alive. */
+  /** SIGINT (it stops its agents, then itself); after 60 s, SIGKILL it and any agent of its still alive; then the
+   * rack's network if it is left. */
   async function stop() {
-    if (proc.exitCode !== null || proc.signalCode !== null) return;
+    if (proc.exitCode !== null || proc.signalCode !== null) {
+      takeRackDown();
+      return;
+    }
     const agents = clusterAgents();
     const exited = new Promise((r) => proc.once("exit", r));
     proc.kill("SIGINT");
@@ -117,6 +144,7 @@ export async function startBackend({ localServers = 0, rackServers = 0 } = {}) {
       await exited;
     }
     clearTimeout(timer);
+    takeRackDown();
   }
 
   return { url, token, api, waitJob, stop, clusterAgents, log: () => log };

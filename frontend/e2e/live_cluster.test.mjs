@@ -13,11 +13,10 @@
 // Timing figures are printed, never asserted (a noisy machine); behaviour is asserted. Screenshots go to
 // frontend/test-results/ (live-*.png).
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 
-import { startBackend } from "./backend.mjs";
+import { rackPossible, startBackend } from "./backend.mjs";
 import { byId, fmtBusy, fmtProfile, frameTimes, launch, mainThreadBusy, measureUpdates, newTestPage, profileScript, resultsDir,
          screenshot } from "./browser.mjs";
 import { canvasMarks, tooltipAt } from "./canvas.mjs";
@@ -29,7 +28,7 @@ function useRack() {
   const wanted = process.env.E3_E2E_CLUSTER ?? "";
   if (!["", "rack", "local"].includes(wanted)) throw new Error(`E3_E2E_CLUSTER="${wanted}": rack or local`);
   if (wanted === "local") return false;
-  const possible = process.getuid?.() === 0 && spawnSync("ip", ["netns", "list"]).status === 0;
+  const possible = rackPossible();
   if (wanted === "rack" && !possible) throw new Error("E3_E2E_CLUSTER=rack needs root and network namespaces");
   return possible;
 }
