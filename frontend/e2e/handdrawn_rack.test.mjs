@@ -89,14 +89,17 @@ describe("a DAG drawn by hand serves requests on the emulated rack", { skip: SKI
     await page.locator(byId("save-button")).click();
     await page.locator(byId("deploy-link")).waitFor();
 
-    // Opened again, the gateway's form shows the key the save generated.
-    await page.goto(`${backend.url}/#/editor/${APP}`);
-    await page.reload();
+    // At once, the gateway's form shows the key the save generated (no "generated when saved" left).
     await page.locator(byId("dag-node-api_gateway")).click();
     const keys = form().getByLabel("keys (required)", { exact: true });
     await waitFor(async () => HEX32.test(await keys.inputValue()), "the generated key in the gateway's form");
     key = await keys.inputValue();
     assert.equal(await page.locator(byId("config-note-keys")).count(), 0);
+    // Opened again, the same key.
+    await page.goto(`${backend.url}/#/editor/${APP}`);
+    await page.reload();
+    await page.locator(byId("dag-node-api_gateway")).click();
+    await waitFor(async () => (await keys.inputValue()) === key, "the same key after reopening");
     const stored = (await backend.api(`/api/v1/applications/${APP}`)).spec.spec;
     assert.deepEqual(stored.nodes.map((n) => n.service).sort(), [...CHAIN].sort());
     assert.equal(stored.nodes.find((n) => n.service === "api_gateway").config.keys, key);

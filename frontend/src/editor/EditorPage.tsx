@@ -62,7 +62,7 @@ function Editor({ applicationName, template, canWrite, onDeploy }: EditorPagePro
   const { key, spec, hostOnly, configSchemas, validation, located, quiet, failure } = useDagChecks(doc, catalog.services, session.loaded, save);
   const viewCentre = useViewCentre();
   const edits = useDagEdits(history.push, doc.positions, selectOnly, viewCentre);
-  const { doSave, onReloadLatest } = saveActions({ session, doc, spec, key });
+  const { doSave, onReloadLatest } = saveActions({ session, doc, spec, key, amend: history.amend });
 
   const onTemplate = useCallback(
     async (name: string) => {

@@ -18,6 +18,7 @@ import {
   toStoredDraft,
   toYaml,
   updateNode,
+  withStoredConfig,
 } from "./dagDocument";
 import { initHistory, pushHistory, redoHistory, undoHistory } from "./history";
 
@@ -149,5 +150,17 @@ describe("service config", () => {
     const nodes = toSpec(fromSpec(spec)).spec.nodes;
     expect(nodes[0]!.config).toEqual({ keys: "k1,k2", rate: "500" });
     expect("config" in nodes[1]!).toBe(false);
+  });
+});
+
+describe("what a save stored", () => {
+  it("takes each node's stored config by id and keeps the document when nothing differs", () => {
+    const doc = fromSpec({ metadata: { name: "shop" }, spec: { nodes: [{ id: "gw", service: "api_gateway" }, { id: "kv", service: "kvs" }], edges: [] } });
+    const stored = { spec: { nodes: [{ id: "gw", service: "api_gateway", config: { keys: "0123abcd" } }, { id: "kv", service: "kvs" }] } };
+    const after = withStoredConfig(doc, stored);
+    expect(after.nodes.map((n) => n.config)).toEqual([{ keys: "0123abcd" }, undefined]);
+    expect(after.positions).toBe(doc.positions);
+    expect(withStoredConfig(after, stored)).toBe(after);
+    expect(withStoredConfig(doc, { spec: {} })).toBe(doc);
   });
 });

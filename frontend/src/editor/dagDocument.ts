@@ -157,6 +157,22 @@ export function toSpec(doc: DagDocument): SpecDocument {
   };
 }
 
+/** The document with each node's config as the server stored it (the keys a save fills in, e.g. a generated
+ * api_gateway key), matched by node id; the same document when nothing differs. */
+export function withStoredConfig(doc: DagDocument, stored: unknown): DagDocument {
+  const spec = isRecord(stored) && isRecord(stored.spec) ? stored.spec : null;
+  const storedNodes = spec && Array.isArray(spec.nodes) ? spec.nodes.filter(isRecord) : [];
+  const configById = new Map(storedNodes.filter((n) => isRecord(n.config)).map((n) => [String(n.id), n.config]));
+  let changed = false;
+  const nodes = doc.nodes.map((n) => {
+    const config = configById.get(n.id);
+    if (config === undefined || JSON.stringify(config) === JSON.stringify(n.config ?? {})) return n;
+    changed = true;
+    return { ...n, config };
+  });
+  return changed ? { ...doc, nodes } : doc;
+}
+
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }

@@ -21,6 +21,11 @@ export function pushHistory<T>(h: History<T>, next: T, tag: string | null = null
   return { past: past.length > HISTORY_LIMIT ? past.slice(-HISTORY_LIMIT) : past, present: next, future: [], lastTag: tag };
 }
 
+/** The present replaced, no undo step added: what the server filled in on a save, not an edit. */
+export function amendHistory<T>(h: History<T>, next: T): History<T> {
+  return next === h.present ? h : { ...h, present: next };
+}
+
 export function undoHistory<T>(h: History<T>): History<T> {
   const prev = h.past[h.past.length - 1];
   if (prev === undefined) return h;

@@ -4,7 +4,7 @@
 import { ApiError } from "../api/http";
 import { describeError } from "../lib/errors";
 import { loadApplication, saveApplication } from "./applicationApi";
-import type { DagDocument } from "./dagDocument";
+import { type DagDocument, withStoredConfig } from "./dagDocument";
 import type { FieldError, SpecDocument } from "./dagValidation";
 import { IDLE } from "./saveState";
 import type { EditorSession } from "./useEditorSession";
@@ -15,6 +15,8 @@ export interface SaveContext {
   /** The spec being saved, and its specKey. */
   spec: SpecDocument;
   key: string;
+  /** Replaces the document without an undo step. */
+  amend: (doc: DagDocument) => void;
 }
 
 export interface SaveActions {
@@ -24,7 +26,7 @@ export interface SaveActions {
   onReloadLatest: () => Promise<void>;
 }
 
-export function saveActions({ session, doc, spec, key }: SaveContext): SaveActions {
+export function saveActions({ session, doc, spec, key, amend }: SaveContext): SaveActions {
   const { target, setTarget, setSave, baseline, draft, start } = session;
 
   const doSave = async (ifMatch: boolean) => {
@@ -40,7 +42,10 @@ export function saveActions({ session, doc, spec, key }: SaveContext): SaveActio
           // ignore
         }
       }
-      baseline.current = doc;
+      // The form shows what was stored at once (e.g. api_gateway's generated key), not "generated when saved".
+      const stored = withStoredConfig(doc, app.spec);
+      baseline.current = stored;
+      if (stored !== doc) amend(stored);
       setTarget({ appName: app.name, etag: app.etag, source: `app:${app.name}` });
       setSave({ ...IDLE, saved: { name: app.name, version: app.latest_version } });
       if (window.location.hash !== `#/editor/${app.name}`) window.history.replaceState(null, "", `#/editor/${app.name}`);

@@ -1,6 +1,6 @@
 import { useCallback, useState } from "react";
 
-import { initHistory, pushHistory, redoHistory, undoHistory, type History } from "./history";
+import { amendHistory, initHistory, pushHistory, redoHistory, undoHistory, type History } from "./history";
 
 export interface EditorHistory<T> {
   present: T;
@@ -12,6 +12,8 @@ export interface EditorHistory<T> {
   redo: () => void;
   /** Start over from `doc` with no history (after loading). */
   reset: (doc: T) => void;
+  /** Replace the present without an undo step (what a save stored). */
+  amend: (doc: T) => void;
 }
 
 /** Undo/redo over immutable snapshots of the editor's document. */
@@ -23,6 +25,7 @@ export function useEditorHistory<T>(initial: T): EditorHistory<T> {
   const undo = useCallback(() => setHistory(undoHistory), []);
   const redo = useCallback(() => setHistory(redoHistory), []);
   const reset = useCallback((doc: T) => setHistory(initHistory(doc)), []);
+  const amend = useCallback((doc: T) => setHistory((h) => amendHistory(h, doc)), []);
   return {
     present: history.present,
     canUndo: history.past.length > 0,
@@ -31,5 +34,6 @@ export function useEditorHistory<T>(initial: T): EditorHistory<T> {
     undo,
     redo,
     reset,
+    amend,
   };
 }
