@@ -20,8 +20,8 @@ host, has nowhere nearer to go from a host.
   learn from a sample that counts towards an overload streak, until the node is latched: a step above
   the threshold is then always detected, and a lasting new level is learnt once it was reported.
 - Idle: a heartbeat with fewer than `min_requests` completed requests says nothing about an
-  instance's execution time (the agent then reports its EMA): it is never judged and never feeds the
-  baseline. No traffic, no overload; a fresh instance with no traffic stays unjudged however long.
+  instance's execution time (with none the agent repeats its EMA, with one it is a single request's):
+  it is never judged and never feeds the baseline. No traffic, no overload; a fresh instance with no traffic stays unjudged however long.
 
 Hysteresis: a node that triggered is latched for that kind of trouble until its condition has
 cleared (queue <= `queue_clear`; every instance within `overload_clear` of its EMA, or idle, or
