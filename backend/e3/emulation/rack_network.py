@@ -239,7 +239,8 @@ def _check_free(plan: RackPlan, state_path: Path) -> None:
     host = host_network()
     routed = [r for r in host.routes if r.dst == RACK_PREFIX]
     if routed:
-        raise RackError(f"{RACK_PREFIX} is already routed in the root namespace (via {routed[0].dev}): another rack is up?")
+        raise RackError(f"{RACK_PREFIX} is already routed in the root namespace (via {routed[0].dev}): "
+                        "another rack is up?")
     found = conflicts(RACK_PREFIX, host)
     if found:
         raise RackError(f"{RACK_PREFIX}, the rack's addresses, would cover {', '.join(found)} on this machine")

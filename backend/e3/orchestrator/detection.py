@@ -21,7 +21,8 @@ host, has nowhere nearer to go from a host.
   the threshold is then always detected, and a lasting new level is learnt once it was reported.
 - Idle: a heartbeat with fewer than `min_requests` completed requests says nothing about an
   instance's execution time (with none the agent repeats its EMA, with one it is a single request's):
-  it is never judged and never feeds the baseline. No traffic, no overload; a fresh instance with no traffic stays unjudged however long.
+  it is never judged and never feeds the baseline. No traffic, no overload; a fresh instance with no
+  traffic stays unjudged however long.
 
 Hysteresis: a node that triggered is latched for that kind of trouble until its condition has
 cleared (queue <= `queue_clear`; every instance within `overload_clear` of its EMA, or idle, or

@@ -18,7 +18,8 @@ HOST = HostNetwork.parse(ROUTES, LINKS, RESOLV_CONF)
 def test_what_ip_and_resolv_conf_say_is_read():
     assert [(r.dst, r.dev, r.gateway) for r in HOST.routes] == [("default", "eth0", "192.0.2.1"),
                                                                 ("192.0.2.0/24", "eth0", None)]
-    assert [(a.dev, a.local, a.prefixlen) for a in HOST.addresses] == [("lo", "127.0.0.1", 8), ("eth0", "192.0.2.2", 24)]
+    assert [(a.dev, a.local, a.prefixlen) for a in HOST.addresses] == [("lo", "127.0.0.1", 8),
+                                                                       ("eth0", "192.0.2.2", 24)]
     assert HOST.resolvers == ("10.255.255.53", "fe80::1%eth0")
 
 

@@ -27,7 +27,9 @@ LIGHT_S = 2.5  # sequential PUTs: 50 heartbeats with traffic, more than the warm
 def _kv(client, deployment_id: str) -> dict | None:
     items = client.get(f"/api/v1/deployments/{deployment_id}/placement").json()["items"]
     assert not [i for i in items if i["state"] == "failed"], items
-    return next((i for i in items if i["role"] == "primary"), None) if items and all(i["state"] == "running" for i in items) else None
+    if not items or any(i["state"] != "running" for i in items):
+        return None
+    return next(i for i in items if i["role"] == "primary")
 
 
 def _orchestrator_events(client) -> list[dict]:
@@ -45,7 +47,8 @@ def _put(kv: dict, i: int) -> bool:
         return False
 
 
-def test_issue19_item8_a_fresh_kvs_idle_or_lightly_used_stays_on_its_nic_an_overloaded_one_moves(client, worker, rack_of):
+def test_issue19_item8_a_fresh_kvs_idle_or_lightly_used_stays_on_its_nic_an_overloaded_one_moves(client, worker,
+                                                                                                  rack_of):
     rack_of(NAME, 2)
     assert client.post("/api/v1/applications", json=APP).status_code == 201
     r = client.post("/api/v1/deployments", json={"application": "warm-kv", "cluster": NAME})
