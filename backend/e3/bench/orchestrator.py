@@ -4,7 +4,8 @@ A FatTree of type2-smartnic servers (host + 4 SmartNICs, 40 per rack) is built i
 the placement benchmark's generator, each NIC carrying a few instances of the paper's services,
 and a share of the hosts made full so that some decisions have to look past their own server.
 Every node heartbeats once per round (50 ms of simulated time), in node order, through one
-`Detector`. After warm-up rounds, trouble is injected on random NICs in batches (overload, +30%
+`Detector`. After warm-up rounds (the detector's: every instance's baseline is made of its first
+`warmup_heartbeats` heartbeats), trouble is injected on random NICs in batches (overload, +30%
 execution time, and host starvation, a standing queue on an idle link, alternately) for
 `window` rounds; for the heartbeat that completes the window the benchmark times, with
 `time.perf_counter_ns`, `observe` plus `decide` (plus the caller's bookkeeping, `cool_down` and
@@ -51,7 +52,7 @@ class DecisionBenchConfig:
     batch: int = 100  # NICs in trouble at the same time
     instances_per_nic: int = 4
     hosts_full: float = 0.5  # share of hosts with no cores left
-    steady_rounds: int = 3  # timed heartbeat rounds without trouble (after one warm-up round)
+    steady_rounds: int = 3  # timed heartbeat rounds without trouble (after the detector's warm-up rounds)
     seed: int = 1
 
 
@@ -121,13 +122,14 @@ def run_scale(servers: int, cfg: DecisionBenchConfig, report=print) -> dict:
     observe = detector.observe
 
     ingest_ns, heartbeats = 0, 0
-    for rnd in range(1 + cfg.steady_rounds):
+    warmup = policy.warmup_heartbeats  # the first round also primes the byte counters
+    for rnd in range(warmup + cfg.steady_rounds):
         t += PERIOD_S
         samples = [cluster.sample(n, t) for n in nodes]
         begin = time.perf_counter_ns()
         for s in samples:
             observe(s)
-        if rnd:  # the first round only primes the byte counters
+        if rnd >= warmup:
             ingest_ns += time.perf_counter_ns() - begin
             heartbeats += len(samples)
     report(f"  {servers:,} servers: {len(nodes):,} nodes, {len(cluster.instances):,} instances, "

@@ -249,11 +249,11 @@ def run_up() -> None:
         mode, note = _cluster_mode(settings)
         controller_hosts = settings.controller_host
         if mode == "rack":  # the rack's namespaces reach the controller over the management bridge
-            from e3.emulation.rack_network import MGMT_GATEWAY, NetnsError, RackError, ensure_mgmt_bridge
+            from e3.emulation.rack_network import NetnsError, RackError, ensure_mgmt_bridge, rack_mgmt_gateway
 
             try:
                 ensure_mgmt_bridge()
-                controller_hosts = f"{settings.controller_host},{MGMT_GATEWAY}"
+                controller_hosts = f"{settings.controller_host},{rack_mgmt_gateway()}"
             except (RackError, NetnsError) as exc:
                 mode, note = "local", f"no emulated rack ({exc}): falling back to --mode local"
         if note:

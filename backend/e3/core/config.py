@@ -41,6 +41,8 @@ class Settings(BaseSettings):
     detect_queue_packets: int = Field(default=32, alias="E3_DETECT_QUEUE_PACKETS", ge=2)  # a standing queue
     detect_overload: float = Field(default=0.20, alias="E3_DETECT_OVERLOAD", gt=0, le=10)  # exec time over baseline
     detect_cooldown_s: float = Field(default=5.0, alias="E3_DETECT_COOLDOWN_S", ge=0)
+    # heartbeats with traffic an instance's execution-time baseline needs before it is judged (docs/orchestrator.md)
+    detect_warmup: int = Field(default=20, alias="E3_DETECT_WARMUP", ge=1)
     # `e3 up` also starts a cluster and the demo on it: `rack` (an emulated rack of rack_servers
     # rack_type servers, needs root), `local` (local_servers beefy servers, one e3-agent each on
     # loopback), `auto` (rack where possible, else local, saying why) or `none`.

@@ -24,7 +24,7 @@ from e3.emulation.local_cluster import write_secret
 from e3.core.processes import die_with_parent
 from e3.emulation import rack_network
 from e3.emulation.rack_network import NetnsError, RackError
-from e3.emulation.rack_plan import MGMT_GATEWAY, plan_rack
+from e3.emulation.rack_plan import plan_rack
 from e3.emulation.rack_processes import ApiServer, rack_processes
 from e3.emulation.rack_supervisor import STATUS_FILE, START_TIMEOUT_S, load_status, write_specs
 
@@ -61,17 +61,17 @@ def _api_servers(api: Api, name: str, server_type: str, servers: int) -> list[Ap
     return result
 
 
-def _rack_controller(controller: str) -> str:
-    """The controller's address as the rack's namespaces see it (the management bridge); ClientError if it
-    does not listen there."""
+def _rack_controller(controller: str, gateway: str) -> str:
+    """The controller's address as the rack's namespaces see it (`gateway`, the management bridge's);
+    ClientError if it does not listen there."""
     port = controller.rsplit(":", 1)[-1]
     try:
-        socket.create_connection((MGMT_GATEWAY, int(port)), timeout=2).close()
+        socket.create_connection((gateway, int(port)), timeout=2).close()
     except (OSError, ValueError) as exc:
-        raise ClientError(f"the rack's programs reach the controller at {MGMT_GATEWAY}:{port} (the management bridge), "
+        raise ClientError(f"the rack's programs reach the controller at {gateway}:{port} (the management bridge), "
                        f"but nothing listens there ({exc}): start the controller with "
-                       f"`e3 controller --host 127.0.0.1,{MGMT_GATEWAY}` (`e3 up` does this when it runs as root)")
-    return f"{MGMT_GATEWAY}:{port}"
+                       f"`e3 controller --host 127.0.0.1,{gateway}` (`e3 up` does this when it runs as root)")
+    return f"{gateway}:{port}"
 
 
 def is_running(name: str) -> bool:
@@ -127,9 +127,11 @@ def up(api: Api, name: str, servers: int, server_type: str, controller: str, att
     """Build the rack `name` and start its programs; returns one row per registered program. Attached
     (for `e3 up`), the supervisor gets SIGTERM when this process dies."""
     try:
-        plan = plan_rack(name, servers, server_type)
+        plan = plan_rack(name, servers, server_type, rack_network.mgmt_network())
     except ValueError as exc:
         raise ClientError(str(exc), exit_code=2) from exc
+    except (RackError, NetnsError) as exc:  # no free management network here: the message names the conflict
+        raise ClientError(str(exc)) from exc
     where = folder(name)
     if is_rack(name):
         raise ClientError(f"rack {name!r} is already up; `e3 cluster down {name}` first")
@@ -145,7 +147,7 @@ def up(api: Api, name: str, servers: int, server_type: str, controller: str, att
         token = api.post("/api/v1/tokens", json={"name": f"rack-{name}", "scopes": ["agent"]}).json()["token"]
         token_file = where / "agent-token"
         write_secret(token_file, token)
-        specs = rack_processes(plan, api_servers, _rack_controller(controller), token_file, where)
+        specs = rack_processes(plan, api_servers, _rack_controller(controller, plan.mgmt_gateway), token_file, where)
         write_specs(where, specs)
         (where / STATUS_FILE).unlink(missing_ok=True)
         with (where / SUPERVISOR_LOG).open("ab") as log:

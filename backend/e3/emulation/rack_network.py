@@ -7,9 +7,12 @@ up a rack whose create() crashed half-way, and running it twice is harmless. It 
 processes left in the rack's namespaces and removes the NICs' DPDK runtime directories and the memif
 socket directory.
 
-Only one rack may exist per machine at a time: it owns 10.3.0.0/16 in the root namespace.
+Only one rack may exist per machine at a time: it owns 10.3.0.0/16 in the root namespace. Neither that
+range nor the management network may cover the machine's own routes, addresses, DNS resolvers or default
+gateway (rack_addresses): the management network is the first free candidate, 10.3.0.0/16 must be free.
 """
 
+import ipaddress
 import json
 import os
 import shutil
@@ -20,19 +23,21 @@ from typing import Any
 
 from e3.emulation import netns
 from e3.emulation.netns import NetnsError
+from e3.emulation.rack_addresses import AddressConflict, HostNetwork, conflicts, pick_free
 from e3.emulation.rack_plan import (
     DPDK_RUNTIME_ROOT,
     MEMIF_ROOT,
     MGMT_BRIDGE,
-    MGMT_GATEWAY,
-    MGMT_PREFIXLEN,
+    MGMT_NETWORKS,
     RACK_PREFIX,
     RackPlan,
     ServerPlan,
+    mgmt_gateway,
 )
 
-__all__ = ["MGMT_GATEWAY", "NetnsError", "RackError", "create", "destroy", "ensure_mgmt_bridge", "load_state",
-           "remove_mgmt_bridge_if_unused"]
+__all__ = ["NetnsError", "RackError", "create", "destroy", "ensure_mgmt_bridge", "host_network", "load_state",
+           "mgmt_network", "rack_mgmt_gateway", "remove_mgmt_bridge_if_unused"]
+RESOLV_CONF = Path("/etc/resolv.conf")
 
 OnStep = Callable[[str], None] | None
 
@@ -61,24 +66,65 @@ class _Step:
     action: Callable[[], Any]
 
 
-# --- management bridge -------------------------------------------------------------------------
+# --- address plan and management bridge ---------------------------------------------------------
 
 
-def ensure_mgmt_bridge() -> bool:
-    """Make sure the management bridge exists, is up and holds MGMT_GATEWAY; True if it was created.
+def host_network() -> HostNetwork:
+    """This machine's IPv4 routes and addresses (root namespace) and its DNS resolvers."""
+    try:
+        resolv_conf = RESOLV_CONF.read_text()
+    except OSError:
+        resolv_conf = ""
+    return HostNetwork.parse(netns.ip_json("-4", "route", "show"), netns.ip_json("-4", "addr", "show"), resolv_conf)
 
-    Usable before the controller starts, so that it can bind MGMT_GATEWAY.
-    """
-    mgmt_net = f"{MGMT_GATEWAY.rsplit('.', 2)[0]}.0.0/{MGMT_PREFIXLEN}"
-    for route in netns.routes(mgmt_net):
-        if route.get("dev") != MGMT_BRIDGE:
-            raise RackError(f"{mgmt_net} is already routed via {route.get('dev')}: the rack's management network needs it")
+
+def _bridge_network() -> str | None:
+    """The management network the bridge holds now, or None (no bridge, or no IPv4 address on it)."""
+    if not netns.link_exists(MGMT_BRIDGE):
+        return None
+    for entry in netns.ip_json("-4", "addr", "show", "dev", MGMT_BRIDGE):
+        for a in entry.get("addr_info", []):
+            return str(ipaddress.ip_interface(f"{a['local']}/{a['prefixlen']}").network)
+    return None
+
+
+def mgmt_network() -> str:
+    """The rack's management network on this machine: the one the bridge holds, while it exists (a rack may be
+    attached), else the first of MGMT_NETWORKS free of the machine's routes, addresses, resolvers and default
+    gateway. RackError naming the conflict when the bridge's network covers one, or when no candidate is free."""
+    host = host_network()
+    held = _bridge_network()
+    if held is not None:
+        found = conflicts(held, host, own_devs=[MGMT_BRIDGE])
+        if found:
+            raise RackError(f"the management bridge {MGMT_BRIDGE} holds {held}, which covers {', '.join(found)}: "
+                            f"take the racks down (`e3 cluster down NAME`) or delete it (`ip link del {MGMT_BRIDGE}`)")
+        return held
+    try:
+        return pick_free("the rack's management network", MGMT_NETWORKS, host, own_devs=[MGMT_BRIDGE])
+    except AddressConflict as exc:
+        raise RackError(str(exc)) from exc
+
+
+def rack_mgmt_gateway() -> str:
+    """Where the rack's programs reach the controller (the management bridge's address): bind the controller
+    there too (`e3 controller --host 127.0.0.1,<it>`)."""
+    return mgmt_gateway(mgmt_network())
+
+
+def ensure_mgmt_bridge(network: str | None = None) -> bool:
+    """Make sure the management bridge exists, is up and holds the gateway of `network` (default:
+    mgmt_network()); True if it was created. Usable before the controller starts, so that it can bind it.
+    RackError if the bridge holds another network (a rack of another plan is attached)."""
+    network = network or mgmt_network()
+    held = _bridge_network()
+    if held is not None and held != network:
+        raise RackError(f"the management bridge {MGMT_BRIDGE} holds {held}, not {network}: take the racks down first")
     created = not netns.link_exists(MGMT_BRIDGE)
     if created:
         netns.ip("link", "add", MGMT_BRIDGE, "type", "bridge")
-    addresses = netns.ip_json("-4", "addr", "show", "dev", MGMT_BRIDGE)
-    if not any(a.get("local") == MGMT_GATEWAY for entry in addresses for a in entry.get("addr_info", [])):
-        netns.ip("addr", "add", f"{MGMT_GATEWAY}/{MGMT_PREFIXLEN}", "dev", MGMT_BRIDGE)
+    if held is None:
+        netns.ip("addr", "add", f"{mgmt_gateway(network)}/{network.split('/')[1]}", "dev", MGMT_BRIDGE)
     netns.ip("link", "set", "dev", MGMT_BRIDGE, "up")
     return created
 
@@ -168,7 +214,7 @@ def _add_ports(plan: RackPlan, server: ServerPlan) -> None:
 def _steps(plan: RackPlan) -> list[_Step]:
     """Everything create() does, in order; each step is recorded in the state file once done."""
     steps = [
-        _Step("mgmt-bridge", ensure_mgmt_bridge),
+        _Step("mgmt-bridge", lambda: ensure_mgmt_bridge(plan.mgmt_network)),
         _Step(f"dir:{plan.memif_dir}", lambda: Path(plan.memif_dir).mkdir(parents=True, exist_ok=True)),
         _Step(f"netns:{plan.tor_ns}", lambda: _add_tor(plan)),
     ]
@@ -190,9 +236,18 @@ def _check_free(plan: RackPlan, state_path: Path) -> None:
             f"rack {state.get('cluster')!r} is already up (state file {state_path}): "
             "only one rack per machine; take it down first"
         )
-    routed = netns.routes(RACK_PREFIX)
+    host = host_network()
+    routed = [r for r in host.routes if r.dst == RACK_PREFIX]
     if routed:
-        raise RackError(f"{RACK_PREFIX} is already routed in the root namespace (via {routed[0].get('dev')}): another rack is up?")
+        raise RackError(f"{RACK_PREFIX} is already routed in the root namespace (via {routed[0].dev}): "
+                        "another rack is up?")
+    found = conflicts(RACK_PREFIX, host)
+    if found:
+        raise RackError(f"{RACK_PREFIX}, the rack's addresses, would cover {', '.join(found)} on this machine")
+    found = conflicts(plan.mgmt_network, host, own_devs=[MGMT_BRIDGE])
+    if found:
+        raise RackError(f"{plan.mgmt_network}, the rack's management network, would cover {', '.join(found)} "
+                        "on this machine")
     taken = sorted(set(plan.namespaces()) & set(netns.list_netns()))
     if taken:
         raise RackError(f"network namespaces already exist: {', '.join(taken)}")

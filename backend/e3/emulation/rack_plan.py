@@ -11,10 +11,14 @@ Addresses (server i is 1-based, NIC k and port p are 0-based):
     host of server i            10.3.<i>.1
     NIC k of server i           10.3.<i>.<10+k>
     uplink, root / ToR end      10.3.0.1/30 / 10.3.0.2/30     (whole rack: 10.3.0.0/16)
-    management bridge           10.255.0.1/16 (`e3mgmt`), server i: 10.255.1.<i>/16
+    management bridge           <net>.1/24 (`e3mgmt`), server i: <net>.<100+i>/24
+
+The management network <net> is the first of MGMT_NETWORKS that is free on the machine (rack_addresses,
+checked by rack_network.mgmt_network()); 10.255.0.0/24 on most machines.
 """
 
 import hashlib
+import ipaddress
 import json
 import re
 from dataclasses import asdict, dataclass
@@ -37,8 +41,10 @@ UPLINK_PREFIXLEN = 30
 UPLINK_TOR_IFNAME = "up"
 
 MGMT_BRIDGE = "e3mgmt"
-MGMT_GATEWAY = "10.255.0.1"
-MGMT_PREFIXLEN = 16
+# Candidates for the management network, first free one wins. Each a /24, small on purpose: the /16 it
+# used to be covered this machine's DNS resolver (10.255.255.53) and cut the machine's name resolution.
+MGMT_NETWORKS = ("10.255.0.0/24", "10.254.0.0/24", "10.253.0.0/24", "10.252.0.0/24")
+MGMT_SERVER_BASE = 100  # server i's management address is the network's host 100 + i
 MGMT_IFNAME = "mgmt"
 
 MEMIF_ROOT = "/run/e3"
@@ -113,6 +119,11 @@ class RackPlan:
     memif_dir: str
     servers: list[ServerPlan]
 
+    @property
+    def mgmt_network(self) -> str:
+        """The management network, e.g. "10.255.0.0/24"."""
+        return str(ipaddress.ip_interface(f"{self.mgmt_gateway}/{self.mgmt_prefixlen}").network)
+
     def namespaces(self) -> list[str]:
         """Every namespace of the rack, the ToR's first."""
         return [self.tor_ns] + [s.ns for s in self.servers]
@@ -183,7 +194,13 @@ def validate(cluster: str, servers: int, server_type: str) -> None:
         raise ValueError(f"server_type: {server_type!r} is not a SmartNIC type ({', '.join(PORTS_PER_NIC)})")
 
 
-def _server_plan(cluster: str, i: int, nic_count: int, ports_per_nic: int, memif_dir: str) -> ServerPlan:
+def mgmt_gateway(mgmt_network: str) -> str:
+    """The bridge's (and the controller's) address on management network `mgmt_network`: its first host."""
+    return str(ipaddress.ip_network(mgmt_network).network_address + 1)
+
+
+def _server_plan(cluster: str, i: int, nic_count: int, ports_per_nic: int, memif_dir: str,
+                 mgmt_network: ipaddress.IPv4Network) -> ServerPlan:
     ns = f"e3-{cluster}-s{i}"
     ports = [
         PortPlan(
@@ -214,7 +231,7 @@ def _server_plan(cluster: str, i: int, nic_count: int, ports_per_nic: int, memif
         ns=ns,
         node=f"s{i}/host",
         host_ip=f"10.3.{i}.1",
-        mgmt_ip=f"10.255.1.{i}",
+        mgmt_ip=str(mgmt_network.network_address + MGMT_SERVER_BASE + i),
         mgmt_ifname=MGMT_IFNAME,
         mgmt_root_ifname=mgmt_root_ifname(cluster, i),
         host_file_prefix=f"{ns}-host",
@@ -223,9 +240,13 @@ def _server_plan(cluster: str, i: int, nic_count: int, ports_per_nic: int, memif
     )
 
 
-def plan_rack(cluster: str, servers: int, server_type: str) -> RackPlan:
-    """The addressing plan of a rack of `servers` servers of `server_type` (NIC count from the catalogue)."""
+def plan_rack(cluster: str, servers: int, server_type: str, mgmt_network: str = MGMT_NETWORKS[0]) -> RackPlan:
+    """The addressing plan of a rack of `servers` servers of `server_type` (NIC count from the catalogue), its
+    management network on `mgmt_network` (a /24 or larger: rack_network.mgmt_network() says which is free)."""
     validate(cluster, servers, server_type)
+    mgmt = ipaddress.ip_network(mgmt_network)
+    if mgmt.num_addresses < MGMT_SERVER_BASE + MAX_SERVERS + 2:
+        raise ValueError(f"mgmt_network: {mgmt_network} is too small for {MAX_SERVERS} servers (a /24 or larger)")
     types = catalog.server_types()
     if server_type not in types:
         raise ValueError(f"server_type: {server_type!r} is not in the catalogue")
@@ -244,8 +265,9 @@ def plan_rack(cluster: str, servers: int, server_type: str) -> RackPlan:
             rack_prefix=RACK_PREFIX,
         ),
         mgmt_bridge=MGMT_BRIDGE,
-        mgmt_gateway=MGMT_GATEWAY,
-        mgmt_prefixlen=MGMT_PREFIXLEN,
+        mgmt_gateway=mgmt_gateway(mgmt_network),
+        mgmt_prefixlen=mgmt.prefixlen,
         memif_dir=memif_dir,
-        servers=[_server_plan(cluster, i, nic_count, PORTS_PER_NIC[server_type], memif_dir) for i in range(1, servers + 1)],
+        servers=[_server_plan(cluster, i, nic_count, PORTS_PER_NIC[server_type], memif_dir, mgmt)
+                 for i in range(1, servers + 1)],
     )

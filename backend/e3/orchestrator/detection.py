@@ -10,19 +10,25 @@ host, has nowhere nearer to go from a host.
   saturation, not starvation; a queue that comes and goes is noise.
 - Overload: an instance's execution time above its baseline by more than `overload_deviation` in
   `window` consecutive heartbeats, each with at least `min_requests` completed requests (the paper's
-  "difference negative and larger than 20%": EMA minus current below -20%). Faster than the EMA is
-  not overload. The baseline is an EMA over heartbeats (`ema_alpha` per heartbeat), started from the
-  agent's own EMA. The agent's EMA is per request (alpha 1/8): under a sustained slowdown it catches
-  up within one heartbeat, so it cannot show a deviation that lasts `window` heartbeats. The
-  baseline does not learn from a sample that counts towards an overload streak, until the node is
-  latched: a step above the threshold is then always detected, and a lasting new level is learnt
-  once it was reported.
+  "difference negative and larger than 20%": EMA minus current below -20%). Faster than the baseline
+  is not overload. The baseline is per heartbeat: the mean execution time of the instance's first
+  `warmup_heartbeats` heartbeats with traffic (its warm-up: nothing is judged meanwhile), then an EMA
+  over heartbeats (`ema_alpha` per heartbeat). It is not the agent's own EMA: that one is per request
+  (alpha 1/8) and starts from the instance's first request, so a fresh instance's few first requests
+  (cold caches, first allocations) made it; and under a sustained slowdown it catches up within one
+  heartbeat, so it cannot show a deviation that lasts `window` heartbeats. The baseline does not
+  learn from a sample that counts towards an overload streak, until the node is latched: a step above
+  the threshold is then always detected, and a lasting new level is learnt once it was reported.
+- Idle: a heartbeat with fewer than `min_requests` completed requests says nothing about an
+  instance's execution time (with none the agent repeats its EMA, with one it is a single request's):
+  it is never judged and never feeds the baseline. No traffic, no overload; a fresh instance with no
+  traffic stays unjudged however long.
 
 Hysteresis: a node that triggered is latched for that kind of trouble until its condition has
 cleared (queue <= `queue_clear`; every instance within `overload_clear` of its EMA, or idle, or
 gone), and no node is reported again before `cooldown_s` after its last detection or the caller's
-last migration decision for it (`cool_down`). State per node: the last counters, a streak count and
-one per instance.
+last migration decision for it (`cool_down`). State per node: the last counters, a streak count, and
+per instance a streak, a baseline and its warm-up count.
 """
 
 from collections.abc import Hashable
@@ -67,12 +73,13 @@ class DetectionPolicy:
     overload_deviation: float = 0.20  # exec time above EMA x (1 + this): overloaded (the paper's 20%)
     overload_clear: float = 0.10  # every instance within EMA x (1 + this): the overload latch is released
     ema_alpha: float = 0.1  # weight of a heartbeat's execution time in the per-heartbeat baseline EMA
-    min_requests: int = 2  # requests per heartbeat below this: the instance's exec time is not judged
+    min_requests: int = 2  # requests per heartbeat below this: idle, the instance's exec time is not judged
+    warmup_heartbeats: int = 20  # heartbeats with traffic an instance's baseline needs before it is judged (1 s)
     cooldown_s: float = 5.0  # no new detection for a node this long after its last detection or decision
 
     def __post_init__(self):
-        if self.window < 1 or self.min_requests < 0:
-            raise ValueError("window must be at least 1 and min_requests not negative")
+        if self.window < 1 or self.min_requests < 1 or self.warmup_heartbeats < 1:
+            raise ValueError("window, min_requests and warmup_heartbeats must be at least 1")
         if not 0 <= self.queue_clear < self.queue_threshold:
             raise ValueError("queue_clear must be in 0..queue_threshold-1")
         if not 0 < self.bandwidth_util_max <= 1:
@@ -96,7 +103,7 @@ class Detection:
 
 class _NodeState:
     __slots__ = ("t", "rx", "tx", "queue_streak", "queues", "starving", "overloaded", "streaks", "baselines",
-                 "quiet_until")
+                 "warmed", "quiet_until")
 
     def __init__(self):
         self.t = self.rx = self.tx = None
@@ -104,7 +111,8 @@ class _NodeState:
         self.queues: list[tuple[int, float]] = []  # (queue, utilisation) of the current streak, at most `window`
         self.starving = self.overloaded = False  # latched: reported, condition not cleared yet
         self.streaks: dict[str, int] = {}  # instance id -> consecutive overloaded heartbeats
-        self.baselines: dict[str, float] = {}  # instance id -> EMA of its execution time over heartbeats, us
+        self.baselines: dict[str, float] = {}  # instance id -> its execution time's baseline over heartbeats, us
+        self.warmed: dict[str, int] = {}  # instance id -> heartbeats with traffic in its baseline (up to the warm-up)
         self.quiet_until = float("-inf")
 
 
@@ -167,19 +175,22 @@ class Detector:
                 "cpu_shares": {i.instance_id: i.cpu_share for i in s.instances}})
 
         # Overload, per instance, against the per-heartbeat baseline. Instances missing from this
-        # heartbeat lose their streak; gone instances lose their baseline.
+        # heartbeat, or idle in it, lose their streak; gone instances lose their baseline.
         streaks, worst, clear = state.streaks, None, True
         high, low, alpha = 1.0 + p.overload_deviation, 1.0 + p.overload_clear, p.ema_alpha
-        seen, bases = {}, {}
+        seen, bases, warmed = {}, {}, {}
         for inst in s.instances:
             iid, ex = inst.instance_id, inst.exec_time_us
-            base = state.baselines.get(iid) or inst.exec_time_ema_us or None
-            if inst.requests_completed < p.min_requests or base is None:
+            base, heartbeats = state.baselines.get(iid), state.warmed.get(iid, 0)
+            if inst.requests_completed < p.min_requests or ex <= 0:  # idle: nothing to judge or learn
                 if base is not None:
-                    bases[iid] = base
-                elif inst.requests_completed >= p.min_requests and ex > 0:
-                    bases[iid] = ex  # no agent EMA yet: this heartbeat starts the baseline
+                    bases[iid], warmed[iid] = base, heartbeats
                 continue
+            if heartbeats < p.warmup_heartbeats:  # warming up: the baseline is the mean so far
+                bases[iid] = ex if base is None else base + (ex - base) / (heartbeats + 1)
+                warmed[iid] = heartbeats + 1
+                continue
+            warmed[iid] = heartbeats
             over = ex > base * high
             if over:
                 n = seen[iid] = streaks.get(iid, 0) + 1
@@ -188,7 +199,7 @@ class Detector:
             if ex > base * low:
                 clear = False
             bases[iid] = base + alpha * (ex - base) if not over or state.overloaded else base
-        state.streaks, state.baselines = seen, bases
+        state.streaks, state.baselines, state.warmed = seen, bases, warmed
         if state.overloaded and clear:
             state.overloaded = False
         if worst is not None and found is None and not state.overloaded and s.t >= state.quiet_until:

@@ -31,7 +31,7 @@ def rack(tmp_path):
     """A 2-server type2 plan and a state path; whatever gets built is destroyed afterwards."""
     if netns.routes(RACK_PREFIX):
         pytest.skip(f"{RACK_PREFIX} is already routed here: another rack is up")
-    plan = plan_rack(f"t{uuid.uuid4().hex[:8]}", 2, "type2-smartnic")
+    plan = plan_rack(f"t{uuid.uuid4().hex[:8]}", 2, "type2-smartnic", rack_network.mgmt_network())
     state = tmp_path / "rack.json"
     bridge_existed = netns.link_exists(MGMT_BRIDGE)
     try:
@@ -143,6 +143,33 @@ def test_create_refuses_a_second_rack(rack):
     with pytest.raises(rack_network.RackError, match="10.3.0.0/16 is already routed"):
         rack_network.create(other, state.with_name("other.json"))
     assert not state.with_name("other.json").exists()
+
+
+def _route_to(address: str) -> dict:
+    return netns.ip_json("-4", "route", "get", address)[0]
+
+
+def _resolves(name: str) -> bool:
+    return subprocess.run(["getent", "hosts", name], capture_output=True, timeout=10).returncode == 0
+
+
+def test_issue19_item12_the_machines_resolvers_and_gateway_stay_off_the_racks_bridge(rack):
+    """With the rack up, the machine's DNS resolvers and default gateway are reached as before (a 10.255.0.0/16
+    management network used to take 10.255.255.53, this machine's resolver, and name resolution failed)."""
+    plan, state, _ = rack
+    host = rack_network.host_network()
+    resolvers = [r for r in host.resolvers if ":" not in r]
+    gateways = [r.gateway for r in host.routes if r.dst == "default" and r.gateway]
+    before = {address: _route_to(address) for address in resolvers + gateways}
+    name = "pypi.org"  # resolved through the machine's DNS (not /etc/hosts), if it resolves at all here
+    resolved_before = _resolves(name)
+    rack_network.create(plan, state)
+    rack_devs = {plan.mgmt_bridge, plan.uplink.root_ifname} | {s.mgmt_root_ifname for s in plan.servers}
+    for address, route in before.items():
+        now = _route_to(address)
+        assert now["dev"] not in rack_devs, (address, now)
+        assert (now["dev"], now.get("gateway")) == (route["dev"], route.get("gateway")), address
+    assert _resolves(name) == resolved_before
 
 
 CRASHING_CREATE = """

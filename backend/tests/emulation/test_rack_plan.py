@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from e3.emulation.rack_plan import IFNAME_MAX, MGMT_GATEWAY, PORTS_PER_NIC, RackPlan, plan_rack
+from e3.emulation.rack_plan import IFNAME_MAX, PORTS_PER_NIC, RackPlan, plan_rack
 
 MAC_RE = re.compile(r"^02:e3:0[12](:[0-9a-f]{2}){3}$")
 
@@ -24,7 +24,7 @@ def test_type1_one_nic_with_two_ports():
     assert plan.namespaces() == ["e3-lab-tor", "e3-lab-s1", "e3-lab-s2", "e3-lab-s3"]
     s2 = plan.servers[1]
     assert (s2.name, s2.index, s2.ns, s2.node, s2.host_ip, s2.mgmt_ip) == (
-        "s2", 2, "e3-lab-s2", "s2/host", "10.3.2.1", "10.255.1.2")
+        "s2", 2, "e3-lab-s2", "s2/host", "10.3.2.1", "10.255.0.102")
     assert [n.ip for n in s2.nics] == ["10.3.2.10"]
     nic = s2.nics[0]
     assert (nic.name, nic.node, nic.ports) == ("nic0", "s2/nic0", [0, 1])
@@ -53,8 +53,20 @@ def test_uplink_and_management_network():
     assert (up.root_ip, up.tor_ip, up.prefixlen, up.rack_prefix, up.tor_ifname) == (
         "10.3.0.1", "10.3.0.2", 30, "10.3.0.0/16", "up")
     assert re.fullmatch(r"e3u[0-9a-f]{8}", up.root_ifname)
-    assert (plan.mgmt_bridge, plan.mgmt_gateway, plan.mgmt_prefixlen) == ("e3mgmt", MGMT_GATEWAY, 16)
+    # a /24 by default: the /16 it was covered this machine's DNS resolver, 10.255.255.53 (issue 19, item 12)
+    assert (plan.mgmt_bridge, plan.mgmt_gateway, plan.mgmt_prefixlen, plan.mgmt_network) == (
+        "e3mgmt", "10.255.0.1", 24, "10.255.0.0/24")
+    assert [s.mgmt_ip for s in plan.servers] == ["10.255.0.101", "10.255.0.102"]
     assert plan_rack("other", 2, "type2-smartnic").uplink.root_ifname != up.root_ifname
+
+
+def test_the_management_network_is_the_one_given():
+    plan = plan_rack("lab", 50, "type1-smartnic", "10.254.0.0/24")
+    assert (plan.mgmt_gateway, plan.mgmt_prefixlen, plan.mgmt_network) == ("10.254.0.1", 24, "10.254.0.0/24")
+    assert (plan.servers[0].mgmt_ip, plan.servers[-1].mgmt_ip) == ("10.254.0.101", "10.254.0.150")
+    assert RackPlan.from_json(plan.to_json()).mgmt_network == "10.254.0.0/24"
+    with pytest.raises(ValueError, match="mgmt_network: 10.254.0.0/25 is too small"):
+        plan_rack("lab", 1, "type1-smartnic", "10.254.0.0/25")
 
 
 @pytest.mark.parametrize("server_type", ["type1-smartnic", "type2-smartnic"])

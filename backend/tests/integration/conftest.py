@@ -13,7 +13,7 @@ from local_trio import AGENT, APP, running
 from e3.emulation import rack_cluster
 from e3.core.embedded import free_tcp_port
 from e3.emulation import rack_network
-from e3.emulation.rack_plan import MGMT_GATEWAY, plan_rack
+from e3.emulation.rack_plan import plan_rack
 
 
 @pytest.fixture
@@ -91,7 +91,7 @@ def rack_controller(backing_services):
     """The controller on loopback and on the rack's management bridge."""
     rack_network.ensure_mgmt_bridge()
     port = free_tcp_port()
-    proc = start_process(["controller", "--host", f"127.0.0.1,{MGMT_GATEWAY}", "--port", str(port)],
+    proc = start_process(["controller", "--host", f"127.0.0.1,{rack_network.rack_mgmt_gateway()}", "--port", str(port)],
                          backing_services, "controller-rack.log", lambda log: b"controller listening" in log)
     yield f"127.0.0.1:{port}"
     stop_process(proc)

@@ -14,7 +14,7 @@ from helpers import start_process, stop_process, wait_for_job, wait_until
 from e3.core.embedded import free_tcp_port
 from e3.dataplane import udp
 from e3.emulation import netns, rack_network
-from e3.emulation.rack_plan import MGMT_GATEWAY, plan_rack
+from e3.emulation.rack_plan import plan_rack
 from e3.emulation.rack_processes import REGISTERED, nic_argv, nic_stats_path
 
 CLUSTER = "nicrack"
@@ -29,7 +29,7 @@ pytestmark = pytest.mark.skipif(netns.netns_supported() is not None,
 @pytest.fixture
 def rack(tmp_path):
     """The rack's network (namespaces, veths, ECMP ToR, uplink, management bridge); destroyed after."""
-    plan = plan_rack(CLUSTER, 1, "type1-smartnic")
+    plan = plan_rack(CLUSTER, 1, "type1-smartnic", rack_network.mgmt_network())
     state = tmp_path / "rack.json"
     rack_network.create(plan, state)
     try:
@@ -44,7 +44,7 @@ def controller(backing_services, rack):
     port = free_tcp_port()
     proc = start_process(["controller", "--host", "0.0.0.0", "--port", str(port)], backing_services,
                          "controller.log", lambda log: b"controller listening" in log)
-    yield f"{MGMT_GATEWAY}:{port}"
+    yield f"{rack.mgmt_gateway}:{port}"
     stop_process(proc)
 
 

@@ -9,6 +9,7 @@ from e3.orchestrator.detection import (HOST_STARVATION, OVERLOAD, DetectionPolic
 
 PERIOD = 0.050
 BW = 10_000  # Mb/s, a type2 SmartNIC's share of the server's ports
+WARMUP = DetectionPolicy().warmup_heartbeats
 
 
 class Recording:
@@ -32,6 +33,11 @@ def steady(iid="a", exec_us=100.0, share=0.5, requests=500):
 def feed(detector, samples):
     """(index, detection) for every heartbeat that produced one."""
     return [(i, d) for i, s in enumerate(samples) if (d := detector.observe(s)) is not None]
+
+
+def warm_up(detector, rec, instances=(steady("a"),)):
+    """The instances' warm-up: WARMUP heartbeats with traffic at their normal execution time, nothing judged."""
+    assert feed(detector, [rec.next(instances=instances) for _ in range(WARMUP)]) == []
 
 
 def test_standing_queue_with_idle_link_is_starvation_within_three_heartbeats():
@@ -82,8 +88,7 @@ def test_bursty_noise_never_triggers():
 def test_overload_of_30_percent_is_detected_on_the_third_heartbeat():
     rec = Recording()
     det = Detector()
-    before = [rec.next(instances=[steady("a"), steady("b", share=0.3)]) for _ in range(5)]
-    assert feed(det, before) == []
+    warm_up(det, rec, [steady("a"), steady("b", share=0.3)])
     over = [rec.next(instances=[steady("a", exec_us=130.0, share=0.7), steady("b", share=0.2)]) for _ in range(3)]
     found = feed(det, over)
     assert [i for i, _ in found] == [2]
@@ -93,13 +98,40 @@ def test_overload_of_30_percent_is_detected_on_the_third_heartbeat():
 
 
 def test_overload_needs_requests_and_a_slower_not_faster_instance():
+    for slower in ([steady("a", exec_us=300.0, requests=1)] * 10,  # idle: 1 request per heartbeat
+                   [steady("a", exec_us=50.0)] * 10,  # faster
+                   [steady("a", exec_us=130.0)] * 2 + [steady("a")] + [steady("a", exec_us=130.0)] * 2):  # broken
+        rec = Recording()
+        det = Detector()
+        warm_up(det, rec)
+        assert feed(det, [rec.next(instances=[i]) for i in slower]) == []
+
+
+def test_a_fresh_idle_instance_is_never_judged():
+    """Issue 19, item 8: a freshly deployed instance sent nothing has no baseline and is never overloaded, whatever
+    its agent reports as its execution time (the EMA of requests it never had, or a figure left over)."""
     rec = Recording()
-    idle = [rec.next(instances=[steady("a", exec_us=300.0, requests=1)]) for _ in range(10)]
-    faster = [rec.next(instances=[steady("a", exec_us=50.0)]) for _ in range(10)]
-    broken = [rec.next(instances=[steady("a", exec_us=130.0)]) if k != 2 else rec.next(instances=[steady("a")])
-              for k in range(5)]
-    for samples in (idle, faster, broken):  # each from a fresh detector: the baseline is the agent's EMA
-        assert feed(Detector(), samples) == []
+    det = Detector()
+    idle = [InstanceSample("kv", 900.0, 1.0, 0.0, 0), InstanceSample("kv", 5000.0, 1.0, 0.0, 1)]
+    assert feed(det, [rec.next(instances=[idle[k % 2]]) for k in range(2000)]) == []  # 100 s idle
+    # still warming up after the idle heartbeats: its first WARMUP heartbeats with traffic are its baseline
+    assert feed(det, [rec.next(instances=[steady("kv", exec_us=150.0)]) for _ in range(WARMUP)]) == []
+
+
+def test_nothing_is_judged_before_the_warm_up_then_a_real_overload_is():
+    rec = Recording()
+    det = Detector()
+    # a startup transient: the first heartbeats with traffic are slow then fast (cold caches, first allocations)
+    transient = [steady("a", exec_us=40.0 if k < 3 else 100.0 + (k % 3)) for k in range(WARMUP)]
+    assert feed(det, [rec.next(instances=[i]) for i in transient]) == []
+    baseline = sum(i.exec_time_us for i in transient) / WARMUP
+    found = feed(det, [rec.next(instances=[steady("a", exec_us=150.0)]) for _ in range(3)])
+    assert [i for i, _ in found] == [2]
+    assert found[0][1].detail["baseline_us"] == pytest.approx(baseline, abs=1e-3)
+    # with one heartbeat fewer in the warm-up, the same overload is part of the baseline, not a verdict
+    rec, det = Recording(), Detector()
+    feed(det, [rec.next(instances=[i]) for i in transient[:-1]])
+    assert feed(det, [rec.next(instances=[steady("a", exec_us=150.0)]) for _ in range(3)]) == []
 
 
 def test_baseline_is_per_heartbeat_not_the_agents_per_request_ema():
@@ -107,7 +139,7 @@ def test_baseline_is_per_heartbeat_not_the_agents_per_request_ema():
     the detector compares with its own baseline, which learns from heartbeats (and not from a streak)."""
     rec = Recording()
     det = Detector()
-    assert feed(det, [rec.next(instances=[steady("a")]) for _ in range(20)]) == []
+    warm_up(det, rec)
     # a step to 125 us; the agent's EMA follows within the heartbeat (what e3-agent reports)
     over = [rec.next(instances=[InstanceSample("a", 125.0, 124.0, 0.5, 500)]) for _ in range(40)]
     found = feed(det, over)
@@ -126,11 +158,12 @@ def test_baseline_learns_a_slow_drift():
 def test_condition_that_stays_is_reported_once():
     rec = Recording()
     det = Detector(DetectionPolicy(cooldown_s=4.975))  # ends between two heartbeats, clear of float sums
+    warm_up(det, rec)
     samples = [rec.next(queue=100, util=0.2, instances=[steady("a", exec_us=150.0)]) for _ in range(400)]  # 20 s
     found = feed(det, samples)
-    # overload at the 3rd heartbeat; starvation (which needs a 4th: the first has no rate) is held back by the
-    # node's cool-down and reported when it ends, 5 s later; then nothing more while both conditions stay
-    assert [(i, d.kind) for i, d in found] == [(2, OVERLOAD), (102, HOST_STARVATION)]
+    # both at the 3rd heartbeat, starvation first; the overload is held back by the node's cool-down and
+    # reported when it ends, 5 s later; then nothing more while both conditions stay
+    assert [(i, d.kind) for i, d in found] == [(2, HOST_STARVATION), (102, OVERLOAD)]
 
 
 def test_returns_after_cool_down_is_detected_again_but_not_before():
@@ -138,6 +171,7 @@ def test_returns_after_cool_down_is_detected_again_but_not_before():
     rec = Recording()
     over = [steady("a", exec_us=140.0)]
     fine = [steady("a")]
+    warm_up(det, rec, fine)
     # overload 3 heartbeats, clears for 1 s, returns for 1 s (before the cool-down ends: nothing),
     # clears, and returns 6 s after the first detection: detected again
     seq = ([rec.next(instances=over) for _ in range(3)] + [rec.next(instances=fine) for _ in range(20)]
@@ -161,6 +195,7 @@ def test_latch_holds_until_the_condition_clears_even_after_cool_down():
 def test_a_decision_starts_the_cool_down_and_forget_drops_state():
     det = Detector(DetectionPolicy(cooldown_s=4.975))  # ends between two heartbeats, clear of float sums
     rec = Recording()
+    warm_up(det, rec)
     det.cool_down("nic0", rec.t)
     seq = [rec.next(instances=[steady("a", exec_us=140.0)]) for _ in range(120)]  # 6 s
     assert [i for i, _ in feed(det, seq)] == [99]  # the first heartbeat after the cool-down
@@ -186,6 +221,6 @@ def test_nodes_are_independent_when_interleaved():
 
 def test_policy_is_checked():
     for bad in (dict(window=0), dict(queue_clear=32), dict(bandwidth_util_max=0), dict(overload_clear=0.2),
-                dict(cooldown_s=-1)):
+                dict(cooldown_s=-1), dict(warmup_heartbeats=0), dict(min_requests=0)):
         with pytest.raises(ValueError):
             DetectionPolicy(**bad)

@@ -1,0 +1,86 @@
+"""The data-plane orchestrator on the emulated rack (root), in its default `migrate` mode: a kvs primary freshly
+deployed on a SmartNIC and sent nothing stays there, and so it does under light traffic (one request at a time:
+before the warm-up, such a kvs was judged overloaded against the execution time of its first requests and moved);
+once warmed up and driven past the NIC's capacity, the orchestrator still moves it to a host (docs/orchestrator.md,
+"Warm-up")."""
+
+import subprocess
+import time
+
+import pytest
+from helpers import wait_for_job, wait_until
+
+from e3.dataplane import udp
+from e3.emulation import netns
+from e3.emulation.binaries import loadgen_binary
+
+pytestmark = pytest.mark.skipif(netns.netns_supported() is not None,
+                                reason=f"needs network namespaces: {netns.netns_supported()}")
+
+NAME = "warm"
+APP = {"apiVersion": "e3/v1", "kind": "Application", "metadata": {"name": "warm-kv"},
+       "spec": {"nodes": [{"id": "kv", "service": "kvs", "replicas": 1}], "edges": []}}
+IDLE_S = 10.0
+LIGHT_S = 2.5  # sequential PUTs: 50 heartbeats with traffic, more than the warm-up's 20
+
+
+def _kv(client, deployment_id: str) -> dict | None:
+    items = client.get(f"/api/v1/deployments/{deployment_id}/placement").json()["items"]
+    assert not [i for i in items if i["state"] == "failed"], items
+    if not items or any(i["state"] != "running" for i in items):
+        return None
+    return next(i for i in items if i["role"] == "primary")
+
+
+def _orchestrator_events(client) -> list[dict]:
+    return client.get("/api/v1/events", params={"kind": "orchestrator.", "limit": 100}).json()["items"]
+
+
+def _migrations(client, instance_id: str) -> list[dict]:
+    return client.get("/api/v1/migrations", params={"instance_id": instance_id}).json()["items"]
+
+
+def _put(kv: dict, i: int) -> bool:
+    try:
+        return udp.send(kv["address"], kv["port"], f"PUT w{i} v".encode(), timeout_s=0.5).ok
+    except udp.RequestFailed:
+        return False
+
+
+def test_issue19_item8_a_fresh_kvs_idle_or_lightly_used_stays_on_its_nic_an_overloaded_one_moves(client, worker,
+                                                                                                  rack_of):
+    rack_of(NAME, 2)
+    assert client.post("/api/v1/applications", json=APP).status_code == 201
+    r = client.post("/api/v1/deployments", json={"application": "warm-kv", "cluster": NAME})
+    assert wait_for_job(client, r.json()["job_id"])["state"] == "succeeded"
+    deployment = r.json()["deployment_id"]
+    kv = wait_until(lambda: _kv(client, deployment), timeout=30, what="the kvs running")
+    assert kv["node_kind"] == "smartnic", kv
+
+    # Freshly deployed and sent nothing: no verdict, no migration (issue 19, item 8: moved ~2 s after each deploy).
+    time.sleep(IDLE_S)
+    print("orchestrator events while idle:", _orchestrator_events(client))
+    assert _migrations(client, kv["id"]) == []
+    assert [e for e in _orchestrator_events(client) if e["kind"] == "orchestrator.detection"] == []
+    assert _kv(client, deployment)["node"] == kv["node"]
+
+    # Light traffic first (the warm-up: a baseline from heartbeats with requests), then far more than the NIC takes.
+    wait_until(lambda: _put(kv, 0), timeout=15, what="a first reply (ARP)")
+    light_until, answered = time.monotonic() + LIGHT_S, 0
+    while time.monotonic() < light_until:
+        answered += _put(kv, answered + 1)
+    verdicts = [e for e in _orchestrator_events(client) if e["kind"] == "orchestrator.detection"]
+    print(f"{answered} PUTs answered one after another in {LIGHT_S} s; verdicts: {verdicts}")
+    assert verdicts == [] and _migrations(client, kv["id"]) == []
+    load = subprocess.Popen([str(loadgen_binary()), "--target", f"{kv['address']}:{kv['port']}", "--mode", "closed",
+                             "--connections", "64", "--duration", "20", "--warmup", "0",
+                             "--payload", "PUT lg{seq} v"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        moved = wait_until(lambda: [m for m in _migrations(client, kv["id"]) if m["state"] == "succeeded"],
+                           timeout=25, what="the overloaded kvs migrated")
+    finally:
+        load.kill()
+        load.communicate()
+    print("orchestrator events under load:", _orchestrator_events(client))
+    assert moved[0]["reason"] in ("overload", "host_starvation"), moved[0]
+    assert _kv(client, deployment)["node_kind"] == "host"
