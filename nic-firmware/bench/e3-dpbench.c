@@ -40,6 +40,7 @@
 #include <rte_mbuf.h>
 
 #include "e3dp/eal.h"
+#include "e3dp/memguard.h"
 #include "e3dp/pkt.h"
 
 #define DPB_OK 0
@@ -298,7 +299,9 @@ static void dpb_tx_loop(dpb_res *r) {
             memcpy(rte_pktmbuf_append(pkts[i], (uint16_t)r->o.size), r->frames[flow], r->o.size);
             flow = flow + 1 == r->o.flows ? 0 : flow + 1;
         }
-        uint16_t n = rte_eth_tx_burst(r->port, 0, pkts, DPB_BURST);
+        int faulted; /* its client left mid-burst: the frames are the PMD's (e3dp/memguard.h) */
+        uint16_t n = dp_guarded_burst(rte_eth_tx_burst, r->port, pkts, DPB_BURST, &faulted);
+        if (faulted) break;
         r->count += n;
         r->refused += DPB_BURST - n;
         if (n < DPB_BURST) rte_pktmbuf_free_bulk(pkts + n, DPB_BURST - n);
@@ -319,7 +322,9 @@ static void dpb_rx_loop(dpb_res *r) {
     uint64_t hz = rte_get_timer_hz(), start = rte_get_timer_cycles();
     uint64_t end = start + (uint64_t)(r->o.seconds * (double)hz), now = start;
     while (!atomic_load_explicit(&dpb_quit, memory_order_relaxed) && (now = rte_get_timer_cycles()) < end) {
-        uint16_t n = rte_eth_rx_burst(r->port, 0, pkts, DPB_BURST);
+        int faulted; /* its server left mid-burst (e3dp/memguard.h) */
+        uint16_t n = dp_guarded_burst(rte_eth_rx_burst, r->port, pkts, DPB_BURST, &faulted);
+        if (faulted) break;
         uint16_t udp = 0;
         for (uint16_t i = 0; i < n; i++) udp += dpb_is_udp(pkts[i]);
         if (udp) {
@@ -383,6 +388,7 @@ int main(int argc, char **argv) {
     sigaction(SIGTERM, &sa, NULL);
     if (dpb_eal_init(&r.o, err) != DPB_OK) goto err;
     eal_up = 1;
+    if (dp_memguard_install(err) != DP_OK) goto err; /* a memif peer may leave mid-burst */
     if (dpb_run(&r, err) != DPB_OK) goto err;
     rc = 0;
 err:

@@ -31,6 +31,7 @@
 #include "calibration.h"
 #include "cli.h"
 #include "e3dp/eal.h"
+#include "e3dp/memguard.h"
 #include "e3dp/poll.h"
 #include "heartbeat.h"
 #include "nic_cli.h"
@@ -145,6 +146,7 @@ int main(int argc, char **argv) {
         goto err;
     }
     eal_up = 1;
+    if (dp_memguard_install(err) != DP_OK) goto err; /* survives its host's agent leaving mid-burst */
     r.mp = rte_pktmbuf_pool_create("e3nic_mbufs", NIC_MBUFS, NIC_MBUF_CACHE, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
                                    (int)rte_socket_id());
     if (!r.mp) {

@@ -12,6 +12,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include "e3dp/memguard.h"
 #include "e3dp/poll.h"
 #include "e3dp/stack.h"
 
@@ -214,7 +215,8 @@ size_t nic_tm_poll(nic_tm *tm) {
         work += n;
     }
     if (tm->cfg.has_host) {
-        uint16_t n = rte_eth_rx_burst(tm->cfg.host_port, 0, pkts, DP_BURST);
+        int faulted; /* the host's agent left mid-burst: nothing received (e3dp/memguard.h) */
+        uint16_t n = dp_guarded_burst(rte_eth_rx_burst, tm->cfg.host_port, pkts, DP_BURST, &faulted);
         for (uint16_t i = 0; i < n; i++) tm_from_inside(tm, pkts[i], 1);
         work += n;
     }

@@ -16,6 +16,7 @@
 #include "alog.h"
 #include "e3dp/eal.h"
 #include "e3dp/hostlink.h"
+#include "e3dp/memguard.h"
 #include "e3dp/poll.h"
 
 #define HDP_MBUFS 8191          /* frame buffers in the pool */
@@ -47,7 +48,7 @@ static int hdp_eal_start(host_dataplane *d, const cli_opts *o, char *err) {
     if (rte_eal_init(d->eal.argc, d->eal.argv) < 0)
         return dp_set_error(err, "DPDK EAL: %s (are you root?)", rte_strerror(rte_errno));
     d->eal_up = 1;
-    return DP_OK;
+    return dp_memguard_install(err); /* survives a NIC leaving mid-burst */
 }
 
 static int hdp_links_start(host_dataplane *d, const cli_opts *o, dp_hostlink_config *hc, char *err) {

@@ -10,6 +10,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include "e3dp/memguard.h"
 #include "e3dp/poll.h"
 #include "e3dp/stack.h"
 
@@ -120,7 +121,8 @@ size_t dp_hostlink_poll(dp_hostlink *hl) {
     size_t work = 0;
     hl_housekeeping(hl);
     for (size_t k = 0; k < hl->cfg.n_ports; k++) {
-        uint16_t n = rte_eth_rx_burst(hl->cfg.ports[k], 0, pkts, DP_BURST);
+        int faulted; /* its NIC left mid-burst: nothing received (e3dp/memguard.h) */
+        uint16_t n = dp_guarded_burst(rte_eth_rx_burst, hl->cfg.ports[k], pkts, DP_BURST, &faulted);
         for (uint16_t i = 0; i < n; i++) hl_from_link(hl, k, pkts[i]);
         work += n;
     }

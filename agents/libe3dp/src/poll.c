@@ -9,6 +9,8 @@
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 
+#include "e3dp/memguard.h"
+
 void dp_drop_free(dp_drops *d, struct rte_mbuf *m, dp_drop reason) {
     atomic_fetch_add_explicit(&d->n[reason], 1, memory_order_relaxed);
     rte_pktmbuf_free(m);
@@ -25,7 +27,13 @@ void dp_txq_init(dp_txq *q, uint16_t port, _Atomic uint64_t *sent, dp_drops *dro
 
 void dp_txq_flush(dp_txq *q) {
     if (!q->n) return;
-    uint16_t done = rte_eth_tx_burst(q->port, 0, q->pkts, q->n);
+    int faulted;
+    uint16_t done = dp_guarded_burst(rte_eth_tx_burst, q->port, q->pkts, q->n, &faulted);
+    if (faulted) { /* the host link's peer left mid-burst: the frames are the PMD's now (e3dp/memguard.h) */
+        atomic_fetch_add_explicit(&q->drops->n[DP_DROP_HOST_DOWN], q->n, memory_order_relaxed);
+        q->n = 0;
+        return;
+    }
     atomic_fetch_add_explicit(q->sent, done, memory_order_relaxed);
     for (uint16_t i = done; i < q->n; i++) dp_drop_free(q->drops, q->pkts[i], DP_DROP_TX_FULL);
     q->n = 0;
