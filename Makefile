@@ -13,11 +13,12 @@ DATAPLANE_ARGS ?=
 RACK_ARGS ?=
 ORCHESTRATOR_ARGS ?=
 
-.PHONY: system-deps system-deps-test fuzz bench bench-placement bench-ingest bench-agent bench-orchestrator bench-orchestrator-rack bench-dataplane up test test-backend test-frontend test-e2e test-compose test-agents agents backend frontend lock clean distclean help
+.PHONY: system-deps system-deps-test chaos fuzz bench bench-placement bench-ingest bench-agent bench-orchestrator bench-orchestrator-rack bench-dataplane up test test-backend test-frontend test-e2e test-compose test-agents agents backend frontend lock clean distclean help
 
 help:
 	@echo "make up      run the control plane (embedded Postgres/Redis unless DATABASE_URL/REDIS_URL are set)"
 	@echo "make test    run every test suite"
+	@echo "make chaos   the fault-injection suite alone (part of make test), printing recovery times"
 	@echo "make bench   run the benchmarks (figures and ratios): placement (BENCH_ARGS=\"--servers 100,1000\"),"
 	@echo "             heartbeat ingest (INGEST_ARGS=\"--servers 100\"), agent overhead (AGENT_ARGS=\"--seconds 10\"),"
 	@echo "             orchestrator decision latency (ORCHESTRATOR_ARGS=\"--servers 1000\")"
@@ -32,7 +33,7 @@ help:
 up: system-deps backend frontend agents
 	$(E3) up
 
-test: system-deps-test backend frontend test-backend test-agents test-frontend test-e2e test-compose
+test: system-deps-test backend frontend test-backend test-agents chaos test-frontend test-e2e test-compose
 
 # --- system packages ---------------------------------------------------------
 # One list (scripts/install-system-deps): as root it installs what is missing, else it prints the
@@ -87,7 +88,11 @@ lock: $(VENV)/bin/activate
 	$(PIP) freeze --exclude-editable | grep -v '^-e' > backend/requirements.lock
 
 test-backend: backend agents  # the integration tests run real e3-agent processes
-	cd backend && ../$(VENV)/bin/pytest $(PYTEST_ARGS)
+	cd backend && ../$(VENV)/bin/pytest -m "not chaos" $(PYTEST_ARGS)
+
+# Faults injected into real components (docs/reliability.md), each test printing its recovery time.
+chaos: backend agents
+	cd backend && ../$(VENV)/bin/pytest -m chaos -s -q $(CHAOS_ARGS)
 
 # --- frontend ------------------------------------------------------------
 frontend/node_modules/.package-lock.json: frontend/package.json frontend/package-lock.json | system-deps

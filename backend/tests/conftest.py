@@ -40,7 +40,8 @@ def backing_services(tmp_path_factory):
     from e3.services.bootstrap import prepare_database
 
     prepare_database(db_url)
-    yield {"database_url": db_url, "redis_url": redis_url, "root": root}
+    # postgres: the embedded server (None for an external one), for the chaos tests that stop it
+    yield {"database_url": db_url, "redis_url": redis_url, "root": root, "postgres": pg}
     from e3.core.db import get_engine
 
     get_engine().dispose()
