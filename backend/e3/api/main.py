@@ -11,6 +11,7 @@ import e3
 from e3.api.docs import install_docs
 from e3.api.errors import install_error_handlers
 from e3.api.middleware import BodyGuard
+from e3.api.openapi import install_openapi
 from e3.api.routers import (applications, audit, clusters, deployments, events, health, jobs, live, local, me,
                             migrations, nodes, orchestrator, placements, templates, tokens)
 from e3.core.config import get_settings
@@ -38,6 +39,7 @@ def create_app() -> FastAPI:
                               "deployments and placement. Authenticate with `Authorization: Bearer <token>`.",
                   docs_url=None, redoc_url=None)  # FastAPI's own docs pages load their files from a CDN
     install_docs(app)
+    install_openapi(app)
     app.add_middleware(BodyGuard)
     install_error_handlers(app)
     app.include_router(health.router)
