@@ -9,6 +9,8 @@ revoked first: those of a run that was killed before its `down` are not left val
 from pathlib import Path
 
 from e3.client.api import Api, ClientError
+from e3.core.config import get_settings
+from e3.core.envfile import read_env_file
 
 
 def write_secret(path: Path, secret: str) -> None:
@@ -52,11 +54,24 @@ def revoke_after_failure(api: Api, prefix: str) -> None:
         pass
 
 
-def revoke_at_down(prefix: str, api: Api | None = None) -> None:
-    """revoke() through `api`, else the CLI's connection (E3_URL/E3_TOKEN, or what `e3 up` wrote). A ClientError
-    says which tokens are left valid, so that a failure is not reported as a clean stop."""
+def _default_api() -> Api:
+    """The CLI's connection (E3_URL/E3_TOKEN, or the nearest .e3/env); else what `e3 up` wrote in its data dir
+    (E3_DATA_DIR need not be a `.e3` above the working directory)."""
     try:
-        revoke(api or Api(), prefix)
+        return Api()
+    except ClientError:
+        env_file = get_settings().env_file
+        written = read_env_file(env_file) if env_file.is_file() else {}
+        if not written.get("E3_URL"):
+            raise
+        return Api(written["E3_URL"], written.get("E3_TOKEN"))
+
+
+def revoke_at_down(prefix: str, api: Api | None = None) -> None:
+    """revoke() through `api`, else _default_api(). A ClientError says which tokens are left valid, so that a
+    failure is not reported as a clean stop."""
+    try:
+        revoke(api or _default_api(), prefix)
     except ClientError as exc:
         raise ClientError(f"the programs are stopped, but their agent tokens ({prefix}.*) could not be revoked: "
                           f"{exc.message}; revoke them (DELETE /api/v1/tokens/<id>)") from exc
