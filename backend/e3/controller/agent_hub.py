@@ -16,14 +16,16 @@ import redis.asyncio as aioredis
 from e3.core.aio import cancel_and_wait
 from e3.core.config import get_settings
 from e3.core.db import in_session
-from e3.core.errors import BadRequest, Conflict, PreconditionFailed
-from e3.core.security import Actor
+from e3.core.errors import BadRequest, Conflict, Forbidden, PreconditionFailed
 from e3.orchestrator.membership import MembershipPolicy, seen_if_lost, transitions
-from e3.services import agents, commands, tokens
+from e3.services import agent_credentials, agents, commands, tokens
+from e3.services.agent_credentials import AgentCredential
 from e3.services.migration import failover
 from e3.controller import live_publisher
 from e3.live import channel
 from e3.controller.command_streams import CommandStream, CommandStreams
+from e3.controller.credential_watch import CredentialWatch
+from e3.controller.heartbeat_intake import NOT_REGISTERED
 from e3.controller.heartbeat_intake import HeartbeatIntake
 from e3.controller.heartbeat_writer import HeartbeatWriter
 from e3.controller.orchestrator import DataplaneOrchestrator
@@ -42,6 +44,10 @@ class TrackedNode:
     state: str = "up"
     kind: str = "host"  # host | smartnic
     bandwidth_mbps: float = 0.0  # its link rate per direction (the starvation detector's "under-utilised")
+    token_id: uuid.UUID | None = None  # the agent credential that registered it: its owner
+
+    def run_by(self, credential: AgentCredential, agent_id: str) -> bool:
+        return self.agent_id == agent_id and self.token_id == credential.token_id
 
 
 @dataclass
@@ -63,6 +69,7 @@ class AgentHub:
         self.nodes: dict[uuid.UUID, TrackedNode] = {}
         self.intake = HeartbeatIntake(self.nodes, lambda: self.clock(), time.time_ns)
         self.commands = CommandStreams(get_settings().database_url)
+        self.credentials = CredentialWatch()
         self._monitor: asyncio.Task | None = None
         self._mode: asyncio.Task | None = None
         self._failovers: set[asyncio.Task] = set()
@@ -77,9 +84,10 @@ class AgentHub:
         now = self.clock()
         for node in await asyncio.to_thread(in_session, agents.agent_run_nodes):
             self.nodes[node.node_id] = TrackedNode(node.node_id, node.cluster_id, node.name, node.agent_id, now,
-                                                   node.state, node.kind, node.bandwidth_mbps)
+                                                   node.state, node.kind, node.bandwidth_mbps, node.token_id)
         self.writer.start()
         self.commands.start()
+        self.credentials.start()
         self._monitor = asyncio.get_running_loop().create_task(self._watch(), name="membership")
         self._mode = asyncio.get_running_loop().create_task(self.orchestrator.follow_mode(self.redis),
                                                             name="orchestrator-mode")
@@ -89,82 +97,106 @@ class AgentHub:
         await cancel_and_wait(self._mode)
         await self.orchestrator.stop()
         await asyncio.gather(*self._failovers, return_exceptions=True)  # a failover under way is finished
+        await self.credentials.stop()
         await self.commands.stop()
         await self.writer.stop()
         await self.live.close()
         await self.redis.aclose()
 
-    async def authenticate(self, authorization: str | None, how_to_send: str) -> Actor:
-        """The actor for an agent's `Bearer <token>`; it must hold the `agent` scope."""
-        return await asyncio.to_thread(in_session, tokens.authorize_bearer, agents.AGENT_SCOPE,
-                                       authorization=authorization, how_to_send=how_to_send)
+    async def authenticate(self, authorization: str | None, how_to_send: str) -> AgentCredential:
+        """The credential of an agent's `Bearer <token>`; it must hold the `agent` scope."""
+        return await asyncio.to_thread(in_session, agent_credentials.authorize, authorization, how_to_send)
 
     # --- Register -------------------------------------------------------------------------------
-    async def register(self, agent_id: str, cluster_name: str, node_name: str, kind: str | None,
-                       server_name: str | None, software_version: str, address: str,
+    async def register(self, credential: AgentCredential, agent_id: str, cluster_name: str, node_name: str,
+                       kind: str | None, server_name: str | None, software_version: str, address: str,
                        control_address: str | None = None) -> uuid.UUID:
-        """`control_address`: the IP the agent called from, where other agents reach it (state transfers)."""
+        """`control_address`: the IP the agent called from, where other agents reach it (state transfers).
+
+        Refusals name no agent id (a refused caller must learn nothing that identifies the node's agent)."""
         agents.check_agent_id(agent_id)
         address = agents.check_address(address)
         node = await asyncio.to_thread(in_session, agents.find_node, cluster_name, node_name, kind, server_name)
-        now = self.clock()
+        if not credential.may_run(node.cluster_id, node.server):
+            raise Forbidden(f"agent credential {credential.name!r} is not for node {node.name!r}")
         held = self.nodes.get(node.node_id)
-        if held and held.agent_id != agent_id and now - held.last_seen <= self.policy.down_after_s:
+        owner = held.token_id if held else node.token_id
+        if owner not in (None, credential.token_id) and await asyncio.to_thread(in_session, tokens.still_valid,
+                                                                                 [owner]):
+            raise Forbidden(f"node {node.name!r} is registered under another agent credential; an admin revokes "
+                            f"that one to hand the node over")
+        now = self.clock()
+        same_agent = held is not None and held.run_by(credential, agent_id)
+        if held and not same_agent and held.token_id in (None, credential.token_id) \
+                and now - held.last_seen <= self.policy.down_after_s:
             raise Conflict(f"node {node.name!r} is run by another live agent "
-                           f"({held.agent_id!r}, heard from {now - held.last_seen:.2f} s ago)")
+                           f"(heard from {now - held.last_seen:.2f} s ago)")
         previous = held.state if held else node.previous_state
-        if held and held.agent_id != agent_id:
+        if held and not same_agent:
             self._end_commands(node.node_id)  # the old agent's command stream belongs to a dead agent
         self.nodes[node.node_id] = TrackedNode(node.node_id, node.cluster_id, node.name, agent_id, now,
-                                               kind=node.kind, bandwidth_mbps=node.bandwidth_mbps)
-        await asyncio.to_thread(in_session, agents.mark_registered, node, agent_id, software_version, address,
-                                control_address)
+                                               kind=node.kind, bandwidth_mbps=node.bandwidth_mbps,
+                                               token_id=credential.token_id)
+        await asyncio.to_thread(in_session, agents.mark_registered, node, agent_id, credential, software_version,
+                                address, control_address)
         if previous != "up":
             await self._publish_state(self.nodes[node.node_id], previous)
         log.info("node %s (%s) registered by agent %s", node.name, node.node_id, agent_id)
         return node.node_id
 
     # --- Heartbeats -----------------------------------------------------------------------------
-    def _owned(self, agent_id: str, node_id: str) -> TrackedNode | None:
+    def _tracked(self, node_id: str) -> TrackedNode | None:
         try:
-            node = self.nodes.get(uuid.UUID(node_id))
+            return self.nodes.get(uuid.UUID(node_id))
         except ValueError:
             return None
-        return node if node and node.agent_id == agent_id else None
 
-    async def accept_batch(self, agent_id: str, heartbeats: Sequence) -> tuple[int, list[Rejection]]:
+    def _refuse_foreign(self, credential: AgentCredential, node_id: str) -> None:
+        """Forbidden when `node_id` is registered under another credential (an impostor, not a stale agent)."""
+        node = self._tracked(node_id)
+        if node is not None and node.token_id not in (None, credential.token_id):
+            raise Forbidden(f"node {node_id} is registered under another agent credential")
+
+    async def accept_batch(self, credential: AgentCredential, agent_id: str,
+                           heartbeats: Sequence) -> tuple[int, list[Rejection]]:
         """Validate each heartbeat (Heartbeat messages) and keep the good ones: live state in Redis at once,
-        database within `writer.interval_s`. Waits while the writer (or Redis) is full: backpressure."""
+        database within `writer.interval_s`. Waits while the writer (or Redis) is full: backpressure.
+        Forbidden, and nothing of the batch kept, when it names a node of another credential."""
         if len(heartbeats) > agents.MAX_HEARTBEATS_PER_BATCH:
             reason = f"batch of {len(heartbeats)} heartbeats (at most {agents.MAX_HEARTBEATS_PER_BATCH})"
             return 0, [Rejection(i, hb.node_id, reason) for i, hb in enumerate(heartbeats)]
-        encoded, rejected = self.intake.accept(agent_id, heartbeats)  # accepted nodes are marked seen now
+        # accepted nodes are marked seen now (a node of another credential is never accepted)
+        encoded, rejected = self.intake.accept(agent_id, heartbeats, credential.token_id)
+        for _, node_id, reason in rejected:
+            if reason == NOT_REGISTERED:
+                self._refuse_foreign(credential, node_id)
         if encoded.rows:
             await self.writer.room()  # the stream reads no further until the database catches up
             await self.live.room()
             self.writer.add(encoded.copy_text, encoded.rows, encoded.days)
             self.live.add(encoded.redis_commands, encoded.live_items)
             if self.orchestrator.mode != "off":
-                self._orchestrate(agent_id, heartbeats, {r[0] for r in rejected})
+                self._orchestrate(credential, agent_id, heartbeats, {r[0] for r in rejected})
         return encoded.rows, [Rejection(*r) for r in rejected]
 
-    def _orchestrate(self, agent_id: str, heartbeats: Sequence, rejected: set[int]) -> None:
+    def _orchestrate(self, credential: AgentCredential, agent_id: str, heartbeats: Sequence,
+                     rejected: set[int]) -> None:
         """The accepted heartbeats to the data-plane orchestrator (it judges SmartNICs only)."""
         for index, hb in enumerate(heartbeats):
             if index not in rejected:
-                self.orchestrator.observe(self.intake.tracked(agent_id, hb.node_id), hb)
+                self.orchestrator.observe(self.intake.tracked(agent_id, hb.node_id, credential.token_id), hb)
 
     async def flush(self) -> None:
         """Return once every heartbeat accepted so far is in the database."""
         await self.writer.flush()
 
     # --- Failure detection ----------------------------------------------------------------------
-    def connection_lost(self, agent_id: str) -> None:
+    def connection_lost(self, credential: AgentCredential, agent_id: str) -> None:
         """`agent_id`'s heartbeat stream broke: its nodes go down `lost_grace_s` from now unless it is heard
         from again (a killed process is down within that, not the whole silence timeout)."""
         now = self.clock()
         for node in self.nodes.values():
-            if node.agent_id == agent_id:
+            if node.run_by(credential, agent_id):
                 node.last_seen = seen_if_lost(node.last_seen, now, self.policy)
 
     async def check_membership(self) -> dict[uuid.UUID, str]:
@@ -181,7 +213,7 @@ class AgentHub:
 
         def apply(session):
             for node_id, state in changes.items():
-                agents.set_node_state(session, node_id, state, agent_id=self.nodes[node_id].agent_id)
+                agents.set_node_state(session, node_id, state)
 
         await asyncio.to_thread(in_session, apply)
         for node_id, state in changes.items():
@@ -220,16 +252,20 @@ class AgentHub:
             log.exception("publishing the state of node %s to Redis failed", node.node_id)
 
     # --- Commands -------------------------------------------------------------------------------
-    def _require_owned(self, agent_id: str, node_id: str) -> TrackedNode:
-        node = self._owned(agent_id, node_id)
-        if node is None:
-            raise PreconditionFailed(f"node {node_id!r} is not registered by agent {agent_id!r}")
+    def _require_owned(self, credential: AgentCredential, agent_id: str, node_id: str) -> TrackedNode:
+        """The node when this agent (under this credential) runs it: Forbidden when another credential does,
+        FailedPrecondition when it is not registered by this agent (e.g. its old agent after a restart)."""
+        self._refuse_foreign(credential, node_id)
+        node = self._tracked(node_id)
+        if node is None or not node.run_by(credential, agent_id):
+            raise PreconditionFailed(f"node {node_id!r} is not registered by this agent")
         return node
 
-    def open_commands(self, agent_id: str, node_id: str, applied_version: int = 0) -> CommandStream:
+    def open_commands(self, credential: AgentCredential, agent_id: str, node_id: str,
+                      applied_version: int = 0) -> CommandStream:
         """The node's command stream, from the first version after `applied_version`; a newer stream
         for the node ends the older one."""
-        node = self._require_owned(agent_id, node_id)
+        node = self._require_owned(credential, agent_id, node_id)
         return self.commands.open(node.node_id, applied_version)
 
     def close_commands(self, stream: CommandStream) -> None:
@@ -238,15 +274,15 @@ class AgentHub:
     def _end_commands(self, node_id: uuid.UUID) -> None:
         self.commands.end(node_id)
 
-    async def ack(self, agent_id: str, node_id: str, version: int, ok: bool, error_code: str,
-                  error_message: str) -> None:
-        node = self._require_owned(agent_id, node_id)
+    async def ack(self, credential: AgentCredential, agent_id: str, node_id: str, version: int, ok: bool,
+                  error_code: str, error_message: str) -> None:
+        node = self._require_owned(credential, agent_id, node_id)
         if version < 1:
             raise BadRequest("version must be at least 1")
         if not ok and not (error_code or error_message):
             raise BadRequest("a NACK needs an error detail")
-        await asyncio.to_thread(in_session, commands.record_outcome, node.cluster_id, node.node_id, agent_id,
-                                version, ok, error_code, error_message)
+        await asyncio.to_thread(in_session, commands.record_outcome, node.cluster_id, node.node_id, version, ok,
+                                error_code, error_message)
         if not ok:
             log.warning("node %s NACKed command %d: %s %s", node.name, version, error_code, error_message)
         try:

@@ -107,9 +107,10 @@ instance_json = _compile("instance_json", INSTANCE_JSON_SOURCE)
 # checked at once, its instances one by one as their JSON is written; its fields' texts are made once
 # and formatted into the three encodings.
 ACCEPT_SOURCE = _render(r'''
-def accept(self, agent_id, heartbeats):
-    """Validate and encode a batch (a sequence of Heartbeat messages). Returns the encoded accepted
-    heartbeats and the rejections as (index, node_id as sent, reason). Marks accepted nodes seen."""
+def accept(self, agent_id, heartbeats, token_id=None):
+    """Validate and encode a batch (a sequence of Heartbeat messages) from `agent_id` under agent credential
+    `token_id`. Returns the encoded accepted heartbeats and the rejections as (index, node_id as sent,
+    reason). Marks accepted nodes seen."""
     now, wall_ns = self.clock(), self.wall_ns()
     lo_ns = wall_ns - agents.MAX_AGE_S * _NS + _MARGIN_NS
     hi_ns = wall_ns + agents.MAX_CLOCK_AHEAD_S * _NS - _MARGIN_NS
@@ -121,9 +122,9 @@ def accept(self, agent_id, heartbeats):
     for index, hb in enumerate(heartbeats):
         node_text = hb.node_id
         entry = by_text.get(node_text)
-        if (entry is None or entry.agent_id != agent_id or self.nodes.get(entry.tracked.node_id)
-                is not entry.tracked):
-            entry = node_of(agent_id, node_text)
+        if (entry is None or entry.agent_id != agent_id or entry.token_id != token_id
+                or self.nodes.get(entry.tracked.node_id) is not entry.tracked):
+            entry = node_of(agent_id, node_text, token_id)
             if entry is None:
                 rejections.append((index, node_text, NOT_REGISTERED))
                 continue
@@ -182,11 +183,11 @@ class Encoded:
 
 class _Node:
     """Per node, what the hot path needs: the tracked node it must still be, and its constant encodings."""
-    __slots__ = ("tracked", "agent_id", "copy_prefix", "hset_prefix", "live_prefix", "live_suffix")
+    __slots__ = ("tracked", "agent_id", "token_id", "copy_prefix", "hset_prefix", "live_prefix", "live_suffix")
 
     def __init__(self, tracked, node_id: uuid.UUID, cluster_id):
         nid, cid = str(node_id), str(cluster_id)
-        self.tracked, self.agent_id = tracked, tracked.agent_id
+        self.tracked, self.agent_id, self.token_id = tracked, tracked.agent_id, tracked.token_id
         self.copy_prefix = nid + "\t"
         key = f"e3:node:{nid}"
         self.hset_prefix = (_HSET + _bulk(key) + "$7\r\nnode_id\r\n" + _bulk(nid)
@@ -197,7 +198,7 @@ class _Node:
 
 class HeartbeatIntake:
     """Validates and encodes batches against the hub's tracked nodes (`nodes`: node UUID -> TrackedNode
-    with .agent_id, .cluster_id, .last_seen). Keeps small caches; holds no heartbeat between calls."""
+    with .agent_id, .token_id, .cluster_id, .last_seen). Keeps small caches; holds no heartbeat between calls."""
 
     def __init__(self, nodes: Mapping, clock: Callable[[], float], wall_ns: Callable[[], int]):
         self.nodes, self.clock, self.wall_ns = nodes, clock, wall_ns
@@ -205,13 +206,14 @@ class HeartbeatIntake:
         self._ids: dict[str, str] = {}  # instance_id -> its JSON string
         self._seconds: dict[int, str] = {}  # unix second -> "YYYY-MM-DDTHH:MM:SS"
 
-    def _node(self, agent_id: str, node_text: str) -> _Node | None:
-        """The node `node_text` names when `agent_id` runs it (its current registration), else None."""
+    def _node(self, agent_id: str, node_text: str, token_id=None) -> _Node | None:
+        """The node `node_text` names when `agent_id` runs it under credential `token_id` (its current
+        registration), else None."""
         entry = self._by_text.get(node_text)
         if entry is not None:
             tracked = entry.tracked
             if self.nodes.get(tracked.node_id) is tracked:
-                return entry if tracked.agent_id == agent_id else None
+                return entry if (tracked.agent_id, tracked.token_id) == (agent_id, token_id) else None
         try:
             node_id = uuid.UUID(node_text)
         except ValueError:
@@ -222,11 +224,11 @@ class HeartbeatIntake:
         if len(self._by_text) > 4 * len(self.nodes) + 1000:
             self._by_text.clear()
         entry = self._by_text[node_text] = _Node(tracked, node_id, tracked.cluster_id)
-        return entry if tracked.agent_id == agent_id else None
+        return entry if (tracked.agent_id, tracked.token_id) == (agent_id, token_id) else None
 
-    def tracked(self, agent_id: str, node_text: str):
-        """The tracked node `node_text` names when `agent_id` runs it, else None (cached)."""
-        entry = self._node(agent_id, node_text)
+    def tracked(self, agent_id: str, node_text: str, token_id=None):
+        """The tracked node `node_text` names when `agent_id` runs it under `token_id`, else None (cached)."""
+        entry = self._node(agent_id, node_text, token_id)
         return entry.tracked if entry is not None else None
 
     def _second(self, second: int) -> str:

@@ -29,6 +29,10 @@ class Settings(BaseSettings):
     # The controller (gRPC, for agents) and its failure detector.
     controller_host: str = Field(default="127.0.0.1", alias="E3_CONTROLLER_HOST")
     controller_port: int = Field(default=50051, alias="E3_CONTROLLER_PORT", ge=1, le=65535)
+    # PEM files: set both and the controller speaks TLS on every address (docs/security.md); unset, plaintext,
+    # which it warns about on any address but loopback (agents' tokens would cross the network in clear).
+    controller_tls_cert: Path | None = Field(default=None, alias="E3_CONTROLLER_TLS_CERT")
+    controller_tls_key: Path | None = Field(default=None, alias="E3_CONTROLLER_TLS_KEY")
     heartbeat_period_ms: int = Field(default=50, alias="E3_HEARTBEAT_PERIOD_MS", ge=1, le=60_000)
     suspect_after_missed: int = Field(default=3, alias="E3_SUSPECT_AFTER_MISSED", ge=1)
     down_after_ms: int = Field(default=1000, alias="E3_DOWN_AFTER_MS", ge=1)
@@ -71,6 +75,8 @@ class Settings(BaseSettings):
             raise ValueError("E3_DOWN_AFTER_MS must exceed E3_HEARTBEAT_PERIOD_MS x E3_SUSPECT_AFTER_MISSED")
         if self.lost_grace_ms > self.down_after_ms:
             raise ValueError("E3_LOST_GRACE_MS must not exceed E3_DOWN_AFTER_MS")
+        if (self.controller_tls_cert is None) != (self.controller_tls_key is None):
+            raise ValueError("E3_CONTROLLER_TLS_CERT and E3_CONTROLLER_TLS_KEY go together: set both or neither")
         return self
 
     @property

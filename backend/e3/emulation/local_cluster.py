@@ -20,6 +20,7 @@ from e3.client.api import Api, ClientError
 from e3.core.processes import die_with_parent, wait_registered
 from e3.core.config import get_settings
 from e3.core.envfile import find_env_file
+from e3.emulation import agent_tokens
 from e3.emulation.binaries import agent_binary
 
 REGISTERED = "e3-agent: registered"
@@ -65,13 +66,6 @@ def _save(name: str, agents: list[AgentProcess]) -> None:
     path.write_text(json.dumps({"cluster": name, "agents": [asdict(a) for a in agents]}, indent=2))
 
 
-def write_secret(path: Path, secret: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.touch(mode=0o600, exist_ok=True)
-    path.chmod(0o600)
-    path.write_text(secret + "\n")
-
-
 def up(api: Api, name: str, servers: int, server_type: str, workers: int, controller: str,
        attached: bool = False) -> list[dict]:
     """Create the cluster (or reuse it) and start one registered agent per host node. Detached agents
@@ -91,16 +85,15 @@ def up(api: Api, name: str, servers: int, server_type: str, workers: int, contro
         api.post("/api/v1/clusters", json={"generator": "fattree", "servers": servers, "server_type": server_type,
                                            "name": name})
     nodes = [n for n in api.all_pages(f"/api/v1/clusters/{name}/nodes") if n["kind"] == "host"]
-    token = api.post("/api/v1/tokens", json={"name": f"local-agents-{name}", "scopes": ["agent"]}).json()["token"]
     folder = state_dir() / name
-    token_file = folder / "agent-token"
-    write_secret(token_file, token)
+    token_files = agent_tokens.issue(api, token_prefix(name), name, sorted({n["server"] for n in nodes}), folder)
     agents: list[AgentProcess] = []
     procs: list[subprocess.Popen] = []
     try:
         for node in nodes:
             log = folder / f"{node['name'].replace('/', '_')}.log"
-            args = [str(binary), "--controller", controller, "--token-file", str(token_file), "--cluster", name,
+            args = [str(binary), "--controller", controller, "--token-file", str(token_files[node["server"]]),
+                    "--cluster", name,
                     "--node", node["name"], "--server", node["server"], "--kind", "host", "--address", "127.0.0.1",
                     "--workers", str(workers), "--cpu-source", "engine",  # agents share this machine's CPUs
                     "--power-idle-w", str(kind.idle_watts),
@@ -120,6 +113,7 @@ def up(api: Api, name: str, servers: int, server_type: str, workers: int, contro
     except BaseException:
         _stop(agents)
         _state_file(name).unlink(missing_ok=True)
+        agent_tokens.revoke_after_failure(api, token_prefix(name))
         raise
     return [dict(node=a.node, pid=a.pid, log=a.log, registered=line[len(REGISTERED):].strip())
             for a, line in zip(agents, lines)]
@@ -150,11 +144,18 @@ def _reap(pid: int) -> None:
         pass
 
 
-def down(name: str) -> list[dict]:
-    """Stop the cluster's agents (SIGTERM, then SIGKILL after STOP_TIMEOUT_S); forget them."""
+def token_prefix(name: str) -> str:
+    """The names of the cluster's agent tokens start with this (one token per server: agent_tokens)."""
+    return f"local-{name}"
+
+
+def down(name: str, api: Api | None = None) -> list[dict]:
+    """Stop the cluster's agents (SIGTERM, then SIGKILL after STOP_TIMEOUT_S); forget them; revoke their tokens
+    (through `api`, else the CLI's connection)."""
     agents = _load(name)
     if not agents:
         raise ClientError(f"no local cluster {name!r} was started from here (nothing in {state_dir()})")
     stopped = _stop(agents)
     _state_file(name).unlink(missing_ok=True)
+    agent_tokens.revoke_at_down(token_prefix(name), api)
     return stopped

@@ -5,7 +5,7 @@ Builds the rack's network in namespaces (rack_network), then starts a supervisor
 the controller as the nodes of one API cluster, over the management bridge. A rack belongs to the
 machine (one at a time, root only), so everything of it lives in `/run/e3-racks/<name>/` whatever the
 working directory: the network state (`rack.json`), the process specs, the supervisor's status, the
-logs, the NICs' counters and the agents' token file (0600); /run is emptied at boot, as are the
+logs, the NICs' counters and the agents' token files (0600, one per server: agent_tokens); /run is emptied at boot, as are the
 namespaces. `down` stops the supervisor (which stops its programs) and destroys the network,
 whatever state it was left in.
 """
@@ -20,9 +20,8 @@ from pathlib import Path
 
 from e3 import catalog
 from e3.client.api import Api, ClientError
-from e3.emulation.local_cluster import write_secret
 from e3.core.processes import die_with_parent
-from e3.emulation import rack_network
+from e3.emulation import agent_tokens, rack_network
 from e3.emulation.rack_network import NetnsError, RackError
 from e3.emulation.rack_plan import plan_rack
 from e3.emulation.rack_processes import ApiServer, rack_processes
@@ -144,10 +143,8 @@ def up(api: Api, name: str, servers: int, server_type: str, controller: str, att
             api.post("/api/v1/clusters", json={"generator": "fattree", "servers": servers,
                                                "server_type": server_type, "name": name})
         api_servers = _api_servers(api, name, server_type, servers)
-        token = api.post("/api/v1/tokens", json={"name": f"rack-{name}", "scopes": ["agent"]}).json()["token"]
-        token_file = where / "agent-token"
-        write_secret(token_file, token)
-        specs = rack_processes(plan, api_servers, _rack_controller(controller, plan.mgmt_gateway), token_file, where)
+        agent_tokens.issue(api, token_prefix(name), name, [s.name for s in api_servers], where)
+        specs = rack_processes(plan, api_servers, _rack_controller(controller, plan.mgmt_gateway), where, where)
         write_specs(where, specs)
         (where / STATUS_FILE).unlink(missing_ok=True)
         with (where / SUPERVISOR_LOG).open("ab") as log:
@@ -158,19 +155,27 @@ def up(api: Api, name: str, servers: int, server_type: str, controller: str, att
     except BaseException:
         _stop_supervisor(where)
         rack_network.destroy(where / RACK_FILE)
+        agent_tokens.revoke_after_failure(api, token_prefix(name))
         raise
     return [dict(node=p["node"], kind=p["kind"], pid=p["pid"], registered=p["registered"], log=p["log"])
             for p in status["processes"]]
 
 
-def down(name: str) -> list[dict]:
-    """Stop the rack's programs and remove its network (namespaces, veths, DPDK and memif files)."""
+def token_prefix(name: str) -> str:
+    """The names of the rack's agent tokens start with this (one token per server: agent_tokens)."""
+    return f"rack-{name}"
+
+
+def down(name: str, api: Api | None = None) -> list[dict]:
+    """Stop the rack's programs, remove its network (namespaces, veths, DPDK and memif files) and revoke its
+    agent tokens (through `api`, else the CLI's connection)."""
     where = folder(name)
     status = _stop_supervisor(where) or {"processes": []}
     try:
         rack_network.destroy(where / RACK_FILE)
     except (RackError, NetnsError) as exc:
         raise ClientError(f"removing the rack's network: {exc}") from exc
+    agent_tokens.revoke_at_down(token_prefix(name), api)
     return [dict(node=p["node"], kind=p["kind"], pid=p["pid"],
                  stopped="not started" if p["pid"] is None else f"exit {p['exit_code']}")
             for p in status["processes"]]

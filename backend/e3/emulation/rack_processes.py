@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from e3 import catalog
+from e3.emulation import agent_tokens
 from e3.emulation.binaries import agent_binary, nic_binary
 from e3.emulation.netns import exec_argv
 from e3.emulation.rack_plan import NicPlan, RackPlan, ServerPlan
@@ -91,15 +92,17 @@ def host_argv(plan: RackPlan, server: ServerPlan, api_server: str, host_node: st
     return exec_argv(server.ns, args)
 
 
-def rack_processes(plan: RackPlan, api_servers: list[ApiServer], controller: str, token_file: Path,
+def rack_processes(plan: RackPlan, api_servers: list[ApiServer], controller: str, token_folder: Path,
                    state_dir: Path) -> list[ProcessSpec]:
-    """Every program of the rack, NICs first (a host's memif links need its NICs' sockets)."""
+    """Every program of the rack, NICs first (a host's memif links need its NICs' sockets); each server's
+    programs use that server's agent token (agent_tokens.token_file(token_folder, server))."""
     if len(api_servers) != len(plan.servers):
         raise ValueError(f"servers: the API cluster has {len(api_servers)}, the rack plan {len(plan.servers)}")
     nics, hosts = [], []
     for server, api in zip(plan.servers, api_servers):
         if len(api.nics) != len(server.nics):
             raise ValueError(f"servers: {api.name} has {len(api.nics)} SmartNIC nodes, the plan {len(server.nics)}")
+        token_file = agent_tokens.token_file(token_folder, api.name)
         for nic, node in zip(server.nics, api.nics):
             nics.append(ProcessSpec(
                 "nic", node, nic_argv(plan, server, nic, api.name, controller, token_file, state_dir, node),

@@ -20,6 +20,10 @@ class ApiToken(UuidPk, Timestamps, Base):
     last_used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # An agent credential's binding: it runs only this cluster's nodes (deleted with it), and of those only
+    # the nodes of these servers when set. Unbound (NULL) agent tokens may run any node nobody else holds.
+    cluster_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("clusters.id", ondelete="CASCADE"))
+    servers: Mapped[list[str] | None] = mapped_column(ARRAY(String(127)))
 
 
 class AuditEntry(Base):

@@ -63,6 +63,9 @@ class ComputeNode(UuidPk, Base):
     state: Mapped[str] = mapped_column(String(16), default="up")  # up | suspect | down
     # Set when an agent registers the node: who runs it and where its instances listen.
     agent_id: Mapped[str | None] = mapped_column(String(64))
+    # The agent credential (api_tokens row) that registered it: only that credential may heartbeat for it,
+    # read its commands and ACK them, and another is refused until this one is revoked (docs/security.md).
+    agent_token_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("api_tokens.id", ondelete="SET NULL"))
     address: Mapped[str | None] = mapped_column(String(64))
     # Where its agent is reached from other agents (the IP it registered from): state transfers.
     control_address: Mapped[str | None] = mapped_column(String(64))

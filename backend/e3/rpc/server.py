@@ -1,6 +1,7 @@
 """`e3 controller`: the grpcio asyncio server for agents (AgentService + grpc.health.v1)."""
 
 import asyncio
+import ipaddress
 import logging
 import signal
 
@@ -17,6 +18,23 @@ from e3.controller.orchestrator import DataplaneOrchestrator
 
 log = logging.getLogger(__name__)
 SERVICE_NAME = agent_pb2.DESCRIPTOR.services_by_name["AgentService"].full_name
+
+
+def server_credentials(settings: Settings) -> grpc.ServerCredentials | None:
+    """TLS credentials from the configured certificate chain and key (PEM), or None (plaintext)."""
+    if settings.controller_tls_cert is None:
+        return None
+    return grpc.ssl_server_credentials([(settings.controller_tls_key.read_bytes(),
+                                         settings.controller_tls_cert.read_bytes())])
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def policy_from(settings: Settings) -> MembershipPolicy:
@@ -43,6 +61,7 @@ class Controller:
         self.hosts = [h.strip() for h in (host or settings.controller_host).split(",") if h.strip()]
         self.requested_port = port if port is not None else settings.controller_port
         self.address = f"{','.join(self.hosts)}:{self.requested_port}"
+        self.tls = server_credentials(settings)
         orchestrator = DataplaneOrchestrator(settings.orchestrator, detection_policy_from(settings))
         self.hub = AgentHub(policy_from(settings), settings.redis_url, orchestrator=orchestrator)
         self.health = health.aio.HealthServicer()
@@ -56,9 +75,17 @@ class Controller:
 
     async def start(self) -> int:
         for host in self.hosts:  # port 0: the first bind picks it, the others reuse it
-            bound = self.server.add_insecure_port(f"{host}:{self.port or self.requested_port}")
+            address = f"{host}:{self.port or self.requested_port}"
+            if self.tls is not None:
+                bound = self.server.add_secure_port(address, self.tls)
+            else:
+                bound = self.server.add_insecure_port(address)
+                if not is_loopback(host):
+                    log.warning("listening on %s without TLS: agents' tokens and commands cross the network in "
+                                "clear (set E3_CONTROLLER_TLS_CERT and E3_CONTROLLER_TLS_KEY; docs/security.md)",
+                                host)
             if not bound:
-                raise RuntimeError(f"cannot listen on {host}:{self.port or self.requested_port}")
+                raise RuntimeError(f"cannot listen on {address}")
             self.port = bound
         await self.hub.start()
         await self.server.start()
@@ -75,7 +102,8 @@ class Controller:
 async def serve(settings: Settings, host: str | None = None, port: int | None = None) -> None:
     controller = Controller(settings, host, port)
     bound = await controller.start()
-    print(f"controller listening on {controller.address.rsplit(':', 1)[0]}:{bound}", flush=True)
+    print(f"controller listening on {controller.address.rsplit(':', 1)[0]}:{bound}"
+          f"{' (TLS)' if controller.tls else ''}", flush=True)
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -1,9 +1,13 @@
 """AgentService servicer: translates messages and status codes; the work is in controller.agent_hub."""
 
-from e3.core.errors import E3Error
+import asyncio
+
+from e3.core.errors import E3Error, Unauthorized
 from e3.rpc.errors import abort
 from e3.rpc.pb import agent_pb2, agent_pb2_grpc
 from e3.controller.agent_hub import MAX_REPORTED_REJECTIONS, AgentHub
+from e3.services import tokens
+from e3.services.agent_credentials import AgentCredential
 
 _KINDS = {agent_pb2.NODE_KIND_HOST: "host", agent_pb2.NODE_KIND_SMARTNIC: "smartnic"}
 
@@ -29,19 +33,25 @@ class AgentServicer(agent_pb2_grpc.AgentServiceServicer):
     def __init__(self, hub: AgentHub):
         self.hub = hub
 
-    async def _authenticate(self, context) -> None:
+    async def _authenticate(self, context) -> AgentCredential:
         try:
-            await self.hub.authenticate(_metadata(context, "authorization"),
-                                        how_to_send="send `authorization: Bearer <token>` metadata")
+            return await self.hub.authenticate(_metadata(context, "authorization"),
+                                               how_to_send="send `authorization: Bearer <token>` metadata")
         except E3Error as exc:
             await abort(context, exc)
 
+    async def _end_if_revoked(self, context) -> None:
+        """In a stream's `except CancelledError`: end the call UNAUTHENTICATED if its credential was revoked
+        (hub.credentials cancelled it); otherwise return, and the caller re-raises."""
+        if self.hub.credentials.was_revoked():
+            await abort(context, Unauthorized(tokens.INVALID_TOKEN))
+
     async def Register(self, request, context):
-        await self._authenticate(context)
+        credential = await self._authenticate(context)
         node = request.node
         try:
-            node_id = await self.hub.register(request.agent_id, node.cluster_name, node.name, _KINDS.get(node.kind),
-                                              node.server_name or None, node.software_version,
+            node_id = await self.hub.register(credential, request.agent_id, node.cluster_name, node.name,
+                                              _KINDS.get(node.kind), node.server_name or None, node.software_version,
                                               node.address or _peer_ip(context.peer()),
                                               control_address=_peer_ip(context.peer()))
         except E3Error as exc:
@@ -49,47 +59,57 @@ class AgentServicer(agent_pb2_grpc.AgentServiceServicer):
         return agent_pb2.RegisterResponse(node_id=str(node_id), heartbeat_period_ms=self.hub.heartbeat_period_ms)
 
     async def StreamHeartbeats(self, request_iterator, context):
-        await self._authenticate(context)
+        credential = await self._authenticate(context)
         summary = agent_pb2.HeartbeatSummary()
         agent_id = None  # the agent streaming, once a batch named it
         try:
-            async for batch in request_iterator:
-                agent_id = agent_id or batch.agent_id
-                # the messages go to the hub as they are; it waits here when the writer is full (backpressure)
-                accepted, rejections = await self.hub.accept_batch(batch.agent_id, batch.heartbeats)
-                summary.accepted += accepted
-                if rejections:
-                    summary.rejected += len(rejections)
-                    room = MAX_REPORTED_REJECTIONS - len(summary.rejections)
-                    summary.rejections.extend(agent_pb2.HeartbeatRejection(sequence=batch.sequence, index=r.index,
-                                                                            node_id=r.node_id, reason=r.reason)
-                                              for r in rejections[:max(room, 0)])
+            with self.hub.credentials.stream(credential.token_id):
+                async for batch in request_iterator:
+                    agent_id = agent_id or batch.agent_id
+                    # the messages go to the hub as they are; it waits here when the writer is full (backpressure)
+                    accepted, rejections = await self.hub.accept_batch(credential, batch.agent_id, batch.heartbeats)
+                    summary.accepted += accepted
+                    if rejections:
+                        summary.rejected += len(rejections)
+                        room = MAX_REPORTED_REJECTIONS - len(summary.rejections)
+                        summary.rejections.extend(agent_pb2.HeartbeatRejection(
+                            sequence=batch.sequence, index=r.index, node_id=r.node_id, reason=r.reason)
+                            for r in rejections[:max(room, 0)])
+        except E3Error as exc:
+            await abort(context, exc)
+        except asyncio.CancelledError:
+            await self._end_if_revoked(context)
+            raise
         finally:
             # An agent ends its heartbeat stream only when it stops or reconnects (it registers again
             # within ~100 ms), and a killed one's connection is reset by its kernel: either way it
             # heartbeats no more on this stream.
             if agent_id:
-                self.hub.connection_lost(agent_id)
+                self.hub.connection_lost(credential, agent_id)
         await self.hub.flush()  # "accepted" means written by the time the agent reads the answer
         return summary
 
     async def StreamCommands(self, request, context):
-        await self._authenticate(context)
+        credential = await self._authenticate(context)
         try:
-            stream = self.hub.open_commands(request.agent_id, request.node_id, request.applied_version)
+            stream = self.hub.open_commands(credential, request.agent_id, request.node_id, request.applied_version)
         except E3Error as exc:
             await abort(context, exc)
         try:
-            while (command := await stream.next()) is not None:
-                yield command_message(command)
+            with self.hub.credentials.stream(credential.token_id):
+                while (command := await stream.next()) is not None:
+                    yield command_message(command)
+        except asyncio.CancelledError:
+            await self._end_if_revoked(context)
+            raise
         finally:
             self.hub.close_commands(stream)
 
     async def AckCommand(self, request, context):
-        await self._authenticate(context)
+        credential = await self._authenticate(context)
         try:
-            await self.hub.ack(request.agent_id, request.node_id, request.version, request.ok, request.error.code,
-                               request.error.message)
+            await self.hub.ack(credential, request.agent_id, request.node_id, request.version, request.ok,
+                               request.error.code, request.error.message)
         except E3Error as exc:
             await abort(context, exc)
         return agent_pb2.AckCommandResponse()

@@ -15,6 +15,10 @@ class TokenCreate(BaseModel):
     # until then the text stays as committed so the frontend's generated client is current.
     scopes: list[str] = Field(min_length=1, description="Any of: " + ", ".join(SCOPES))
     expires_in_days: int | None = Field(None, ge=1, le=3650)
+    cluster: str | None = Field(None, max_length=63, description="An agent token only: the cluster whose nodes it "
+                                                                 "may run (none: any node no other credential holds)")
+    servers: list[str] | None = Field(None, min_length=1, max_length=1000,
+                                      description="With `cluster`: only the nodes of these servers")
 
 
 class TokenPublic(BaseModel):
@@ -27,6 +31,8 @@ class TokenPublic(BaseModel):
     last_used_at: datetime | None
     expires_at: datetime | None
     revoked_at: datetime | None
+    cluster_id: uuid.UUID | None = Field(None, description="An agent token's cluster (none: not bound)")
+    servers: list[str] | None = Field(None, description="An agent token's servers (none: all of its cluster's)")
 
 
 class TokenCreated(TokenPublic):

@@ -25,7 +25,8 @@ class NodePublic(BaseModel):
     used_memory_mb: int = 0
     used_bandwidth_mbps: int = 0
     instances: int = 0
-    agent_id: str | None = Field(None, description="The agent running it, once one has registered")
+    agent_id: str | None = Field(None, description="The agent running it, once one has registered (shown to "
+                                                   "admin tokens only)")
     address: str | None = Field(None, description="IP its instances serve on, as its agent registered it")
     telemetry: "TelemetrySummary | None" = Field(None, description="Recent heartbeats, if any in the last minute")
 

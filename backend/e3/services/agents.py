@@ -1,13 +1,15 @@
 """Agents: register their computing nodes, validate their heartbeats, record ACKs.
 
 Used by the controller's gRPC servicers (e3.rpc), which only translate messages and status codes (an agent's
-token is checked as every other: services.tokens.authorize_bearer, with the `agent` scope).
+token is checked as every other: services.tokens.authorize_bearer, with the `agent` scope; the nodes it may run
+are services.agent_credentials).
 Blocking (database) functions take a Session; the controller calls them from a worker thread.
 """
 
 import ipaddress
 import uuid
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from datetime import datetime
 
 from sqlalchemy import select
@@ -17,6 +19,9 @@ from e3.core.errors import BadRequest, NotFound
 from e3.heartbeat_record import INSTANCE_FIELDS, NODE_FIELDS
 from e3.models import Cluster, ComputeNode
 from e3.services import commands, events
+
+if TYPE_CHECKING:
+    from e3.services.agent_credentials import AgentCredential
 
 AGENT_SCOPE = "agent"
 MAX_HEARTBEATS_PER_BATCH = 1000
@@ -36,6 +41,8 @@ class RegisteredNode:
     previous_state: str
     kind: str  # host | smartnic
     bandwidth_mbps: int
+    server: str
+    token_id: uuid.UUID | None  # the agent credential that registered it last
 
 
 def check_agent_id(agent_id: str) -> None:
@@ -59,7 +66,8 @@ def find_node(session: Session, cluster_name: str, node_name: str, kind: str | N
         raise BadRequest(f"node {node_name!r} is a {node.kind}, not a {kind}")
     if server_name and server_name != node.server.name:
         raise BadRequest(f"node {node_name!r} is on server {node.server.name!r}, not {server_name!r}")
-    return RegisteredNode(node.id, cluster.id, node.name, node.state, node.kind, node.bandwidth_mbps)
+    return RegisteredNode(node.id, cluster.id, node.name, node.state, node.kind, node.bandwidth_mbps,
+                          node.server.name, node.agent_token_id)
 
 
 @dataclass(frozen=True)
@@ -71,12 +79,14 @@ class AgentRunNode:
     state: str
     kind: str
     bandwidth_mbps: int
+    token_id: uuid.UUID | None
 
 
 def agent_run_nodes(session: Session) -> list[AgentRunNode]:
     """Every node an agent has registered that is not down: what a starting controller watches."""
     rows = session.execute(select(ComputeNode.id, ComputeNode.cluster_id, ComputeNode.name, ComputeNode.agent_id,
-                                  ComputeNode.state, ComputeNode.kind, ComputeNode.bandwidth_mbps)
+                                  ComputeNode.state, ComputeNode.kind, ComputeNode.bandwidth_mbps,
+                                  ComputeNode.agent_token_id)
                            .where(ComputeNode.agent_id.is_not(None), ComputeNode.state != "down"))
     return [AgentRunNode(*row) for row in rows]
 
@@ -89,18 +99,19 @@ def check_address(address: str) -> str:
         raise BadRequest(f"node.address {address[:64]!r} is not an IP address") from None
 
 
-def mark_registered(session: Session, node: RegisteredNode, agent_id: str, software_version: str,
-                    address: str, control_address: str | None = None) -> None:
-    """The node is up, run by `agent_id` at `address`: state, a `node.registered` event, `node.up` if it
-    was not, and the commands for instances already placed on it (sent when the transaction commits)."""
+def mark_registered(session: Session, node: RegisteredNode, agent_id: str, credential: "AgentCredential",
+                    software_version: str, address: str, control_address: str | None = None) -> None:
+    """The node is up, run by `agent_id` under `credential` at `address`: state, a `node.registered` event
+    (naming the credential, not the agent id: events are read-scope reading), `node.up` if it was not, and the
+    commands for instances already placed on it (sent when the transaction commits)."""
     row = session.get(ComputeNode, node.node_id)  # not FOR UPDATE: see commands.lock_cluster
     if row is None:
         return  # deleted meanwhile; its heartbeats will be refused by nobody and stored harmlessly
     previous = row.state
-    row.state, row.agent_id, row.address = "up", agent_id, address
+    row.state, row.agent_id, row.agent_token_id, row.address = "up", agent_id, credential.token_id, address
     row.control_address = control_address or address
     subject = f"node/{node.node_id}"
-    events.emit(session, "node.registered", subject, node.cluster_id, name=node.name, agent_id=agent_id,
+    events.emit(session, "node.registered", subject, node.cluster_id, name=node.name, credential=credential.name,
                 software_version=software_version, address=address)
     if previous != "up":
         events.emit(session, "node.up", subject, node.cluster_id, name=node.name, previous=previous)

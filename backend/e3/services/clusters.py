@@ -91,18 +91,20 @@ def list_clusters(session: Session, page: PageParams) -> tuple[list[dict], int]:
     return cluster_summaries(session, rows), total
 
 
-def _node_public(row: NodeRow, usage: Usage, telemetry: dict | None = None) -> dict:
+def _node_public(row: NodeRow, usage: Usage, telemetry: dict | None = None, agent_ids: bool = False) -> dict:
+    """`agent_ids`: include the id of the agent running it (for admins only: see docs/security.md)."""
     node = row.node
     cores, mem, bw, count = usage
     return dict(id=node.id, name=node.name, kind=node.kind, core_class=node.core_class, cores=node.cores,
                 memory_mb=node.memory_mb, bandwidth_mbps=node.bandwidth_mbps, state=node.state, server=row.server,
                 rack=row.rack, used_cores=cores, used_memory_mb=mem, used_bandwidth_mbps=bw, instances=count,
-                agent_id=node.agent_id, address=node.address,
+                agent_id=node.agent_id if agent_ids else None, address=node.address,
                 telemetry=(telemetry or {}).get(node.id))
 
 
-def cluster_detail(session: Session, name: str) -> dict:
-    """The cluster with racks -> servers -> computing nodes, and what is reserved on each node."""
+def cluster_detail(session: Session, name: str, agent_ids: bool = False) -> dict:
+    """The cluster with racks -> servers -> computing nodes, and what is reserved on each node (with the ids of
+    the agents running them if `agent_ids`)."""
     cluster = get_cluster(session, name)
     read = read_cluster(session, cluster.id, usage=True)
     racks: dict = {}
@@ -110,19 +112,20 @@ def cluster_detail(session: Session, name: str) -> dict:
         rack = racks.setdefault(row.rack_id, dict(id=row.rack_id, name=row.rack, pod=row.pod, servers={}))
         server = rack["servers"].setdefault(row.server_id, dict(id=row.server_id, name=row.server,
                                                                 server_type=row.server_type, nodes=[]))
-        server["nodes"].append(_node_public(row, read.usage_of(row.node.id)))
+        server["nodes"].append(_node_public(row, read.usage_of(row.node.id), agent_ids=agent_ids))
     topology = [dict(r, servers=list(r["servers"].values())) for r in racks.values()]
     return dict(cluster_summaries(session, [cluster])[0], topology=topology)
 
 
-def list_nodes(session: Session, name: str, page: PageParams, kind: str | None = None) -> tuple[list[dict], int]:
+def list_nodes(session: Session, name: str, page: PageParams, kind: str | None = None,
+               agent_ids: bool = False) -> tuple[list[dict], int]:
     cluster = get_cluster(session, name)
     stmt = topology_statement(cluster.id, ComputeNode.kind == kind if kind else None)
     rows, total = paginate(session, stmt, page, scalars=False)
     nodes = [NodeRow._make(row) for row in rows]
     usage = node_usage(session, cluster.id)
     recent = telemetry.summaries(session, [row.node.id for row in nodes if row.node.agent_id])
-    return [_node_public(row, usage.get(row.node.id, NO_USAGE), recent) for row in nodes], total
+    return [_node_public(row, usage.get(row.node.id, NO_USAGE), recent, agent_ids) for row in nodes], total
 
 
 def delete_cluster(session: Session, name: str, actor: Actor) -> None:

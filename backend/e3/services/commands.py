@@ -20,6 +20,7 @@ from sqlalchemy import func, select, text
 from sqlalchemy.orm import Session
 
 from e3 import catalog
+from e3.core.errors import BadRequest
 from e3.models import (
     ApplicationVersion,
     Cluster,
@@ -283,26 +284,27 @@ def latest_versions(session: Session, node_ids: Iterable[uuid.UUID]) -> dict[uui
                                 .where(NodeCommand.node_id.in_(ids)).group_by(NodeCommand.node_id)).all())
 
 
-def record_outcome(session: Session, cluster_id: uuid.UUID | None, node_id: uuid.UUID, agent_id: str, version: int,
-                   ok: bool, error_code: str, error_message: str) -> NodeCommand | None:
+def record_outcome(session: Session, cluster_id: uuid.UUID | None, node_id: uuid.UUID, version: int,
+                   ok: bool, error_code: str, error_message: str) -> NodeCommand:
     """An ACK or NACK: the command's state, its instance's state, and a `command.ack|nack` event.
-    Returns the command, or None when the node has no such version (the event still records it)."""
+    BadRequest, and nothing recorded, when the node has no command of that version (never sent to it)."""
     command = session.scalar(select(NodeCommand).where(NodeCommand.node_id == node_id, NodeCommand.version == version)
                              .with_for_update())
+    if command is None:
+        raise BadRequest(f"version {version} is no command of node {node_id}: an agent ACKs only what it was sent")
     error = None if ok else dict(code=error_code or "error", message=error_message or error_code)
-    data = dict(agent_id=agent_id, version=version)
-    if command is not None:
-        command.state, command.error = ("acked" if ok else "nacked"), error
-        command.answered_at = datetime.now(timezone.utc)
-        data.update(command=command.kind, instance_id=str(command.instance_id) if command.instance_id else None,
-                    application=events.application_of(session, instance_id=command.instance_id))
-        if command.kind == "deploy_instance" and command.instance_id:
-            instance = session.get(Instance, command.instance_id, with_for_update=True)
-            # a seeding backup is the seed migration's to mark running, once its state is in (port routed)
-            if instance is not None and instance.node_id == node_id and instance.state != "seeding":
-                instance.state, instance.error = ("running", None) if ok else ("failed", error)
-                if not ok:
-                    instance.port = None
+    command.state, command.error = ("acked" if ok else "nacked"), error
+    command.answered_at = datetime.now(timezone.utc)
+    data = dict(version=version, command=command.kind,
+                instance_id=str(command.instance_id) if command.instance_id else None,
+                application=events.application_of(session, instance_id=command.instance_id))
+    if command.kind == "deploy_instance" and command.instance_id:
+        instance = session.get(Instance, command.instance_id, with_for_update=True)
+        # a seeding backup is the seed migration's to mark running, once its state is in (port routed)
+        if instance is not None and instance.node_id == node_id and instance.state != "seeding":
+            instance.state, instance.error = ("running", None) if ok else ("failed", error)
+            if not ok:
+                instance.port = None
     if error:
         data.update(error_code=error["code"], error_message=error["message"])
     events.emit(session, "command.ack" if ok else "command.nack", f"node/{node_id}", cluster_id, **data)

@@ -8,13 +8,14 @@ from sqlalchemy.orm import Session
 
 from e3.core.errors import FieldError, Forbidden, NotFound, Unauthorized, ValidationFailed
 from e3.core.security import SCOPES, Actor, effective_scopes, generate_token, hash_token
-from e3.models import ApiToken
+from e3.models import ApiToken, Cluster, Server
 from e3.schemas.common import PageParams
 from e3.services import audit
 from e3.services.pagination import paginate
 
 # last_used_at is refreshed at most this often, so reads do not write on every request.
 _LAST_USED_RESOLUTION = timedelta(seconds=60)
+INVALID_TOKEN = "invalid, revoked or expired token"
 
 
 def check_scopes(scopes: list[str]) -> list[str]:
@@ -25,14 +26,42 @@ def check_scopes(scopes: list[str]) -> list[str]:
     return sorted(set(scopes), key=SCOPES.index)
 
 
-def create_token(session: Session, name: str, scopes: list[str], actor: Actor,
-                 expires_in_days: int | None = None) -> tuple[ApiToken, str]:
+def agent_binding(session: Session, scopes: list[str], cluster: str | None,
+                  servers: list[str] | None) -> tuple[uuid.UUID | None, list[str] | None]:
+    """The (cluster id, server names) an agent credential is bound to; ValidationFailed naming the field when
+    the cluster or a server does not exist, or when a binding is asked for a token that is not an agent's."""
+    if cluster is None:
+        if servers is not None:
+            raise ValidationFailed([FieldError("servers", "servers bind an agent token within a cluster: "
+                                                          "give `cluster` too", "cluster_required")])
+        return None, None
+    if scopes != ["agent"]:
+        raise ValidationFailed([FieldError("cluster", "only an agent token (scopes: [agent]) is bound to a cluster",
+                                           "agent_only")])
+    cluster_id = session.scalar(select(Cluster.id).where(Cluster.name == cluster))
+    if cluster_id is None:
+        raise ValidationFailed([FieldError("cluster", f"cluster {cluster!r} not found", "not_found")])
+    if servers is None:
+        return cluster_id, None
+    known = set(session.scalars(select(Server.name).where(Server.cluster_id == cluster_id, Server.name.in_(servers))))
+    if missing := [s for s in servers if s not in known]:
+        raise ValidationFailed([FieldError("servers", f"no server {', '.join(map(repr, missing))} in cluster "
+                                                      f"{cluster!r}", "not_found")])
+    return cluster_id, sorted(set(servers))
+
+
+def create_token(session: Session, name: str, scopes: list[str], actor: Actor, expires_in_days: int | None = None,
+                 cluster: str | None = None, servers: list[str] | None = None) -> tuple[ApiToken, str]:
+    """A new token; an agent token may be bound to a cluster (and to some of its servers): the nodes it may run."""
+    scopes = check_scopes(scopes)
+    cluster_id, servers = agent_binding(session, scopes, cluster, servers)
     secret = generate_token()
     expires = datetime.now(timezone.utc) + timedelta(days=expires_in_days) if expires_in_days else None
     row = ApiToken(id=uuid.uuid4(), name=name, prefix=secret[:10], token_hash=hash_token(secret),
-                   scopes=check_scopes(scopes), created_by=actor.name, expires_at=expires)
+                   scopes=scopes, created_by=actor.name, expires_at=expires, cluster_id=cluster_id, servers=servers)
     session.add(row)
-    audit.record(session, actor, "token.create", f"token/{row.id}", name=name, scopes=row.scopes)
+    binding = dict(cluster=cluster, servers=servers) if cluster_id else {}
+    audit.record(session, actor, "token.create", f"token/{row.id}", name=name, scopes=row.scopes, **binding)
     return row, secret
 
 
@@ -63,10 +92,20 @@ def authorize_bearer(session: Session, scope: str, *, how_to_send: str, authoriz
             raise Unauthorized("malformed Authorization header: expected 'Bearer <token>'")
     actor = authenticate(session, token.strip())
     if actor is None:
-        raise Unauthorized("invalid, revoked or expired token")
+        raise Unauthorized(INVALID_TOKEN)
     if not actor.can(scope):
         raise Forbidden(f"token '{actor.name}' lacks the '{scope}' scope for this operation", code="missing_scope")
     return actor
+
+
+def still_valid(session: Session, token_ids: list[uuid.UUID]) -> set[uuid.UUID]:
+    """Those of `token_ids` that are neither revoked nor expired (nor deleted)."""
+    if not token_ids:
+        return set()
+    now = datetime.now(timezone.utc)
+    return set(session.scalars(select(ApiToken.id).where(
+        ApiToken.id.in_(token_ids), ApiToken.revoked_at.is_(None),
+        (ApiToken.expires_at.is_(None)) | (ApiToken.expires_at > now))))
 
 
 def is_active(session: Session, secret: str) -> bool:

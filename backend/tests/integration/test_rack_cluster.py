@@ -75,3 +75,19 @@ def test_requests_to_a_host_arrive_through_either_port_of_its_nic(client, worker
     assert not [d for d in os.listdir("/var/run/dpdk") if d.startswith(f"e3-{NAME}-")] \
         if os.path.isdir("/var/run/dpdk") else True
     assert not Path(f"/run/e3/{NAME}").exists()
+
+
+def test_issue19_item5_the_racks_agent_tokens_are_one_per_server_and_revoked_at_down(client, rack_of, e3):
+    rack = rack_of("idr", 2)
+
+    def tokens():
+        return [t for t in client.get("/api/v1/tokens", params={"limit": 1000}).json()["items"]
+                if t["name"].startswith("rack-idr.")]
+
+    servers = sorted({n["server"] for n in client.get("/api/v1/clusters/idr/nodes").json()["items"]})
+    issued = tokens()
+    assert sorted(s for t in issued for s in t["servers"]) == servers and all(len(t["servers"]) == 1 for t in issued)
+    assert all(t["revoked_at"] is None for t in issued) and all(p["registered"] for p in rack["programs"])
+
+    e3("cluster", "down", "idr", "--output", "json", extra_env=rack["env"])
+    assert len(tokens()) == len(servers) and all(t["revoked_at"] for t in tokens())

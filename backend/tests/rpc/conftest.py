@@ -51,8 +51,9 @@ def controller(backing_services):
 
 @pytest.fixture
 def start_controller(backing_services):
-    """Start controllers (each on a free port, test settings) and stop them yourself."""
-    return lambda: RunningController(_test_settings())
+    """Start controllers (each on a free port, test settings updated with keyword arguments) and stop them
+    yourself."""
+    return lambda **update: RunningController(_test_settings().model_copy(update=update))
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ from sqlalchemy import func, select
 from e3.core.db import session_scope
 from e3.models import ComputeNode, Event, heartbeats
 from e3.rpc.pb import agent_pb2, agent_pb2_grpc
+from e3.services import commands
 
 
 def register(stub, token, node_name, agent_id=None, cluster="lab", kind=agent_pb2.NODE_KIND_UNSPECIFIED):
@@ -101,7 +102,7 @@ def test_register_refusals_name_the_reason(stub, lab, agent_token, make_token):
     first = register(stub, agent_token, host, agent_id="agent-1")
     assert register(stub, agent_token, host, agent_id="agent-1").node_id == first.node_id  # reconnect: fine
     code, details = code_of(lambda: register(stub, agent_token, host, agent_id="agent-2"))
-    assert code == grpc.StatusCode.ALREADY_EXISTS and "agent-1" in details
+    assert code == grpc.StatusCode.ALREADY_EXISTS and "agent-1" not in details  # no id to impersonate it with
 
 
 # --- Heartbeats -------------------------------------------------------------------------------------
@@ -226,6 +227,11 @@ def test_command_stream_stays_open_and_acks_and_nacks_are_recorded(stub, lab, ag
     reader.start()
     time.sleep(0.3)
     assert stream.is_active() and received == []  # nothing pushed yet, and not closed either
+    with session_scope() as session:  # two commands to answer (an ACK of a version never sent is refused)
+        row = session.get(ComputeNode, uuid.UUID(node))
+        for _ in range(2):
+            commands.issue(session, row.cluster_id, row.id, "set_routes", dict(routes=[]))
+    wait_until(lambda: len(received) == 2, what="the two commands on the stream")
 
     stub.AckCommand(agent_pb2.CommandAck(agent_id=agent, node_id=node, version=1, ok=True), metadata=auth(agent_token))
     stub.AckCommand(agent_pb2.CommandAck(agent_id=agent, node_id=node, version=2, ok=False, error=agent_pb2.ErrorDetail(
@@ -242,7 +248,7 @@ def test_command_stream_stays_open_and_acks_and_nacks_are_recorded(stub, lab, ag
 
     stream.cancel()
     reader.join(5)
-    assert received == [] and ended == [grpc.StatusCode.CANCELLED]
+    assert [c.version for c in received] == [1, 2] and ended == [grpc.StatusCode.CANCELLED]
 
 
 

@@ -17,6 +17,7 @@ from e3.models import heartbeats
 from e3.orchestrator.membership import MembershipPolicy
 from e3.rpc.pb import agent_pb2
 from e3.services import agents
+from e3.services.agent_credentials import AgentCredential
 from e3.controller.agent_hub import AgentHub, TrackedNode
 from e3.controller.heartbeat_intake import HeartbeatIntake, heartbeat_dict
 from e3.controller.heartbeat_writer import HeartbeatWriter
@@ -147,8 +148,8 @@ def test_a_slow_database_makes_the_stream_wait_and_nothing_is_lost(backing_servi
         hub = AgentHub(MembershipPolicy(), backing_services["redis_url"], writer=writer)
         hub.nodes.update(_nodes("agent-a", 5))
 
-        async def anyone(authorization, how_to_send):
-            return None
+        async def anyone(authorization, how_to_send):  # the credential the nodes were registered under (none)
+            return AgentCredential(None, "anyone", None, None)
 
         hub.authenticate = anyone
         writer.start()

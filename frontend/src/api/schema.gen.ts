@@ -2015,7 +2015,7 @@ export interface components {
             address?: string | null;
             /**
              * Agent Id
-             * @description The agent running it, once one has registered
+             * @description The agent running it, once one has registered (shown to admin tokens only)
              */
             agent_id?: string | null;
             /** Bandwidth Mbps */
@@ -2496,6 +2496,11 @@ export interface components {
         };
         /** TokenCreate */
         TokenCreate: {
+            /**
+             * Cluster
+             * @description An agent token only: the cluster whose nodes it may run (none: any node no other credential holds)
+             */
+            cluster?: string | null;
             /** Expires In Days */
             expires_in_days?: number | null;
             /**
@@ -2508,9 +2513,19 @@ export interface components {
              * @description Any of: read, write, deploy, admin, agent
              */
             scopes: string[];
+            /**
+             * Servers
+             * @description With `cluster`: only the nodes of these servers
+             */
+            servers?: string[] | null;
         };
         /** TokenCreated */
         TokenCreated: {
+            /**
+             * Cluster Id
+             * @description An agent token's cluster (none: not bound)
+             */
+            cluster_id?: string | null;
             /**
              * Created At
              * Format: date-time
@@ -2535,6 +2550,11 @@ export interface components {
             revoked_at: string | null;
             /** Scopes */
             scopes: string[];
+            /**
+             * Servers
+             * @description An agent token's servers (none: all of its cluster's)
+             */
+            servers?: string[] | null;
             /**
              * Token
              * @description The secret. Shown once; only its hash is stored.
@@ -2544,6 +2564,11 @@ export interface components {
         /** TokenPublic */
         TokenPublic: {
             /**
+             * Cluster Id
+             * @description An agent token's cluster (none: not bound)
+             */
+            cluster_id?: string | null;
+            /**
              * Created At
              * Format: date-time
              */
@@ -2567,6 +2592,11 @@ export interface components {
             revoked_at: string | null;
             /** Scopes */
             scopes: string[];
+            /**
+             * Servers
+             * @description An agent token's servers (none: all of its cluster's)
+             */
+            servers?: string[] | null;
         };
         /** TokensPublic */
         TokensPublic: {

@@ -35,7 +35,7 @@ def list_clusters(session: SessionDep, actor: ReadDep, page: PageDep) -> dict:
 @router.get("/{name}", response_model=ClusterDetail)
 def get_cluster(name: str, session: SessionDep, actor: ReadDep) -> dict:
     """Get a cluster with its racks, servers and computing nodes."""
-    return clusters.cluster_detail(session, name)
+    return clusters.cluster_detail(session, name, agent_ids=actor.can("admin"))
 
 
 @router.get("/{name}/layout", response_model=ClusterLayout)
@@ -48,7 +48,7 @@ def get_cluster_layout(name: str, session: SessionDep, actor: ReadDep) -> dict:
 def list_cluster_nodes(name: str, session: SessionDep, actor: ReadDep, page: PageDep,
                        kind: Annotated[str | None, Query(pattern="^(host|smartnic)$")] = None) -> dict:
     """List a cluster's computing nodes with what is reserved on each."""
-    items, total = clusters.list_nodes(session, name, page, kind)
+    items, total = clusters.list_nodes(session, name, page, kind, agent_ids=actor.can("admin"))
     return dict(items=items, total=total, limit=page.limit, offset=page.offset)
 
 

@@ -14,7 +14,8 @@ router = APIRouter(prefix="/tokens", tags=["tokens"])
 @router.post("", status_code=status.HTTP_201_CREATED, response_model=TokenCreated)
 def create_token(body: TokenCreate, session: SessionDep, actor: AdminDep) -> dict:
     """Create a token; its secret is in this answer only."""
-    row, secret = tokens.create_token(session, body.name, body.scopes, actor, body.expires_in_days)
+    row, secret = tokens.create_token(session, body.name, body.scopes, actor, body.expires_in_days,
+                                      cluster=body.cluster, servers=body.servers)
     session.flush()
     return dict(TokenPublic.model_validate(row, from_attributes=True).model_dump(), token=secret)
 
