@@ -24,6 +24,7 @@
 struct agent_link {
     char target[256];                 /* controller "host:port" */
     char token[1024];                 /* bearer token */
+    char *tls_ca_pem;                 /* owned copy; NULL: plaintext */
     char agent_id[E3RPC_ID_LEN];      /* our identity */
     char node_name[128], server[128], cluster[128], address[64]; /* identity strings */
     e3rpc_identity identity;          /* points into the strings above */
@@ -61,6 +62,13 @@ agent_link *link_new(const link_config *cfg) {
     pthread_cond_init(&l->cv, NULL);
     snprintf(l->target, sizeof(l->target), "%s", cfg->target);
     snprintf(l->token, sizeof(l->token), "%s", cfg->token);
+    if (cfg->tls_ca_pem && !(l->tls_ca_pem = strdup(cfg->tls_ca_pem))) {
+        pthread_cond_destroy(&l->cv);
+        pthread_mutex_destroy(&l->mu);
+        free(l->batch);
+        free(l);
+        return NULL;
+    }
     snprintf(l->agent_id, sizeof(l->agent_id), "%s", cfg->agent_id);
     snprintf(l->node_name, sizeof(l->node_name), "%s", cfg->identity.name);
     snprintf(l->server, sizeof(l->server), "%s", cfg->identity.server_name);
@@ -84,6 +92,7 @@ void link_free(agent_link *l) {
     if (!l) return;
     pthread_cond_destroy(&l->cv);
     pthread_mutex_destroy(&l->mu);
+    free(l->tls_ca_pem);
     free(l->batch);
     free(l);
 }
@@ -248,7 +257,7 @@ int link_run(agent_link *l, link_registered_fn on_first, void *ctx) {
     int first = 1;
     char err[E3RPC_ERRBUF_LEN];
     for (unsigned attempt = 1; !link_is_stopped(l); attempt++) {
-        e3rpc_client *client = e3rpc_client_new(l->target, l->token, err);
+        e3rpc_client *client = e3rpc_client_new(l->target, l->token, l->tls_ca_pem, err);
         if (!client) {
             alog(ALOG_ERROR, "controller %s: %s", l->target, err);
             return -1;

@@ -24,6 +24,7 @@
 typedef struct link_config {
     const char *target;           /* controller "host:port" */
     const char *token;            /* bearer token */
+    const char *tls_ca_pem;       /* PEM certificates trusted for the controller; NULL: plaintext */
     const char *agent_id;         /* this process's identity */
     e3rpc_identity identity;      /* the node it registers */
     uint32_t heartbeat_ms;        /* 0: the period Register answers */

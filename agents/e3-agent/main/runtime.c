@@ -108,6 +108,11 @@ int agent_runtime_run(const cli_opts *opts, const agent_runtime *rt) {
         fprintf(stderr, "%s: %s\n", prog, err);
         return 2;
     }
+    char *tls_ca_pem = NULL;
+    if (cli_tls_ca(&o, &tls_ca_pem, err) != CLI_OK) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        return 2;
+    }
     if (o.agent_id) snprintf(agent_id, sizeof(agent_id), "%s", o.agent_id);
     else agent_uuid(agent_id, sizeof(agent_id));
 
@@ -136,6 +141,7 @@ int agent_runtime_run(const cli_opts *opts, const agent_runtime *rt) {
     link_config lc = {
         .target = o.controller,
         .token = token,
+        .tls_ca_pem = tls_ca_pem,
         .agent_id = agent_id,
         .identity = {.name = o.node, .kind = o.kind, .server_name = o.server, .cluster_name = o.cluster,
                      .software_version = rt->software_version, .address = o.address,
@@ -156,8 +162,9 @@ int agent_runtime_run(const cli_opts *opts, const agent_runtime *rt) {
         goto err;
     }
     sig_started = 1;
-    alog(ALOG_INFO, "agent %s for node %s of cluster %s, controller %s, instances on %s, %u workers, power %s",
-         agent_id, o.node, o.cluster, o.controller, o.address, o.workers, lc.power_source);
+    alog(ALOG_INFO, "agent %s for node %s of cluster %s, controller %s (%s), instances on %s, %u workers, power %s",
+         agent_id, o.node, o.cluster, o.controller, tls_ca_pem ? "TLS" : "plaintext", o.address, o.workers,
+         lc.power_source);
 
     rc = link_run(app.link, agent_start_heartbeats, &app) == 0 ? 0 : 1;
     hb_stop(app.hb); /* sends the last partial batch on the still-open stream */
@@ -170,6 +177,7 @@ err:
     }
     cmd_free(app.cmds); /* instances stop serving; replies still owed are sent */
     link_free(app.link);
+    free(tls_ca_pem);
     pl_free(pl);
     eng_free(app.engine);
     rt_free(routes);

@@ -213,7 +213,7 @@ bool from_proto(const pb::Command &in, e3rpc_command *out) {
 
 extern "C" {
 
-e3rpc_client *e3rpc_client_new(const char *target, const char *token, char *err) {
+e3rpc_client *e3rpc_client_new(const char *target, const char *token, const char *tls_ca_pem, char *err) {
     if (!target || !*target || !token || !*token) {
         set_error(err, "e3rpc: target and token are required");
         return nullptr;
@@ -228,7 +228,13 @@ e3rpc_client *e3rpc_client_new(const char *target, const char *token, char *err)
         set_error(err, "e3rpc: out of memory");
         return nullptr;
     }
-    c->channel = grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
+    std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
+    if (tls_ca_pem) {
+        grpc::SslCredentialsOptions tls;
+        tls.pem_root_certs = tls_ca_pem;
+        credentials = grpc::SslCredentials(tls);
+    }
+    c->channel = grpc::CreateCustomChannel(target, credentials, args);
     c->stub = pb::AgentService::NewStub(c->channel);
     c->bearer = std::string("Bearer ") + token;
     return c;

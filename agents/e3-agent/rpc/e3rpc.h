@@ -140,9 +140,10 @@ typedef struct e3rpc_client e3rpc_client;         /* a channel to the controller
 typedef struct e3rpc_hb_stream e3rpc_hb_stream;   /* one StreamHeartbeats call */
 typedef struct e3rpc_cmd_stream e3rpc_cmd_stream; /* one StreamCommands call */
 
-/* Create a client for `target` ("host:port", plaintext) sending `token` as bearer. Connects
- * lazily: the first call reports an unreachable controller. NULL with `err` on bad arguments. */
-e3rpc_client *e3rpc_client_new(const char *target, const char *token, char *err);
+/* Create a client for `target` ("host:port") sending `token` as bearer: over TLS trusting the PEM
+ * certificates `tls_ca_pem`, or plaintext when it is NULL. Connects lazily: the first call reports an
+ * unreachable controller (or a certificate it does not trust). NULL with `err` on bad arguments. */
+e3rpc_client *e3rpc_client_new(const char *target, const char *token, const char *tls_ca_pem, char *err);
 
 /* Free the client (NULL is fine). Its streams must be closed first. */
 void e3rpc_client_free(e3rpc_client *c);

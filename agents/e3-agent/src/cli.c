@@ -21,6 +21,8 @@ void cli_usage(FILE *f) {
           "Controller link:\n"
           "  --controller HOST:PORT   controller's gRPC address (default " CLI_DEFAULT_CONTROLLER ")\n"
           "  --token-file PATH        file whose first line is the API token (agent scope)\n"
+          "  --tls-ca PATH            speak TLS to the controller, trusting these PEM certificates\n"
+          "                           (its own, if self-signed); default plaintext\n"
           "                           (else env " CLI_TOKEN_ENV ", else --token)\n"
           "  --token TOKEN            the token on the command line (visible to ps: prefer the above)\n"
           "  --agent-id ID            this process's identity, 1-64 chars (default: random UUID)\n"
@@ -110,6 +112,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err) {
         if (strcmp(name, "--controller") == 0) o->controller = v;
         else if (strcmp(name, "--token") == 0) o->token = v;
         else if (strcmp(name, "--token-file") == 0) o->token_file = v;
+        else if (strcmp(name, "--tls-ca") == 0) o->tls_ca = v;
         else if (strcmp(name, "--cluster") == 0) o->cluster = v;
         else if (strcmp(name, "--node") == 0) o->node = v;
         else if (strcmp(name, "--server") == 0) o->server = v;
@@ -210,4 +213,24 @@ int cli_token(const cli_opts *o, const char *env_value, char *out, size_t n, cha
     if (o->token && cli_copy_trimmed(o->token, strlen(o->token), out, n) == CLI_OK) return CLI_OK;
     return cli_error(err, "no token: give --token-file PATH or set %s (an API token with the agent scope)",
                      CLI_TOKEN_ENV);
+}
+
+int cli_tls_ca(const cli_opts *o, char **out, char *err) {
+    *out = NULL;
+    if (!o->tls_ca) return CLI_OK;
+    FILE *f = fopen(o->tls_ca, "rb");
+    if (!f) return cli_error(err, "--tls-ca %s: %s", o->tls_ca, strerror(errno));
+    char *pem = malloc(CLI_TLS_CA_MAX + 1);
+    size_t len = pem ? fread(pem, 1, CLI_TLS_CA_MAX + 1, f) : 0;
+    fclose(f);
+    if (!pem) return cli_error(err, "--tls-ca %s: out of memory", o->tls_ca);
+    pem[len > CLI_TLS_CA_MAX ? CLI_TLS_CA_MAX : len] = '\0';
+    const char *why = len > CLI_TLS_CA_MAX ? "larger than 1 MiB"
+                      : !strstr(pem, "-----BEGIN CERTIFICATE-----") ? "no PEM certificate in it" : NULL;
+    if (why) {
+        free(pem);
+        return cli_error(err, "--tls-ca %s: %s", o->tls_ca, why);
+    }
+    *out = pem;
+    return CLI_OK;
 }

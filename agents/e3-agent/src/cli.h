@@ -29,6 +29,7 @@ typedef struct cli_opts {
     const char *controller;           /* "host:port" of the controller */
     const char *token;                /* --token (discouraged: visible in ps) */
     const char *token_file;           /* --token-file */
+    const char *tls_ca;               /* --tls-ca: PEM certificates trusted for the controller (NULL: plaintext) */
     const char *cluster;              /* cluster name (required) */
     const char *node;                 /* node name, e.g. "s0/host" */
     const char *server;               /* server name, e.g. "s0" */
@@ -69,5 +70,12 @@ void cli_usage(FILE *f);
  * (pass getenv(CLI_TOKEN_ENV)), else --token. Surrounding blanks are trimmed. CLI_ERR if none
  * or the file cannot be read. */
 int cli_token(const cli_opts *o, const char *env_value, char *out, size_t n, char *err);
+
+#define CLI_TLS_CA_MAX (1u << 20) /* a CA bundle larger than this is refused */
+
+/* The PEM text of --tls-ca, NUL-terminated, in a buffer the caller frees; *out NULL without --tls-ca.
+ * CLI_ERR with `err` if the file cannot be read, is empty, larger than CLI_TLS_CA_MAX or holds no
+ * "-----BEGIN CERTIFICATE-----". */
+int cli_tls_ca(const cli_opts *o, char **out, char *err);
 
 #endif

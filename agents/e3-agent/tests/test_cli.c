@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cli + backoff: the agent's options (defaults, both spellings, derived names, the host link's
  * options, refusals), where its token comes from, and the reconnect delays. */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "backoff.h"
@@ -156,6 +159,36 @@ static void test_token(void) {
     CHECK(strstr(err, CLI_TOKEN_ENV) != NULL);
 }
 
+static void test_tls_ca(void) {
+    char err[CLI_ERRBUF_LEN], *pem = (char *)"unset";
+    cli_opts o;
+    char *a[] = {"e3-agent", "--cluster", "c", "--server", "s"};
+    CHECK_EQ_INT(cli_parse(ARGC(a), a, &o, err), CLI_OK);
+    CHECK_EQ_INT(cli_tls_ca(&o, &pem, err), CLI_OK); /* no --tls-ca: plaintext */
+    CHECK(pem == NULL);
+
+    char path[] = "/tmp/e3agent_test_caXXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    const char cert[] = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+    CHECK(write(fd, cert, sizeof(cert) - 1) == (ssize_t)(sizeof(cert) - 1));
+    close(fd);
+    char *b[] = {"e3-agent", "--cluster", "c", "--server", "s", "--tls-ca", path};
+    CHECK_EQ_INT(cli_parse(ARGC(b), b, &o, err), CLI_OK);
+    CHECK_EQ_INT(cli_tls_ca(&o, &pem, err), CLI_OK);
+    CHECK(pem && strcmp(pem, cert) == 0);
+    free(pem);
+
+    fd = open(path, O_WRONLY | O_TRUNC);
+    CHECK(fd >= 0 && write(fd, "not a certificate\n", 18) == 18);
+    close(fd);
+    CHECK_EQ_INT(cli_tls_ca(&o, &pem, err), CLI_ERR);
+    CHECK(strstr(err, "no PEM certificate") != NULL && pem == NULL);
+    unlink(path);
+    CHECK_EQ_INT(cli_tls_ca(&o, &pem, err), CLI_ERR); /* missing file: named */
+    CHECK(strstr(err, path) != NULL);
+}
+
 static void test_backoff(void) {
     bo_state b = {0};
     uint32_t lo[] = {50, 100, 200, 400, 800, 1600, 2500, 2500}, hi[] = {100, 200, 400, 800, 1600, 3200, 5000, 5000};
@@ -174,6 +207,7 @@ int main(void) {
     test_memif();
     test_memif_refusals();
     test_token();
+    test_tls_ca();
     test_backoff();
     return 0;
 }

@@ -33,6 +33,9 @@ class Settings(BaseSettings):
     # which it warns about on any address but loopback (agents' tokens would cross the network in clear).
     controller_tls_cert: Path | None = Field(default=None, alias="E3_CONTROLLER_TLS_CERT")
     controller_tls_key: Path | None = Field(default=None, alias="E3_CONTROLLER_TLS_KEY")
+    # PEM certificates the agents E3 starts (local, rack) trust for the controller; default its own
+    # certificate (E3_CONTROLLER_TLS_CERT), as for a self-signed one. Unset with no certificate: plaintext.
+    controller_tls_ca: Path | None = Field(default=None, alias="E3_CONTROLLER_TLS_CA")
     heartbeat_period_ms: int = Field(default=50, alias="E3_HEARTBEAT_PERIOD_MS", ge=1, le=60_000)
     suspect_after_missed: int = Field(default=3, alias="E3_SUSPECT_AFTER_MISSED", ge=1)
     down_after_ms: int = Field(default=1000, alias="E3_DOWN_AFTER_MS", ge=1)
@@ -78,6 +81,11 @@ class Settings(BaseSettings):
         if (self.controller_tls_cert is None) != (self.controller_tls_key is None):
             raise ValueError("E3_CONTROLLER_TLS_CERT and E3_CONTROLLER_TLS_KEY go together: set both or neither")
         return self
+
+    @property
+    def agent_tls_ca(self) -> Path | None:
+        """What the agents E3 starts trust for the controller (None: they speak plaintext)."""
+        return self.controller_tls_ca or self.controller_tls_cert
 
     @property
     def env_file(self) -> Path:

@@ -3,7 +3,8 @@ server's nodes, revoked when the cluster is taken down.
 
 A token per server means a program can register, heartbeat for and read the commands of its own server's
 nodes only (docs/security.md, "Agent identity"). Each start issues new tokens, so the previous start's are
-revoked first: those of a run that was killed before its `down` are not left valid.
+revoked first: those of a run that was killed before its `down` are not left valid. With a controller on TLS,
+its programs are also told which certificate to trust (controller_trust_args).
 """
 
 from pathlib import Path
@@ -11,6 +12,13 @@ from pathlib import Path
 from e3.client.api import Api, ClientError
 from e3.core.config import get_settings
 from e3.core.envfile import read_env_file
+
+
+def controller_trust_args() -> list[str]:
+    """`--tls-ca <PEM>` for a program to speak TLS to a controller that does (settings.agent_tls_ca); [] for
+    plaintext."""
+    ca = get_settings().agent_tls_ca
+    return ["--tls-ca", str(ca)] if ca else []
 
 
 def write_secret(path: Path, secret: str) -> None:

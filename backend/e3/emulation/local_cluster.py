@@ -92,7 +92,8 @@ def up(api: Api, name: str, servers: int, server_type: str, workers: int, contro
     try:
         for node in nodes:
             log = folder / f"{node['name'].replace('/', '_')}.log"
-            args = [str(binary), "--controller", controller, "--token-file", str(token_files[node["server"]]),
+            args = [str(binary), "--controller", controller, *agent_tokens.controller_trust_args(),
+                    "--token-file", str(token_files[node["server"]]),
                     "--cluster", name,
                     "--node", node["name"], "--server", node["server"], "--kind", "host", "--address", "127.0.0.1",
                     "--workers", str(workers), "--cpu-source", "engine",  # agents share this machine's CPUs

@@ -53,7 +53,7 @@ def nic_stats_path(state_dir: Path, nic: NicPlan) -> Path:
 
 def _agent_args(plan: RackPlan, node: str, api_server: str, address: str, controller: str, token_file: Path) -> list[str]:
     return ["--cluster", plan.cluster, "--server", api_server, "--node", node, "--address", address,
-            "--controller", controller, "--token-file", str(token_file)]
+            "--controller", controller, *agent_tokens.controller_trust_args(), "--token-file", str(token_file)]
 
 
 def nic_argv(plan: RackPlan, server: ServerPlan, nic: NicPlan, api_server: str, controller: str,
