@@ -4,7 +4,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request, Response, status
 
-from e3.api.deps import PageDep, ReadDep, SessionDep, WriteDep
+from e3.api.deps import BodyDep, PageDep, ReadDep, SessionDep, WriteDep
 from e3.api.openapi import document_body
 from e3.schemas.cluster import ClusterDetail, ClusterPublic, ClustersPublic, NodesPublic
 from e3.schemas.cluster_spec import validate_cluster
@@ -18,9 +18,9 @@ router = APIRouter(prefix="/clusters", tags=["clusters"])
 
 @router.post("", status_code=status.HTTP_201_CREATED, response_model=ClusterPublic,
              openapi_extra=document_body("Cluster spec (kind: Cluster) or generator shorthand"))
-async def create_cluster(request: Request, session: SessionDep, actor: WriteDep) -> dict:
+def create_cluster(request: Request, raw_body: BodyDep, session: SessionDep, actor: WriteDep) -> dict:
     """Create a cluster from a cluster spec or a generator such as {"generator": "fattree", ...}."""
-    spec = validate_cluster(parse_document(await request.body(), request.headers.get("content-type")))
+    spec = validate_cluster(parse_document(raw_body, request.headers.get("content-type")))
     cluster = clusters.create_cluster(session, spec, actor)
     return clusters.cluster_summaries(session, [cluster])[0]
 
