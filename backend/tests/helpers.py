@@ -52,7 +52,7 @@ def wait_until(predicate, timeout: float = 10.0, what: str = "condition"):
 
 
 def _child_env(services: dict, **extra) -> dict:
-    return dict(os.environ, DATABASE_URL=services["database_url"], REDIS_URL=services["redis_url"], **extra)
+    return {**os.environ, "DATABASE_URL": services["database_url"], "REDIS_URL": services["redis_url"], **extra}
 
 
 def stop_process(proc: subprocess.Popen) -> None:
@@ -65,10 +65,11 @@ def stop_process(proc: subprocess.Popen) -> None:
             proc.wait()
 
 
-def start_process(args: list[str], services: dict, log_name: str, ready) -> subprocess.Popen:
-    """Start `python -m e3 ARGS` against the test services; wait until ready(log_bytes) is true."""
+def start_process(args: list[str], services: dict, log_name: str, ready, **env: str) -> subprocess.Popen:
+    """Start `python -m e3 ARGS` against the test services (with `env` added to its environment); wait until
+    ready(log_bytes) is true."""
     log = services["root"] / log_name
-    proc = subprocess.Popen([sys.executable, "-m", "e3", *args], env=_child_env(services),
+    proc = subprocess.Popen([sys.executable, "-m", "e3", *args], env=_child_env(services, **env),
                             stdout=log.open("wb"), stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 60
     while not ready(log.read_bytes()):

@@ -29,6 +29,9 @@ def as_domain_error(exc: sa.SQLAlchemyError) -> E3Error | None:
     if not isinstance(exc, sa.DBAPIError):
         return None
     state = getattr(exc.orig, "sqlstate", None) or ""
+    if state == "23505":  # unique_violation: a concurrent create of the same name committed first
+        return Conflict(f"it already exists ({getattr(exc.orig.diag, 'constraint_name', None) or 'unique key'}); "
+                        "a concurrent request created it first", code="already_exists")
     if state in _BUSY:
         return _retry_later(Conflict("another request is changing the same resource; retry in a moment",
                                      code="resource_busy"))

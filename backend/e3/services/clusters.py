@@ -32,7 +32,10 @@ def create_cluster(session: Session, spec: ClusterSpec, actor: Actor) -> Cluster
         raise Conflict(f"cluster '{spec.name}' already exists; choose another name", code="already_exists")
     cluster = Cluster(id=uuid.uuid4(), name=spec.name)
     session.add(cluster)
-    session.flush()
+    try:
+        session.flush()
+    except IntegrityError as exc:  # a concurrent create of the same name committed first
+        raise Conflict(f"cluster '{spec.name}' already exists", code="already_exists") from exc
     racks, servers, nodes = [], [], []
     for r_index, rack in enumerate(spec.racks):
         rack_id = uuid.uuid4()
@@ -47,10 +50,7 @@ def create_cluster(session: Session, spec: ClusterSpec, actor: Actor) -> Cluster
     session.execute(insert(ComputeNode), nodes)
     audit.record(session, actor, "cluster.create", f"cluster/{spec.name}", servers=len(servers), nodes=len(nodes))
     events.emit(session, "cluster.created", f"cluster/{spec.name}", cluster.id, servers=len(servers))
-    try:
-        session.flush()
-    except IntegrityError as exc:  # a concurrent create of the same name
-        raise Conflict(f"cluster '{spec.name}' already exists", code="already_exists") from exc
+    session.flush()
     return cluster
 
 

@@ -49,10 +49,12 @@ def authenticate(session: Session, secret: str) -> Actor | None:
 
 def _touch(session: Session, token_id: uuid.UUID) -> None:
     """Refresh last_used_at without ever waiting: a token row that another request is refreshing (row-locked)
-    is skipped, as it will show about the same time. The caller commits at once (api/deps.py), so the lock
-    taken here is never held while a route works."""
+    is skipped, as it will show about the same time. FOR NO KEY UPDATE, as the UPDATE itself takes: rows
+    referring to the token (audit_log) can still be written meanwhile. The caller commits at once
+    (api/deps.py), so the lock taken here is never held while a route works."""
     stale = or_(ApiToken.last_used_at.is_(None), ApiToken.last_used_at < func.now() - _LAST_USED_RESOLUTION)
-    free = select(ApiToken.id).where(ApiToken.id == token_id, stale).with_for_update(skip_locked=True)
+    free = (select(ApiToken.id).where(ApiToken.id == token_id, stale)
+            .with_for_update(skip_locked=True, key_share=True))
     session.execute(update(ApiToken).where(ApiToken.id.in_(free.scalar_subquery())).values(last_used_at=func.now())
                     .execution_options(synchronize_session="fetch"))
 
