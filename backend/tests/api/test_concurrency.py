@@ -14,7 +14,7 @@ import pytest
 
 from e3.core.db import libpq_url
 from e3.core.embedded import free_tcp_port
-from helpers import start_process, stop_process
+from helpers import start_process, stop_process, wait_for_job
 
 ANSWER_WITHIN_S = 20  # a request not answered by then hangs: the test fails instead of waiting forever
 LOCK_TIMEOUT_MS = 500
@@ -227,3 +227,38 @@ def test_issue19_item11_postgres_unreachable_is_a_503_with_retry_after(backing_s
     assert r.status_code == 503, r.text
     assert r.headers["content-type"] == "application/json" and r.headers["retry-after"] == "1"
     assert r.json()["code"] == "database_unavailable"
+
+
+def test_issue19_item11_a_large_cluster_is_built_by_a_job_while_the_api_answers(api, api_server, worker):
+    big = {"generator": "fattree", "servers": 20_000, "server_type": "beefy", "name": "big"}
+    with _HealthWatch(api_server) as health:
+        began = time.monotonic()
+        r = api.post("/api/v1/clusters", json=big)
+        took = time.monotonic() - began
+        again = api.post("/api/v1/clusters", json=big)  # the name is taken at once
+    job = wait_for_job(api, r.json()["job_id"], timeout=120)
+    assert r.status_code == 202, r.text
+    assert r.headers["location"] == r.json()["status_url"] and r.json()["servers"] == 20_000
+    assert took < 2 and health.answers and health.slowest < 2
+    assert again.status_code == 409 and again.json()["code"] == "already_exists"
+    assert job["state"] == "succeeded" and job["kind"] == "cluster", job
+    assert job["result"]["servers"] == 20_000
+    cluster = api.get("/api/v1/clusters").json()["items"][0]
+    assert (cluster["name"], cluster["servers"], cluster["nodes"]) == ("big", 20_000, 20_000)
+
+
+def test_issue19_item11_a_large_cluster_the_queue_refuses_is_a_503_and_frees_the_name(client, monkeypatch):
+    from kombu.exceptions import OperationalError
+
+    from e3.core.celery_app import celery_app
+
+    def broker_down(*args, **kwargs):
+        raise OperationalError("Error 111 connecting to 127.0.0.1:1. Connection refused.")
+
+    monkeypatch.setattr(celery_app, "send_task", broker_down)
+    big = {"generator": "fattree", "servers": 2001, "server_type": "beefy", "name": "big"}
+    r = client.post("/api/v1/clusters", json=big)
+    assert r.status_code == 503 and r.json()["code"] == "queue_unavailable", r.text
+    assert client.get("/api/v1/clusters").json()["total"] == 0
+    job = client.get("/api/v1/jobs", params={"state": "failed"}).json()["items"][0]
+    assert job["kind"] == "cluster" and job["error"]["code"] == "queue_unavailable"
