@@ -72,8 +72,7 @@ def setup_database(database_url: str, servers: int, cluster: str,
 
     os.environ["DATABASE_URL"] = database_url
     config.get_settings.cache_clear()
-    db.get_engine.cache_clear()
-    db._session_factory.cache_clear()
+    db.forget_engines()
     from sqlalchemy import select
 
     from e3.services.bootstrap import prepare_database
