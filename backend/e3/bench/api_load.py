@@ -17,6 +17,7 @@ machine's cores with the API and Postgres (reported beside the figures).
 """
 
 import asyncio
+import json
 import os
 import shutil
 import subprocess
@@ -26,7 +27,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from e3.bench.stack import stop_process
+from e3.bench.stack import cpu_s, postgres_cpu_s, stop_process
 
 TARGET_READ_P99_MS = 25.0  # at 200 requests/s
 TARGET_REFUSAL_P99_MS = 10.0  # at 400 requests/s
@@ -101,7 +102,8 @@ def _start_api(workdir: Path, database_url: str, redis_url: str, extra_env: dict
     deadline = time.monotonic() + 60
     while True:
         if proc.poll() is not None:
-            raise RuntimeError(f"`e3 api` exited with {proc.returncode}: {log_path.read_text(errors='replace')[-2000:]}")
+            log = log_path.read_text(errors="replace")[-2000:]
+            raise RuntimeError(f"`e3 api` exited with {proc.returncode}: {log}")
         try:
             if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
                 return proc, url
@@ -133,61 +135,97 @@ class _Outcomes:
                     errors=len(self.by_status.get("error", [])), sender_late_p99_ms=_pct(self.late_ms, 99))
 
 
-async def _one(client, outcomes: _Outcomes, method: str, path: str, hang_s: float, **kwargs) -> None:
-    import httpx
+class _Http:
+    """A lean HTTP/1.1 client over keep-alive connections (asyncio streams): the load generator shares the
+    cores with the API, and a full client library would spend more CPU per request than the API does."""
 
+    def __init__(self, url: str, token: str):
+        host, port = url.removeprefix("http://").split(":")
+        self.host, self.port, self.token = host, int(port), token
+        self.idle: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
+
+    async def request(self, method: str, path: str, body: bytes = b"") -> int:
+        """The answer's status; the connection goes back to the pool once the body is read."""
+        conn = self.idle.pop() if self.idle else await asyncio.open_connection(self.host, self.port)
+        reader, writer = conn
+        head = (f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\nAuthorization: Bearer {self.token}\r\n"
+                f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n")
+        writer.write(head.encode() + body)
+        try:
+            status_line = await reader.readline()
+            length, close = 0, False
+            while (line := await reader.readline()) not in (b"\r\n", b""):
+                name, _, value = line.decode("latin-1").partition(":")
+                if name.lower() == "content-length":
+                    length = int(value)
+                elif name.lower() == "connection" and "close" in value.lower():
+                    close = True
+            await reader.readexactly(length)
+            status = int(status_line.split()[1])
+        except BaseException:
+            writer.close()
+            raise
+        if close:
+            writer.close()
+        else:
+            self.idle.append(conn)
+        return status
+
+    def close(self) -> None:
+        for _, writer in self.idle:
+            writer.close()
+        self.idle.clear()
+
+
+async def _one(client: _Http, outcomes: _Outcomes, method: str, path: str, hang_s: float, body: bytes = b"") -> None:
     began = time.perf_counter()
     try:
-        r = await asyncio.wait_for(client.request(method, path, **kwargs), hang_s)
-        status = str(r.status_code)
-    except (asyncio.TimeoutError, httpx.TimeoutException):
+        status = str(await asyncio.wait_for(client.request(method, path, body), hang_s))
+    except asyncio.TimeoutError:
         status = "hang"
-    except httpx.HTTPError:
+    except (OSError, ValueError, IndexError, asyncio.IncompleteReadError):
         status = "error"
     outcomes.add(status, (time.perf_counter() - began) * 1000)
 
 
 async def _open_loop(url: str, token: str, rate: float, seconds: float, hang_s: float) -> dict:
-    import httpx
-
     outcomes = _Outcomes()
     total = int(rate * seconds)
-    limits = httpx.Limits(max_connections=2000, max_keepalive_connections=2000)
-    async with httpx.AsyncClient(base_url=url, headers={"Authorization": f"Bearer {token}"}, limits=limits,
-                                 timeout=hang_s) as client:
-        await client.get(READS[0])  # one warm connection and a warm token cache before the clock starts
+    client = _Http(url, token)
+    try:
+        await client.request("GET", READS[0])  # a warm connection and token before the clock starts
         start = time.perf_counter()
         tasks = []
         for i in range(total):
-            at = start + i / rate
-            delay = at - time.perf_counter()
+            delay = start + i / rate - time.perf_counter()
             if delay > 0:
                 await asyncio.sleep(delay)
             outcomes.late_ms.append(max(0.0, -delay) * 1000)
             tasks.append(asyncio.create_task(_one(client, outcomes, "GET", READS[i % len(READS)], hang_s)))
         await asyncio.gather(*tasks)
         took = time.perf_counter() - start
+    finally:
+        client.close()
     return dict(outcomes.summary(), offered_rate=rate, seconds=seconds, requests=total,
                 answered_rate=round(total / took, 1))
 
 
 async def _burst(url: str, token: str, in_flight: int, hang_s: float) -> dict:
-    import httpx
-
     outcomes = _Outcomes()
-    limits = httpx.Limits(max_connections=in_flight + 10, max_keepalive_connections=in_flight + 10)
-    async with httpx.AsyncClient(base_url=url, headers={"Authorization": f"Bearer {token}"}, limits=limits,
-                                 timeout=hang_s) as client:
+    client = _Http(url, token)
+    try:
         start = time.perf_counter()
         tasks = []
         for i in range(in_flight):
             if i % 10 == 0:  # a write: a new application (distinct names: each one a 201 or a 503)
-                tasks.append(_one(client, outcomes, "POST", "/api/v1/applications", hang_s,
-                                  json=_application(APPLICATIONS + i)))
+                body = json.dumps(_application(APPLICATIONS + i)).encode()
+                tasks.append(_one(client, outcomes, "POST", "/api/v1/applications", hang_s, body))
             else:
                 tasks.append(_one(client, outcomes, "GET", READS[i % len(READS)], hang_s))
         await asyncio.gather(*tasks)
         took = time.perf_counter() - start
+    finally:
+        client.close()
     return dict(outcomes.summary(), in_flight=in_flight, last_answer_s=round(took, 2))
 
 
@@ -209,16 +247,18 @@ def run_api_load(cfg: ApiLoadConfig, report=print) -> dict:
         token = _prepare(database_url)
         api, url = _start_api(workdir, database_url, redis_url, dict(cfg.api_env))
         api_proc = psutil.Process(api.pid)
+        postmaster = psutil.Process(int((workdir / "postgres" / "postmaster.pid").read_text().split()[0]))
         sections = {}
         for name, run in (("steady", lambda: _open_loop(url, token, cfg.rate, cfg.seconds, cfg.hang_s)),
                           ("overload", lambda: _open_loop(url, token, cfg.overload_rate, cfg.seconds, cfg.hang_s)),
                           ("burst", lambda: _burst(url, token, cfg.in_flight, cfg.hang_s))):
             report(f"section {name}")
-            cpu_before, wall_before = api_proc.cpu_times(), time.perf_counter()
+            api_before, pg_before, wall_before = cpu_s(api_proc), postgres_cpu_s(postmaster), time.perf_counter()
             sections[name] = asyncio.run(run())
-            cpu_after = api_proc.cpu_times()
-            used = cpu_after.user + cpu_after.system - cpu_before.user - cpu_before.system
-            sections[name]["api_cpu_pct"] = round(100 * used / (time.perf_counter() - wall_before), 1)
+            wall = time.perf_counter() - wall_before
+            sections[name].update(api_cpu_pct=round(100 * (cpu_s(api_proc) - api_before) / wall, 1),
+                                  postgres_cpu_pct=round(100 * (postgres_cpu_s(postmaster) - pg_before) / wall, 1),
+                                  load_average=round(os.getloadavg()[0], 2))
         from e3.core.config import Settings
 
         limits = Settings(**{k: v for k, v in cfg.api_env})

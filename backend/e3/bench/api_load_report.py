@@ -18,8 +18,9 @@ def render(r: dict) -> str:
                      f"answered at {s['answered_rate']:g}/s; statuses {s['counts']}")
         lines.append(f"    served p50 {fmt(s['served_p50_ms'])}, p99 {fmt(s['served_p99_ms'])}, max "
                      f"{fmt(s['served_max_ms'])}; refused (503) {s['refused']}, p99 {fmt(s['refused_p99_ms'])}; "
-                     f"hangs {s['hangs']}; API CPU {s['api_cpu_pct']}% of a core; sender late p99 "
-                     f"{fmt(s['sender_late_p99_ms'])}")
+                     f"hangs {s['hangs']}; sender late p99 {fmt(s['sender_late_p99_ms'])}")
+        lines.append(f"    CPU, % of one core: API {s['api_cpu_pct']}, Postgres {s['postgres_cpu_pct']}; machine load "
+                     f"average {s['load_average']}")
     lines.append(f"  burst: {burst['in_flight']} requests at once (1 in 10 a write): statuses {burst['counts']}; "
                  f"last answer after {burst['last_answer_s']} s")
     lines.append(f"    served p99 {fmt(burst['served_p99_ms'])}; refused {burst['refused']}, p99 "

@@ -52,7 +52,8 @@ class Settings(BaseSettings):
     # The API under load (docs/reliability.md, "API under concurrency and load"). api_db_connections is the
     # request pool's size and so the number of requests served at once (e3/api/admission.py derives the
     # thread limit from it); up to api_queue more wait at most api_queue_wait_s for one, any beyond get a 503.
-    api_db_connections: int = Field(default=16, alias="E3_API_DB_CONNECTIONS", ge=1, le=500)
+    # 8: more requests at once than that only contend for the one interpreter lock (measured with `e3 bench api`).
+    api_db_connections: int = Field(default=8, alias="E3_API_DB_CONNECTIONS", ge=1, le=500)
     api_queue: int = Field(default=128, alias="E3_API_QUEUE", ge=0, le=100_000)
     api_queue_wait_s: float = Field(default=5.0, alias="E3_API_QUEUE_WAIT_S", gt=0, le=300)
     # Every session of an API request: a write waiting this long for a row lock answers 409, a statement

@@ -95,7 +95,8 @@ def delete_application(name: str, session: SessionDep, actor: WriteDep) -> Respo
 
 
 @router.delete("/{name}/versions/{version}", status_code=status.HTTP_204_NO_CONTENT)
-def delete_version(name: str, version: Annotated[int, Path(ge=1, le=INT4_MAX)], session: SessionDep, actor: WriteDep) -> Response:
+def delete_version(name: str, version: Annotated[int, Path(ge=1, le=INT4_MAX)], session: SessionDep,
+                   actor: WriteDep) -> Response:
     """Delete an older version (409 for the latest one, or while a deployment runs it)."""
     applications.delete_version(session, name, version, actor)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
