@@ -27,7 +27,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from e3.bench.stack import cpu_s, postgres_cpu_s, stop_process
+from e3.bench.stack import cpu_s, postgres_cpu_s, start_backing_services, stop_backing_services, stop_process
 
 TARGET_READ_P99_MS = 25.0  # at 200 requests/s
 TARGET_REFUSAL_P99_MS = 10.0  # at 400 requests/s
@@ -233,16 +233,11 @@ def run_api_load(cfg: ApiLoadConfig, report=print) -> dict:
     """One run; returns its figures. Everything started here is stopped before returning or raising."""
     import psutil
 
-    from e3.core.embedded import EmbeddedPostgres, EmbeddedRedis
-
     workdir = Path(tempfile.mkdtemp(prefix="e3-bench-api-"))
     pg = redis = api = None
     try:
         report(f"starting Postgres and Redis in {workdir}")
-        pg = EmbeddedPostgres(workdir / "postgres")
-        database_url = pg.start()
-        redis = EmbeddedRedis(workdir / "redis")
-        redis_url = redis.start()
+        pg, redis, database_url, redis_url = start_backing_services(workdir)
         report(f"migrating, creating a cluster and {APPLICATIONS} applications")
         token = _prepare(database_url)
         api, url = _start_api(workdir, database_url, redis_url, dict(cfg.api_env))
@@ -267,8 +262,5 @@ def run_api_load(cfg: ApiLoadConfig, report=print) -> dict:
                                     queue_wait_s=limits.api_queue_wait_s))
     finally:
         stop_process(api)
-        if redis:
-            redis.stop()
-        if pg:
-            pg.stop()
+        stop_backing_services(pg, redis)
         shutil.rmtree(workdir, ignore_errors=True)
