@@ -178,6 +178,20 @@ def test_issue19_item2_more_requests_than_connections_are_answered_or_refused(ti
     assert tight.get("/api/v1/applications").json()["total"] == created  # a refused write stored nothing
 
 
+def test_issue19_item2_open_event_streams_do_not_take_the_turns(tight, tight_server, admin_token):
+    """More long-lived streams than turns and waiting places (2 + 4): requests are still served."""
+    with httpx.Client(base_url=tight_server, headers={"Authorization": f"Bearer {admin_token}"},
+                      timeout=ANSWER_WITHIN_S) as streams:
+        opened = [streams.send(streams.build_request("GET", "/api/v1/events/stream"), stream=True) for _ in range(8)]
+        try:
+            assert {r.status_code for r in opened} == {200}
+            answers = [tight.get("/api/v1/applications") for _ in range(3)]
+        finally:
+            for r in opened:
+                r.close()
+    assert [r.status_code for r in answers] == [200, 200, 200], [r.text for r in answers]
+
+
 @pytest.mark.parametrize("path", ["/api/v1/applications", "/api/v1/applications/x/versions", "/api/v1/audit",
                                   "/api/v1/clusters", "/api/v1/clusters/x/nodes", "/api/v1/deployments",
                                   "/api/v1/jobs", "/api/v1/migrations", "/api/v1/tokens"])
