@@ -7,7 +7,6 @@ import json
 from urllib.parse import parse_qsl
 
 from e3.core.errors import FieldError, ValidationFailed
-
 from e3.schemas.documents import MAX_BODY_BYTES, MAX_DEPTH, json_depth_exceeds
 
 
