@@ -243,6 +243,7 @@ def run_api_load(cfg: ApiLoadConfig, report=print) -> dict:
         api, url = _start_api(workdir, database_url, redis_url, dict(cfg.api_env))
         api_proc = psutil.Process(api.pid)
         postmaster = psutil.Process(int((workdir / "postgres" / "postmaster.pid").read_text().split()[0]))
+        pids = dict(api=api.pid, postgres=postmaster.pid, redis=redis._process.pid)
         sections = {}
         for name, run in (("steady", lambda: _open_loop(url, token, cfg.rate, cfg.seconds, cfg.hang_s)),
                           ("overload", lambda: _open_loop(url, token, cfg.overload_rate, cfg.seconds, cfg.hang_s)),
@@ -257,7 +258,7 @@ def run_api_load(cfg: ApiLoadConfig, report=print) -> dict:
         from e3.core.config import Settings
 
         limits = Settings(**{k: v for k, v in cfg.api_env})
-        return dict(sections=sections, cores=os.cpu_count(), config=asdict(cfg), workdir=str(workdir),
+        return dict(sections=sections, cores=os.cpu_count(), config=asdict(cfg), workdir=str(workdir), pids=pids,
                     api_limits=dict(db_connections=limits.api_db_connections, queue=limits.api_queue,
                                     queue_wait_s=limits.api_queue_wait_s))
     finally:
