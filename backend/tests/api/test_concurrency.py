@@ -3,6 +3,7 @@ a held row lock answered within the lock timeout, more requests than connections
 instead of a deadlock, bad numbers and NUL bytes as 422, Postgres down as 503. All against a real uvicorn
 server (`e3 api`) on the test Postgres."""
 
+import json
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -276,3 +277,12 @@ def test_issue19_item11_a_large_cluster_the_queue_refuses_is_a_503_and_frees_the
     assert client.get("/api/v1/clusters").json()["total"] == 0
     job = client.get("/api/v1/jobs", params={"state": "failed"}).json()["items"][0]
     assert job["kind"] == "cluster" and job["error"]["code"] == "queue_unavailable"
+
+
+def test_issue19_item11_the_cli_follows_a_large_clusters_job(e3):
+    out = e3("cluster", "create", "--generator", "fattree", "--servers", "2001", "--type", "beefy", "--name", "big",
+             "--output", "json")
+    created = json.loads(out.stdout)
+    assert (created["name"], created["servers"], created["state"]) == ("big", 2001, "succeeded"), created
+    listed = json.loads(e3("get", "clusters", "--output", "json").stdout)
+    assert [(c["name"], c["servers"]) for c in listed] == [("big", 2001)]
