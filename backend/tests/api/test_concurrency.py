@@ -159,6 +159,27 @@ def test_issue19_item1_a_held_row_lock_is_a_409_within_the_lock_timeout(tight, t
     assert after.status_code == 200 and after.json()["latest_version"] == 2
 
 
+def test_issue19_item1_a_statement_past_the_statement_timeout_is_a_503(backing_services, admin_token):
+    """With no lock timeout, the statement timeout still ends a write waiting on a held row: 503, not a hang."""
+    port = free_tcp_port()
+    url = f"http://127.0.0.1:{port}"
+    proc = start_process(["api", "--port", str(port)], backing_services, "api-stmt.log",
+                         lambda log: b"Uvicorn running" in log, E3_DB_LOCK_TIMEOUT_MS="0",
+                         E3_DB_STATEMENT_TIMEOUT_MS="700")
+    try:
+        with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {admin_token}"},
+                          timeout=ANSWER_WITHIN_S) as api:
+            api.post("/api/v1/applications", json=_app("slow"))
+            with psycopg.connect(libpq_url(backing_services["database_url"])) as other:
+                other.execute("SELECT id FROM applications WHERE name = 'slow' FOR UPDATE")
+                r = api.put("/api/v1/applications/slow", json=_app("slow", shards=3))
+                other.rollback()
+    finally:
+        stop_process(proc)
+    assert r.status_code == 503, r.text
+    assert r.json()["code"] == "database_unavailable" and r.headers["retry-after"] == "1"
+
+
 def test_issue19_item2_more_requests_than_connections_are_answered_or_refused(tight, tight_server):
     """2 connections, 4 waiting places, 60 requests at once: each answered (200/201) or refused at once (503
     with Retry-After and the JSON error body); none hangs, and the API serves normally afterwards."""
