@@ -6,6 +6,7 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 
@@ -49,6 +50,14 @@ def wait_until(predicate, timeout: float = 10.0, what: str = "condition"):
             raise AssertionError(f"{what} not reached within {timeout}s")
         time.sleep(0.02)
     return result
+
+
+def process_alive(pid: int) -> bool:
+    """The process runs (a zombie, exited but not yet reaped, does not)."""
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
 
 
 def _child_env(services: dict, **extra) -> dict:

@@ -5,16 +5,9 @@ import os
 import subprocess
 import sys
 
-import psutil
+from helpers import process_alive
 
 TINY = ["--seconds", "1", "--rate", "20", "--overload-rate", "40", "--in-flight", "30"]
-
-
-def _alive(pid: int) -> bool:
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return False
 
 
 def test_tiny_run_answers_every_request_and_leaves_nothing_behind():
@@ -28,7 +21,7 @@ def test_tiny_run_answers_every_request_and_leaves_nothing_behind():
         assert sum(section["counts"].values()) == sent, section  # every request has an outcome
         assert section["hangs"] == 0 and section["errors"] == 0, section
         assert set(section["counts"]) <= {"200", "201", "503"}, section
-    left = {name: pid for name, pid in r["pids"].items() if _alive(pid)}
+    left = {name: pid for name, pid in r["pids"].items() if process_alive(pid)}
     assert not left, f"still running: {left}"
     assert not os.path.exists(r["workdir"])
 
