@@ -12,8 +12,9 @@ AGENT_ARGS ?=
 DATAPLANE_ARGS ?=
 RACK_ARGS ?=
 ORCHESTRATOR_ARGS ?=
+API_ARGS ?=
 
-.PHONY: system-deps system-deps-test chaos fuzz bench bench-placement bench-ingest bench-agent bench-orchestrator bench-orchestrator-rack bench-dataplane up test test-backend test-frontend test-e2e test-compose test-agents agents backend frontend lock clean distclean help
+.PHONY: system-deps system-deps-test chaos fuzz bench bench-api bench-placement bench-ingest bench-agent bench-orchestrator bench-orchestrator-rack bench-dataplane up test test-backend test-frontend test-e2e test-compose test-agents agents backend frontend lock clean distclean help
 
 help:
 	@echo "make up      run the control plane (embedded Postgres/Redis unless DATABASE_URL/REDIS_URL are set)"
@@ -22,6 +23,8 @@ help:
 	@echo "make bench   run the benchmarks (figures and ratios): placement (BENCH_ARGS=\"--servers 100,1000\"),"
 	@echo "             heartbeat ingest (INGEST_ARGS=\"--servers 100\"), agent overhead (AGENT_ARGS=\"--seconds 10\"),"
 	@echo "             orchestrator decision latency (ORCHESTRATOR_ARGS=\"--servers 1000\")"
+	@echo "make bench-api  REST API under load: read p99 at 200 req/s, 503 refusals at 400 req/s, hangs with"
+	@echo "             1,000 requests in flight (API_ARGS=\"--seconds 10 --in-flight 1000\"); not in make bench"
 	@echo "make bench-dataplane  (root) packets/s through e3-nic beside raw af_packet, memif messages/s"
 	@echo "             (DATAPLANE_ARGS=\"--seconds 5\"), then on the emulated rack: ECMP and failover over a"
 	@echo "             type2 server's NICs, NFV-FIN HCM vs hosts (RACK_ARGS=\"--seconds 20\"); not in make bench"
@@ -57,6 +60,9 @@ bench-agent: backend agents
 
 bench-orchestrator: backend
 	$(E3) bench orchestrator $(ORCHESTRATOR_ARGS)
+
+bench-api: backend
+	$(E3) bench api $(API_ARGS)
 
 # Root only (an emulated rack per section), so not part of `make bench`.
 bench-orchestrator-rack: backend agents

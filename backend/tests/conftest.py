@@ -19,8 +19,7 @@ def _reset_caches() -> None:
     from e3.core import config, db
 
     config.get_settings.cache_clear()
-    db.get_engine.cache_clear()
-    db._session_factory.cache_clear()
+    db.forget_engines()
 
 
 @pytest.fixture(scope="session")

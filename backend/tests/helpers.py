@@ -6,6 +6,7 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 
@@ -51,8 +52,16 @@ def wait_until(predicate, timeout: float = 10.0, what: str = "condition"):
     return result
 
 
+def process_alive(pid: int) -> bool:
+    """The process runs (a zombie, exited but not yet reaped, does not)."""
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
 def _child_env(services: dict, **extra) -> dict:
-    return dict(os.environ, DATABASE_URL=services["database_url"], REDIS_URL=services["redis_url"], **extra)
+    return {**os.environ, "DATABASE_URL": services["database_url"], "REDIS_URL": services["redis_url"], **extra}
 
 
 def stop_process(proc: subprocess.Popen) -> None:
@@ -65,11 +74,11 @@ def stop_process(proc: subprocess.Popen) -> None:
             proc.wait()
 
 
-def start_process(args: list[str], services: dict, log_name: str, ready, extra_env: dict | None = None) -> subprocess.Popen:
-    """Start `python -m e3 ARGS` against the test services (and `extra_env`); wait until ready(log_bytes) is
-    true."""
+def start_process(args: list[str], services: dict, log_name: str, ready, **env: str) -> subprocess.Popen:
+    """Start `python -m e3 ARGS` against the test services (with `env` added to its environment); wait until
+    ready(log_bytes) is true."""
     log = services["root"] / log_name
-    proc = subprocess.Popen([sys.executable, "-m", "e3", *args], env=_child_env(services, **(extra_env or {})),
+    proc = subprocess.Popen([sys.executable, "-m", "e3", *args], env=_child_env(services, **env),
                             stdout=log.open("wb"), stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 60
     while not ready(log.read_bytes()):

@@ -6,15 +6,15 @@ from typing import Annotated
 from fastapi import Depends, Query, Request
 from sqlalchemy.orm import Session
 
-from e3.core.db import session_scope
+from e3.core.db import request_session_scope, session_scope
 from e3.core.security import Actor
-from e3.schemas.common import PageParams
+from e3.schemas.common import INT8_MAX, PageParams
 from e3.services.tokens import authorize_bearer
 
 
 def get_session() -> Iterator[Session]:
     """Committed when the route returns, rolled back on any error: nothing half-written."""
-    with session_scope() as session:
+    with request_session_scope() as session:
         yield session
 
 
@@ -29,6 +29,9 @@ def _actor(request: Request, session: Session, scope: str) -> Actor:
     actor = authorize_bearer(session, scope, authorization=request.headers.get("authorization"),
                              how_to_send="send 'Authorization: Bearer <token>' (see `e3 token create`)")
     request.state.actor = actor
+    # Ends the token check's transaction: a refreshed last_used_at (services.tokens.authenticate) is not
+    # row-locked while the route works, so concurrent requests with the same token never wait for each other.
+    session.commit()
     return actor
 
 
@@ -54,9 +57,19 @@ DeployDep = Annotated[Actor, Depends(require("deploy"))]
 AdminDep = Annotated[Actor, Depends(require("admin"))]
 
 
-def page_params(limit: Annotated[int, Query(ge=1, le=1000, description="Items per page")] = 50,
-                offset: Annotated[int, Query(ge=0, description="Items to skip")] = 0) -> PageParams:
+async def page_params(limit: Annotated[int, Query(ge=1, le=1000, description="Items per page")] = 50,
+                      offset: Annotated[int, Query(ge=0, le=INT8_MAX, description="Items to skip")] = 0) -> PageParams:
+    # async: pure, so it takes no trip through the thread pool
     return PageParams(limit=limit, offset=offset)
 
 
 PageDep = Annotated[PageParams, Depends(page_params)]
+
+
+async def request_body(request: Request) -> bytes:
+    """The raw body, read on the event loop, so that the route using it can be a plain `def` (run in the thread
+    pool, as every route using the database is: docs/architecture.md, "The API and its database")."""
+    return await request.body()
+
+
+BodyDep = Annotated[bytes, Depends(request_body)]

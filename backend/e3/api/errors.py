@@ -3,8 +3,10 @@
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException
 
+from e3.core.db_errors import as_domain_error
 from e3.core.errors import E3Error, FieldError, ValidationFailed
 
 # Each kind of domain error (core.errors) as the HTTP status it is answered with.
@@ -27,11 +29,29 @@ def _validation_body(exc: RequestValidationError) -> dict:
     return ValidationFailed(errors or [FieldError("body", "invalid request")]).body()
 
 
+def error_response(exc: E3Error) -> JSONResponse:
+    headers = {"WWW-Authenticate": "Bearer"} if exc.kind == "unauthenticated" else {}
+    if exc.retry_after is not None:
+        headers["Retry-After"] = str(exc.retry_after)
+    return JSONResponse(exc.body(), status_code=HTTP_STATUS[exc.kind], headers=headers or None)
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(E3Error)
     async def e3_error(request: Request, exc: E3Error) -> JSONResponse:
-        headers = {"WWW-Authenticate": "Bearer"} if exc.kind == "unauthenticated" else None
-        return JSONResponse(exc.body(), status_code=HTTP_STATUS[exc.kind], headers=headers)
+        return error_response(exc)
+
+    @app.exception_handler(SQLAlchemyError)
+    async def database_error(request: Request, exc: SQLAlchemyError) -> JSONResponse:
+        domain = as_domain_error(exc)
+        if domain is None:
+            raise exc  # a bug: the 500 handler below answers it
+        return error_response(domain)
+
+    @app.exception_handler(Exception)
+    async def internal_error(request: Request, exc: Exception) -> JSONResponse:
+        return JSONResponse({"code": "internal_error", "message": "internal server error", "errors": []},
+                            status_code=500)
 
     @app.exception_handler(RequestValidationError)
     async def request_validation(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -1,5 +1,6 @@
 """Wires the application: middleware, error handlers, routers, the built UI at `/`."""
 
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import APIRouter, FastAPI
@@ -8,9 +9,10 @@ from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 
 import e3
+from e3.api.admission import Admission, size_thread_pool
 from e3.api.docs import install_docs
 from e3.api.errors import install_error_handlers
-from e3.api.middleware import BodyGuard
+from e3.api.middleware import BodyGuard, NulGuard
 from e3.api.openapi import install_openapi
 from e3.api.routers import (applications, audit, clusters, deployments, events, health, jobs, live, local, me,
                             migrations, nodes, orchestrator, placements, templates, tokens)
@@ -18,7 +20,7 @@ from e3.core.config import get_settings
 from e3.schemas.common import ErrorBody
 
 API_PREFIX = "/api/v1"
-ERROR_RESPONSES = {code: {"model": ErrorBody} for code in (400, 401, 403, 404, 409, 412, 413, 415, 422)}
+ERROR_RESPONSES = {code: {"model": ErrorBody} for code in (400, 401, 403, 404, 409, 412, 413, 415, 422, 503)}
 
 UI_MISSING = """<!doctype html><title>E3</title><h1>E3 control plane</h1>
 <p>The API is up (<a href="/docs">/docs</a>), but the UI is not built: run <code>make up</code>.</p>"""
@@ -33,14 +35,23 @@ def frontend_dist() -> Path:
     return configured or Path(e3.__file__).resolve().parents[2] / "frontend" / "dist"
 
 
+@asynccontextmanager
+async def _lifespan(app: FastAPI):
+    size_thread_pool()
+    yield
+
+
 def create_app() -> FastAPI:
     app = FastAPI(title="E3 control plane", version=e3.__version__, generate_unique_id_function=_operation_id,
                   description="Microservice DAGs on SmartNIC-accelerated servers: clusters, applications, "
                               "deployments and placement. Authenticate with `Authorization: Bearer <token>`.",
-                  docs_url=None, redoc_url=None)  # FastAPI's own docs pages load their files from a CDN
+                  docs_url=None, redoc_url=None,  # FastAPI's own docs pages load their files from a CDN
+                  lifespan=_lifespan)
     install_docs(app)
     install_openapi(app)
     app.add_middleware(BodyGuard)
+    app.add_middleware(NulGuard)
+    app.add_middleware(Admission)  # outermost: a refusal costs nothing else
     install_error_handlers(app)
     app.include_router(health.router)
     api = APIRouter(prefix=API_PREFIX, responses=ERROR_RESPONSES)

@@ -1,10 +1,12 @@
-"""Request body guard: at most 1 MiB, and JSON no deeper than the parser can safely take.
-
-Runs before FastAPI parses anything, so a hostile body is refused without being decoded.
+"""Request guards, run before FastAPI parses anything, so hostile input is refused without being decoded:
+the body (at most 1 MiB, and JSON no deeper than the parser can safely take) and the URL (no NUL byte, which
+no text column can hold).
 """
 
 import json
+from urllib.parse import parse_qsl
 
+from e3.core.errors import FieldError, ValidationFailed
 from e3.schemas.documents import MAX_BODY_BYTES, MAX_DEPTH, json_depth_exceeds
 
 
@@ -56,3 +58,32 @@ class BodyGuard:
         await send({"type": "http.response.start", "status": status,
                     "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
         await send({"type": "http.response.body", "body": body})
+
+
+class NulGuard:
+    """A NUL byte (%00) in the path or a query parameter is a 422 naming where it is, not a database error."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] in ("http", "websocket"):
+            field = _nul_field(scope)
+            if field is not None:
+                if scope["type"] == "websocket":  # refused before the handshake completes: a 403 to the client
+                    return await send({"type": "websocket.close", "code": 4400})
+                body = json.dumps(ValidationFailed([FieldError(field, "must not contain a NUL byte (%00)",
+                                                               "nul_byte")]).body()).encode()
+                return await BodyGuard._reject(send, 422, body)
+        return await self.app(scope, receive, send)
+
+
+def _nul_field(scope) -> str | None:
+    if "\x00" in scope["path"]:
+        return "path"
+    query = scope.get("query_string", b"").decode("latin-1")
+    if "%00" in query or "\x00" in query:
+        for name, value in parse_qsl(query, keep_blank_values=True):
+            if "\x00" in name or "\x00" in value:
+                return name.replace("\x00", "") or "query"
+    return None

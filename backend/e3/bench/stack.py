@@ -65,6 +65,29 @@ def stop_process(proc: subprocess.Popen | None, grace_s: float = 15.0) -> None:
         proc.wait()
 
 
+def start_backing_services(workdir: Path) -> tuple:
+    """Embedded Postgres and Redis under workdir/postgres and workdir/redis: (postgres, redis, database_url,
+    redis_url). The caller stops both (stop_backing_services); a Redis that fails to start stops Postgres."""
+    from e3.core.embedded import EmbeddedPostgres, EmbeddedRedis
+
+    pg = EmbeddedPostgres(workdir / "postgres")
+    database_url = pg.start()
+    try:
+        redis = EmbeddedRedis(workdir / "redis")
+        redis_url = redis.start()
+    except BaseException:
+        pg.stop()
+        raise
+    return pg, redis, database_url, redis_url
+
+
+def stop_backing_services(pg, redis) -> None:
+    if redis:
+        redis.stop()
+    if pg:
+        pg.stop()
+
+
 def setup_database(database_url: str, servers: int, cluster: str,
                    server_type: str = "type2-smartnic") -> tuple[str, list]:
     """Migrations + catalogue, the cluster (services layer), an agent token; the agents' node names."""
@@ -72,8 +95,7 @@ def setup_database(database_url: str, servers: int, cluster: str,
 
     os.environ["DATABASE_URL"] = database_url
     config.get_settings.cache_clear()
-    db.get_engine.cache_clear()
-    db._session_factory.cache_clear()
+    db.forget_engines()
     from sqlalchemy import select
 
     from e3.services.bootstrap import prepare_database

@@ -103,6 +103,30 @@ def register(app: typer.Typer) -> None:
         else:
             print(render(result))
 
+    @bench_app.command("api")
+    def bench_api(
+        seconds: float = typer.Option(10.0, min=1, max=600, help="Length of the steady and overload sections"),
+        rate: float = typer.Option(200.0, min=1, max=5000, help="Steady REST reads, requests/s"),
+        overload_rate: float = typer.Option(400.0, min=1, max=10_000, help="Overload section, requests/s"),
+        in_flight: int = typer.Option(1000, min=1, max=5000, help="Burst: requests sent at once"),
+        hang_s: float = typer.Option(30.0, min=1, max=600, help="A request unanswered this long counts as hung"),
+        setting: list[str] = typer.Option([], "--set", help="A setting for `e3 api`, NAME=VALUE (repeat), e.g. "
+                                                            "E3_API_QUEUE=32"),
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON object for the run"),
+    ) -> None:
+        """The REST API under load, against a real `e3 api`, Postgres and Redis started here: read latency at a
+        steady rate, 503 refusal latency when overloaded, hangs with many requests in flight."""
+        from e3.bench.api_load import ApiLoadConfig, run_api_load
+        from e3.bench.api_load_report import render
+
+        bad = [s for s in setting if "=" not in s]
+        if bad:
+            raise ClientError(f"--set takes NAME=VALUE, not {bad[0]!r}", exit_code=2)
+        cfg = ApiLoadConfig(seconds=seconds, rate=rate, overload_rate=overload_rate, in_flight=in_flight,
+                            hang_s=hang_s, api_env=tuple(tuple(s.split("=", 1)) for s in setting))
+        result = _run(run_api_load, cfg)
+        print(json.dumps(result, indent=1) if as_json else render(result))
+
     @bench_app.command("dataplane")
     def bench_dataplane(
         seconds: float = typer.Option(3.0, min=0.5, max=600, help="Sending time per section and round"),

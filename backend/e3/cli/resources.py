@@ -81,6 +81,12 @@ def register(app: typer.Typer) -> None:
             result = api.post("/api/v1/clusters", json={k: v for k, v in spec.items() if v is not None}).json()
         else:
             raise ClientError("give -f FILE or --generator fattree --servers N --type TYPE")
+        if "job_id" in result:  # a large cluster: a worker builds it (202); follow its job
+            job = wait_for_job(api, str(result["job_id"]), show_progress=output == Output.table)
+            result.update(state=job["state"], message=job["message"], error=job["error"])
+            if job["state"] == "failed":
+                raise ClientError(f"building cluster {result['name']} failed: "
+                                  f"{(job['error'] or {}).get('message', job['message'])}")
         emit(result, output)
 
     @cluster_app.command("delete")

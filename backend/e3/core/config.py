@@ -58,6 +58,21 @@ class Settings(BaseSettings):
     rack_type: Literal["type1-smartnic", "type2-smartnic"] = Field(default="type1-smartnic", alias="E3_RACK_TYPE")
     local_servers: int = Field(default=2, alias="E3_LOCAL_SERVERS", ge=0, le=64)
     demo_rate: float = Field(default=200.0, alias="E3_DEMO_RATE", ge=0)  # requests/s of the demo's load (0: none)
+    # The API under load (docs/reliability.md, "API under concurrency and load"). api_db_connections is the
+    # request pool's size and so the number of requests served at once (e3/api/admission.py derives the
+    # thread limit from it); up to api_queue more wait at most api_queue_wait_s for one, any beyond get a 503.
+    # 8: more requests at once than that only contend for the one interpreter lock (measured with `e3 bench api`).
+    api_db_connections: int = Field(default=8, alias="E3_API_DB_CONNECTIONS", ge=1, le=500)
+    api_queue: int = Field(default=128, alias="E3_API_QUEUE", ge=0, le=100_000)
+    api_queue_wait_s: float = Field(default=5.0, alias="E3_API_QUEUE_WAIT_S", gt=0, le=300)
+    # Every session of an API request: a write waiting this long for a row lock answers 409, a statement
+    # running this long 503, a transaction left idle this long is ended by Postgres (0 turns one off).
+    db_lock_timeout_ms: int = Field(default=3000, alias="E3_DB_LOCK_TIMEOUT_MS", ge=0)
+    db_statement_timeout_ms: int = Field(default=30_000, alias="E3_DB_STATEMENT_TIMEOUT_MS", ge=0)
+    db_idle_in_transaction_timeout_ms: int = Field(default=60_000, alias="E3_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS",
+                                                   ge=0)
+    # POST /clusters with more servers than this answers 202 and a worker builds the cluster (a job).
+    cluster_job_servers: int = Field(default=2000, alias="E3_CLUSTER_JOB_SERVERS", ge=1)
 
     @field_validator("database_url")
     @classmethod

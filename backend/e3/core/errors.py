@@ -25,6 +25,7 @@ class E3Error(Exception):
 
     kind = "invalid"
     code = "bad_request"
+    retry_after: int | None = None  # seconds after which a retry may succeed (HTTP Retry-After), if known
 
     def __init__(self, message: str, errors: list[FieldError] | tuple = (), *, code: str | None = None):
         super().__init__(message)

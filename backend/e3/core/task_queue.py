@@ -17,6 +17,7 @@ from e3.core.errors import ServiceUnavailable
 PLACE_DEPLOYMENT = "e3.place_deployment"  # e3.tasks.deployments.place_deployment(job_id)
 MIGRATE = "e3.migrate"  # e3.tasks.migrations.migrate(migration_id)
 ROLL_DEPLOYMENT = "e3.roll_deployment"  # e3.tasks.deployments.roll_deployment(job_id)
+BUILD_CLUSTER = "e3.build_cluster"  # e3.tasks.clusters.build_cluster(job_id)
 
 
 def enqueue_after_commit(session: Session, task: str, *args: Any, on_unreachable: Callable[[str], str]) -> None:

@@ -57,6 +57,16 @@ class ClusterPublic(BaseModel):
     deployments: int
 
 
+class ClusterAccepted(BaseModel):
+    """A large cluster is built by a worker: its name is taken, poll the job until it has succeeded."""
+
+    cluster_id: uuid.UUID
+    name: str
+    servers: int
+    job_id: uuid.UUID
+    status_url: str
+
+
 class ClusterDetail(ClusterPublic):
     topology: list[RackPublic]
 

@@ -2,10 +2,15 @@
 
 from pydantic import BaseModel, Field
 
+# The largest values Postgres' integer (int4) and bigint (int8) columns and parameters hold: a number past one
+# is refused as a 422 naming its field, never sent to the database (where it was a 500).
+INT4_MAX = 2**31 - 1
+INT8_MAX = 2**63 - 1
+
 
 class PageParams(BaseModel):
     limit: int = Field(50, ge=1, le=1000, description="Items per page (1-1000)")
-    offset: int = Field(0, ge=0, description="Items to skip")
+    offset: int = Field(0, ge=0, le=INT8_MAX, description="Items to skip")
 
 
 class PageMeta(BaseModel):

@@ -6,7 +6,7 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict, Field
 
 from e3.placement import ALGORITHMS
-from e3.schemas.common import PageMeta
+from e3.schemas.common import INT4_MAX, PageMeta
 
 ALGORITHM_NAMES = " | ".join(ALGORITHMS)
 
@@ -14,7 +14,7 @@ ALGORITHM_NAMES = " | ".join(ALGORITHMS)
 class DeploymentCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
     application: str = Field(description="Application name")
-    version: int | None = Field(None, ge=1, description="Application version; the latest when omitted")
+    version: int | None = Field(None, ge=1, le=INT4_MAX, description="Application version; the latest when omitted")
     cluster: str = Field(description="Cluster name")
     algorithm: str = Field("hcm", description=f"Placement algorithm: {ALGORITHM_NAMES}")
     anti_affinity: bool = Field(False, description="Put the shards of each DAG node on distinct servers")
@@ -28,7 +28,7 @@ class RefusalPublic(BaseModel):
 
 class RolloutCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    version: int = Field(ge=1, description="The application version to roll the deployment to")
+    version: int = Field(ge=1, le=INT4_MAX, description="The application version to roll the deployment to")
 
 
 class DeploymentPublic(BaseModel):

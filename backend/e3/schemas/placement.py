@@ -2,6 +2,8 @@
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from e3.schemas.common import INT4_MAX
+
 PREVIEW_DEFAULT_ALGORITHMS = ["hcm", "annealing", "ilp", "first_fit"]
 
 
@@ -9,7 +11,7 @@ class PlacementPreviewRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     cluster: str = Field(description="Cluster name; its existing deployments' reservations count")
     application: str | None = Field(None, description="A stored application (or give `spec`)")
-    version: int | None = Field(None, ge=1, description="Application version; the latest when omitted")
+    version: int | None = Field(None, ge=1, le=INT4_MAX, description="Application version; the latest when omitted")
     spec: dict | None = Field(None, description="An inline DAG spec document instead of a stored application")
     algorithms: list[str] = Field(default_factory=lambda: list(PREVIEW_DEFAULT_ALGORITHMS), min_length=1,
                                   max_length=5)

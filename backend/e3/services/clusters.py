@@ -28,11 +28,33 @@ def node_rows(cluster_id: uuid.UUID, server_id: uuid.UUID, server_name: str, typ
 
 def create_cluster(session: Session, spec: ClusterSpec, actor: Actor) -> Cluster:
     """Insert the cluster and its whole topology in bulk (thousands of servers in one go)."""
-    if session.scalar(select(Cluster.id).where(Cluster.name == spec.name)):
-        raise Conflict(f"cluster '{spec.name}' already exists; choose another name", code="already_exists")
-    cluster = Cluster(id=uuid.uuid4(), name=spec.name)
-    session.add(cluster)
+    cluster = reserve_name(session, spec.name)
+    servers, nodes = build_topology(session, cluster, spec)
+    audit.record(session, actor, "cluster.create", f"cluster/{spec.name}", servers=servers, nodes=nodes)
+    events.emit(session, "cluster.created", f"cluster/{spec.name}", cluster.id, servers=servers)
     session.flush()
+    return cluster
+
+
+def reserve_name(session: Session, name: str) -> Cluster:
+    """The cluster's row, without topology yet: 409 if the name is taken, also by a concurrent create."""
+    if session.scalar(select(Cluster.id).where(Cluster.name == name)):
+        raise Conflict(f"cluster '{name}' already exists; choose another name", code="already_exists")
+    cluster = Cluster(id=uuid.uuid4(), name=name)
+    session.add(cluster)
+    try:
+        session.flush()
+    except IntegrityError as exc:  # a concurrent create of the same name committed first
+        raise Conflict(f"cluster '{name}' already exists", code="already_exists") from exc
+    return cluster
+
+
+def server_count(spec: ClusterSpec) -> int:
+    return sum(len(rack.server_types) for rack in spec.racks)
+
+
+def build_topology(session: Session, cluster: Cluster, spec: ClusterSpec) -> tuple[int, int]:
+    """Insert the racks, servers and computing nodes of `spec` under `cluster`; returns (servers, nodes)."""
     racks, servers, nodes = [], [], []
     for r_index, rack in enumerate(spec.racks):
         rack_id = uuid.uuid4()
@@ -45,13 +67,7 @@ def create_cluster(session: Session, spec: ClusterSpec, actor: Actor) -> Cluster
     session.execute(insert(Rack), racks)
     session.execute(insert(Server), servers)
     session.execute(insert(ComputeNode), nodes)
-    audit.record(session, actor, "cluster.create", f"cluster/{spec.name}", servers=len(servers), nodes=len(nodes))
-    events.emit(session, "cluster.created", f"cluster/{spec.name}", cluster.id, servers=len(servers))
-    try:
-        session.flush()
-    except IntegrityError as exc:  # a concurrent create of the same name
-        raise Conflict(f"cluster '{spec.name}' already exists", code="already_exists") from exc
-    return cluster
+    return len(servers), len(nodes)
 
 
 def get_cluster(session: Session, name: str) -> Cluster:

@@ -51,6 +51,9 @@ def preview(session: Session, req: PlacementPreviewRequest) -> dict:
     cluster = get_cluster(session, req.cluster)
     base_nodes = cluster_capacities(session, cluster.id)
     problem = problem_from_document(document, anti_affinity=req.anti_affinity)
+    # Everything is read: end the transaction, as the algorithms may run for minutes (the ILP alone up to its cap)
+    # and Postgres ends a transaction left idle that long (E3_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS).
+    session.commit()
     results, predictions = [], {}
     for name in dict.fromkeys(req.algorithms):
         nodes = copy_nodes(base_nodes)

@@ -3,7 +3,7 @@
 import uuid
 from datetime import datetime, timedelta, timezone
 
-from sqlalchemy import select
+from sqlalchemy import func, or_, select, update
 from sqlalchemy.orm import Session
 
 from e3.core.errors import FieldError, Forbidden, NotFound, Unauthorized, ValidationFailed
@@ -72,8 +72,20 @@ def authenticate(session: Session, secret: str) -> Actor | None:
     if row is None or row.revoked_at is not None or (row.expires_at and row.expires_at <= now):
         return None
     if row.last_used_at is None or now - row.last_used_at > _LAST_USED_RESOLUTION:
-        row.last_used_at = now
+        _touch(session, row.id)
     return Actor(token_id=row.id, name=row.name, scopes=frozenset(effective_scopes(row.scopes)))
+
+
+def _touch(session: Session, token_id: uuid.UUID) -> None:
+    """Refresh last_used_at without ever waiting: a token row that another request is refreshing (row-locked)
+    is skipped, as it will show about the same time. FOR NO KEY UPDATE, as the UPDATE itself takes: rows
+    referring to the token (audit_log) can still be written meanwhile. The caller commits at once
+    (api/deps.py), so the lock taken here is never held while a route works."""
+    stale = or_(ApiToken.last_used_at.is_(None), ApiToken.last_used_at < func.now() - _LAST_USED_RESOLUTION)
+    free = (select(ApiToken.id).where(ApiToken.id == token_id, stale)
+            .with_for_update(skip_locked=True, key_share=True))
+    session.execute(update(ApiToken).where(ApiToken.id.in_(free.scalar_subquery())).values(last_used_at=func.now())
+                    .execution_options(synchronize_session="fetch"))
 
 
 def authorize_bearer(session: Session, scope: str, *, how_to_send: str, authorization: str | None = None,

@@ -5,17 +5,10 @@ import os
 import subprocess
 import sys
 
-import psutil
+from helpers import process_alive
 
 KEYS = ("servers", "nodes", "seconds", "offered_hz", "ingested_hz", "loss", "controller_cpu_pct", "loadgen_cpu_pct",
         "pg_rows_per_s", "lag_redis_p50_ms", "lag_redis_p99_ms", "lag_pg_p50_ms", "lag_pg_p99_ms")
-
-
-def _alive(pid: int) -> bool:
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return False
 
 
 def test_tiny_run_loses_nothing_and_leaves_nothing_behind():
@@ -30,7 +23,7 @@ def test_tiny_run_loses_nothing_and_leaves_nothing_behind():
     assert r["loss"] == 0 and r["zero_loss"] is True and r["rejected"] == 0
     assert r["lag_redis_samples"] > 0 and r["lag_pg_samples"] > 0
     assert set(r["pids"]) == {"controller", "postgres", "redis"}
-    left = {name: pid for name, pid in r["pids"].items() if _alive(pid)}
+    left = {name: pid for name, pid in r["pids"].items() if process_alive(pid)}
     assert not left, f"still running: {left}"
     assert not os.path.exists(r["workdir"])
 

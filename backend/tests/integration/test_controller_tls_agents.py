@@ -25,7 +25,7 @@ def tls_controller(backing_services, tmp_path):
     tls = dict(E3_CONTROLLER_TLS_CERT=str(cert), E3_CONTROLLER_TLS_KEY=str(key))
     port = free_tcp_port()
     proc = start_process(["controller", "--port", str(port)], backing_services, "controller-tls.log",
-                         lambda log: b"controller listening" in log, extra_env=tls)
+                         lambda log: b"controller listening" in log, **tls)
     yield f"127.0.0.1:{port}", tls
     stop_process(proc)
 

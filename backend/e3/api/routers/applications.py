@@ -2,14 +2,15 @@
 
 from typing import Annotated
 
-from fastapi import APIRouter, Header, Query, Request, Response, status
+from fastapi import APIRouter, Header, Path, Query, Request, Response, status
 from fastapi.responses import PlainTextResponse
 
-from e3.api.deps import PageDep, ReadDep, SessionDep, WriteDep
+from e3.api.deps import BodyDep, PageDep, ReadDep, SessionDep, WriteDep
 from e3.api.openapi import document_body
 from e3.core.errors import ValidationFailed
 from e3.schemas.application import (ApplicationDetail, ApplicationVersionsPublic, ApplicationsPublic,
                                     ValidationReport)
+from e3.schemas.common import INT4_MAX
 from e3.schemas.dag import validate_application
 from e3.services import applications
 from e3.schemas.documents import parse_document
@@ -18,34 +19,35 @@ router = APIRouter(prefix="/applications", tags=["applications"])
 DAG_BODY = document_body("DAG spec (apiVersion e3/v1, kind Application)")
 
 
-async def _spec(request: Request):
-    return validate_application(parse_document(await request.body(), request.headers.get("content-type")))
+def _spec(request: Request, raw_body: bytes):
+    return validate_application(parse_document(raw_body, request.headers.get("content-type")))
 
 
 @router.post("", status_code=status.HTTP_201_CREATED, response_model=ApplicationDetail, openapi_extra=DAG_BODY)
-async def create_application(request: Request, response: Response, session: SessionDep, actor: WriteDep) -> dict:
+def create_application(request: Request, raw_body: BodyDep, response: Response, session: SessionDep,
+                       actor: WriteDep) -> dict:
     """Create an application from a DAG spec (409 if the name exists)."""
-    app = applications.create_application(session, await _spec(request), actor)
+    app = applications.create_application(session, _spec(request, raw_body), actor)
     body = applications.application_public(session, app)
     response.headers["ETag"] = body["etag"]
     return body
 
 
 @router.post("/validate", response_model=ValidationReport, openapi_extra=DAG_BODY)
-async def validate_application_spec(request: Request, actor: ReadDep) -> dict:
+def validate_application_spec(request: Request, raw_body: BodyDep, actor: ReadDep) -> dict:
     """Check a DAG spec without storing it: the same messages a save would give."""
     try:
-        spec = await _spec(request)
+        spec = _spec(request, raw_body)
     except ValidationFailed as exc:
         return dict(valid=False, message=exc.message, errors=[e.as_dict() for e in exc.errors])
     return dict(valid=True, message="valid", errors=[], instances=spec.instance_count(), spec=spec.to_document())
 
 
 @router.put("/{name}", response_model=ApplicationDetail, openapi_extra=DAG_BODY)
-async def put_application(name: str, request: Request, response: Response, session: SessionDep, actor: WriteDep,
-                          if_match: Annotated[str | None, Header()] = None) -> dict:
+def put_application(name: str, request: Request, raw_body: BodyDep, response: Response, session: SessionDep,
+                    actor: WriteDep, if_match: Annotated[str | None, Header()] = None) -> dict:
     """Create or update an application; an update is a new version (412 if If-Match is stale)."""
-    app, created = applications.put_application(session, name, await _spec(request), actor, if_match)
+    app, created = applications.put_application(session, name, _spec(request, raw_body), actor, if_match)
     body = applications.application_public(session, app)
     response.headers["ETag"] = body["etag"]
     if created:
@@ -78,7 +80,7 @@ def list_application_versions(name: str, session: SessionDep, actor: ReadDep, pa
 @router.get("/{name}/export", response_class=PlainTextResponse,
             responses={200: {"content": {"application/yaml": {}}}})
 def export_application(name: str, session: SessionDep, actor: ReadDep,
-                       version: Annotated[int | None, Query(ge=1)] = None) -> PlainTextResponse:
+                       version: Annotated[int | None, Query(ge=1, le=INT4_MAX)] = None) -> PlainTextResponse:
     """Export an application version as a YAML DAG spec."""
     text = applications.export_yaml(session, name, version)
     return PlainTextResponse(text, media_type="application/yaml",
@@ -93,7 +95,8 @@ def delete_application(name: str, session: SessionDep, actor: WriteDep) -> Respo
 
 
 @router.delete("/{name}/versions/{version}", status_code=status.HTTP_204_NO_CONTENT)
-def delete_version(name: str, version: int, session: SessionDep, actor: WriteDep) -> Response:
+def delete_version(name: str, version: Annotated[int, Path(ge=1, le=INT4_MAX)], session: SessionDep,
+                   actor: WriteDep) -> Response:
     """Delete an older version (409 for the latest one, or while a deployment runs it)."""
     applications.delete_version(session, name, version, actor)
     return Response(status_code=status.HTTP_204_NO_CONTENT)

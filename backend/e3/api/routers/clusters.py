@@ -3,13 +3,18 @@
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request, Response, status
+from fastapi.responses import JSONResponse
+from sqlalchemy.orm import Session
 
-from e3.api.deps import PageDep, ReadDep, SessionDep, WriteDep
+from e3.api.deps import BodyDep, PageDep, ReadDep, SessionDep, WriteDep
 from e3.api.openapi import document_body
-from e3.schemas.cluster import ClusterDetail, ClusterPublic, ClustersPublic, NodesPublic
-from e3.schemas.cluster_spec import validate_cluster
+from e3.core.config import get_settings
+from e3.core.security import Actor
+from e3.core.task_queue import BUILD_CLUSTER, enqueue_after_commit
+from e3.schemas.cluster import ClusterAccepted, ClusterDetail, ClusterPublic, ClustersPublic, NodesPublic
+from e3.schemas.cluster_spec import ClusterSpec, validate_cluster
 from e3.schemas.layout import ClusterLayout
-from e3.services import clusters
+from e3.services import cluster_jobs, clusters
 from e3.services.cluster_layout import cluster_layout
 from e3.schemas.documents import parse_document
 
@@ -17,12 +22,34 @@ router = APIRouter(prefix="/clusters", tags=["clusters"])
 
 
 @router.post("", status_code=status.HTTP_201_CREATED, response_model=ClusterPublic,
+             responses={202: {"model": ClusterAccepted, "description": "More servers than E3_CLUSTER_JOB_SERVERS "
+                                                                       "(2000): the name is taken and a worker "
+                                                                       "builds the cluster; poll the job"}},
              openapi_extra=document_body("Cluster spec (kind: Cluster) or generator shorthand"))
-async def create_cluster(request: Request, session: SessionDep, actor: WriteDep) -> dict:
-    """Create a cluster from a cluster spec or a generator such as {"generator": "fattree", ...}."""
-    spec = validate_cluster(parse_document(await request.body(), request.headers.get("content-type")))
+def create_cluster(request: Request, raw_body: BodyDep, session: SessionDep, actor: WriteDep):
+    """Create a cluster from a cluster spec or a generator such as {"generator": "fattree", ...} (a large one
+    is built by a job: 202)."""
+    document = parse_document(raw_body, request.headers.get("content-type"))
+    spec = validate_cluster(document)
+    if clusters.server_count(spec) > get_settings().cluster_job_servers:
+        return _create_by_job(session, spec, document, actor)
     cluster = clusters.create_cluster(session, spec, actor)
     return clusters.cluster_summaries(session, [cluster])[0]
+
+
+def _create_by_job(session: Session, spec: ClusterSpec, document: dict, actor: Actor) -> JSONResponse:
+    cluster, job = cluster_jobs.request_cluster(session, spec, document, actor)
+
+    def unqueued(reason: str) -> str:
+        cluster_jobs.fail_unqueued(session, job, reason)
+        return f"the job queue is unreachable; cluster '{spec.name}' was not created"
+
+    enqueue_after_commit(session, BUILD_CLUSTER, job.id, on_unreachable=unqueued)
+    status_url = f"/api/v1/jobs/{job.id}"
+    accepted = ClusterAccepted(cluster_id=cluster.id, name=spec.name, servers=clusters.server_count(spec),
+                               job_id=job.id, status_url=status_url)
+    return JSONResponse(accepted.model_dump(mode="json"), status_code=status.HTTP_202_ACCEPTED,
+                        headers={"Location": status_url})
 
 
 @router.get("", response_model=ClustersPublic)

@@ -11,13 +11,14 @@ from fastapi.responses import StreamingResponse
 from e3.api.deps import ReadDep, SessionDep, authorize
 from e3.core.config import get_settings
 from e3.core.db import in_session
+from e3.schemas.common import INT8_MAX
 from e3.schemas.migration import EventsPublic
 from e3.services import events
 from e3.live import event_feed
 
 router = APIRouter(prefix="/events", tags=["events"])
-SinceQuery = Annotated[int | None, Query(ge=0, description="Only events with a larger id (0, the default: from "
-                                                            "the start); wins over `last`")]
+SinceQuery = Annotated[int | None, Query(ge=0, le=INT8_MAX, description="Only events with a larger id (0, the "
+                                                                        "default: from the start); wins over `last`")]
 LastQuery = Annotated[int | None, Query(ge=1, le=1000, description="Start with the newest this many matching "
                                                                    "events (oldest first); ignored with `since`")]
 KindQuery = Annotated[str | None, Query(max_length=63, description="A kind, or a prefix ending in '.' "
@@ -53,9 +54,10 @@ def _sse(items: list[dict]) -> bytes:
                                             "the event as JSON), and a comment line every 15 s"}})
 async def stream_events(request: Request, since: SinceQuery = None, last: LastQuery = None, kind: KindQuery = None,
                         cluster: str | None = None, subject: str | None = None, application: ApplicationQuery = None,
-                        deployment: DeploymentQuery = None, last_event_id: Annotated[int | None, Header(ge=0, description="Resume after this id "
-                                                                                        "(wins over since and last)")]
-                        = None):
+                        deployment: DeploymentQuery = None,
+                        last_event_id: Annotated[int | None, Header(ge=0, le=INT8_MAX,
+                                                                    description="Resume after this id (wins over "
+                                                                                "since and last)")] = None):
     """Events as they are stored, pushed as server-sent events: first those after `since` (or the
     `Last-Event-ID` a reconnecting client sends; or the newest `last`), then each new one within
     milliseconds of its commit."""
