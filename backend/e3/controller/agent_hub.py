@@ -42,6 +42,7 @@ class TrackedNode:
     state: str = "up"
     kind: str = "host"  # host | smartnic
     bandwidth_mbps: float = 0.0  # its link rate per direction (the starvation detector's "under-utilised")
+    heard: bool = True  # False for a node taken over from before this controller started, until it registers
 
 
 @dataclass
@@ -53,8 +54,10 @@ class Rejection:
 
 class AgentHub:
     def __init__(self, policy: MembershipPolicy, redis_url: str, writer: HeartbeatWriter | None = None,
-                 clock=time.monotonic, orchestrator: DataplaneOrchestrator | None = None):
+                 clock=time.monotonic, orchestrator: DataplaneOrchestrator | None = None,
+                 resume_grace_s: float | None = None):
         self.policy = policy
+        self.resume_grace_s = policy.down_after_s if resume_grace_s is None else resume_grace_s
         self.orchestrator = orchestrator or DataplaneOrchestrator(mode="off")
         self.redis = aioredis.Redis.from_url(redis_url)
         self.writer = writer or HeartbeatWriter(retention_days=get_settings().heartbeat_retention_days)
@@ -72,12 +75,13 @@ class AgentHub:
         return round(self.policy.period_s * 1000)
 
     async def start(self) -> None:
-        # Nodes agents ran before this controller started are still theirs: each must be heard from
-        # within the down timeout (its agent reconnects and registers again), or it goes down.
-        now = self.clock()
+        # Nodes agents ran before this controller started are still theirs: each must be registered again
+        # within the resume grace (its agent reconnects, or `e3 up` starts it again after an orderly stop),
+        # or it goes down. Until then any agent may take it: the one that ran it may be gone for good.
+        seen = self.clock() - self.policy.down_after_s + self.resume_grace_s
         for node in await asyncio.to_thread(in_session, agents.agent_run_nodes):
-            self.nodes[node.node_id] = TrackedNode(node.node_id, node.cluster_id, node.name, node.agent_id, now,
-                                                   node.state, node.kind, node.bandwidth_mbps)
+            self.nodes[node.node_id] = TrackedNode(node.node_id, node.cluster_id, node.name, node.agent_id, seen,
+                                                   node.state, node.kind, node.bandwidth_mbps, heard=False)
         self.writer.start()
         self.commands.start()
         self._monitor = asyncio.get_running_loop().create_task(self._watch(), name="membership")
@@ -109,7 +113,7 @@ class AgentHub:
         node = await asyncio.to_thread(in_session, agents.find_node, cluster_name, node_name, kind, server_name)
         now = self.clock()
         held = self.nodes.get(node.node_id)
-        if held and held.agent_id != agent_id and now - held.last_seen <= self.policy.down_after_s:
+        if held and held.heard and held.agent_id != agent_id and now - held.last_seen <= self.policy.down_after_s:
             raise Conflict(f"node {node.name!r} is run by another live agent "
                            f"({held.agent_id!r}, heard from {now - held.last_seen:.2f} s ago)")
         previous = held.state if held else node.previous_state

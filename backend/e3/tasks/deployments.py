@@ -4,6 +4,7 @@ import uuid
 
 from sqlalchemy.exc import OperationalError
 
+from e3.core import job_lease
 from e3.core.celery_app import celery_app
 from e3.core.db import session_scope
 from e3.core.task_queue import PLACE_DEPLOYMENT, ROLL_DEPLOYMENT
@@ -15,7 +16,7 @@ from e3.services.rollouts import run_rollout
                  retry_backoff=True, retry_backoff_max=60, max_retries=5)
 def place_deployment(job_id: str) -> str:
     """Place the deployment of job `job_id`. Retried only when the database is briefly unreachable."""
-    with session_scope() as session:
+    with job_lease.held(job_id), session_scope() as session:
         run_placement(session, uuid.UUID(job_id))
     return job_id
 
@@ -25,6 +26,6 @@ def place_deployment(job_id: str) -> str:
 def roll_deployment(job_id: str) -> str:
     """Roll a deployment to another version (job `job_id`): place the new one, wait for its agents, then
     remove the old one (or the new one, if its agents refused it). Holds a worker slot while it waits."""
-    with session_scope() as session:
+    with job_lease.held(job_id), session_scope() as session:
         run_rollout(session, uuid.UUID(job_id))
     return job_id
