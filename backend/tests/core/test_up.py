@@ -382,3 +382,22 @@ def test_issue19_item7_a_crashed_controller_api_worker_or_redis_is_restarted_alo
         if proc.poll() is None:
             _interrupt(proc, tmp_path)
     assert _gone(data_dir) == []
+
+
+def test_issue19_item3_a_demo_load_without_a_target_is_refused_and_a_failed_round_said_once(tmp_path, capsys):
+    from e3.client.api import ClientError
+    from e3.cli.up import LoadRound
+    from e3.emulation import demo
+    from e3.emulation.binaries import loadgen_binary
+
+    undeployed = [{"id": "i-1", "dag_node": "api", "role": "primary", "state": "running", "address": None,
+                   "port": None}]
+    with pytest.raises(ClientError, match="no address and port"):
+        demo.load_argv(demo.LOADS[0], undeployed, 100.0)  # never `--target None`
+    failing = LoadRound("readings", [str(loadgen_binary()), "--target", "nowhere"], tmp_path / "load.log")
+    failing.keep_running()
+    failing.proc.wait(10)
+    assert failing.proc.returncode != 0
+    for _ in range(20):  # `e3 up` calls it every loop
+        failing.keep_running()
+    assert capsys.readouterr().out.count("demo load `readings` stopped") == 1
