@@ -1,6 +1,7 @@
 """`e3 up`: embedded Postgres/Redis when no URLs are set, migrations, seed, API, worker and controller,
 then a cluster (an emulated SmartNIC rack as root, else local agents on loopback) running the IOT-TS
-demo under steady load; Ctrl-C stops all."""
+demo under steady load. A crashed API, worker, controller or Redis is started again alone (supervision.py);
+Ctrl-C stops all, the controller before the agents (Stack.stop), so an orderly stop fails nothing over."""
 
 import os
 import signal
