@@ -359,6 +359,7 @@ def test_issue19_item7_a_crashed_controller_api_worker_or_redis_is_restarted_alo
         httpx.post(f"{url}/api/v1/templates/iot-ts/instantiate", headers=headers, json={}).raise_for_status()
         roles = _roles(proc.pid, data_dir)
         os.killpg(roles["worker"], signal.SIGSTOP)
+        time.sleep(2)  # a blocking read of the queue it sent before (1 s) could still take the job
         try:
             accepted = httpx.post(f"{url}/api/v1/deployments", headers=headers, timeout=30,
                                   json={"application": "iot-ts", "cluster": "queued"})

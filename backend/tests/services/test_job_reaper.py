@@ -1,8 +1,7 @@
 """Issue 19, item 4: a deployment whose worker died while placing it does not stay `placing` forever. The job
 reaper (run by every worker) fails the job (`worker_lost`) and the deployment, which can then be deleted; a
-deployment no worker has picked up can be deleted at once (its job cancelled). Real workers, killed for real.
-
-Run this file on its own: a session-wide worker started by another test file could take the job first."""
+deployment no worker has picked up can be deleted at once (its job cancelled). Real workers, killed for real;
+the test session's own worker is paused meanwhile, so that the job goes to the worker each test means."""
 
 import os
 import signal
@@ -13,7 +12,20 @@ import pytest
 import redis
 from helpers import start_process, stop_process, wait_until
 
+BRPOP_TIMEOUT_S = 1  # kombu's Redis transport blocks this long per read of the queue
 CLUSTER = {"generator": "fattree", "servers": 40, "server_type": "type1-smartnic", "name": "reaped"}
+
+
+@pytest.fixture(autouse=True)
+def session_worker_paused(worker):
+    """The session-wide worker (other test files use it) stopped while a test runs, then continued."""
+    procs = [psutil.Process(worker.pid), *psutil.Process(worker.pid).children(recursive=True)]
+    for proc in procs:
+        proc.suspend()
+    time.sleep(BRPOP_TIMEOUT_S + 1)  # a blocking read it had sent before could still take a message
+    yield
+    for proc in procs:
+        proc.resume()
 
 
 def _ready(log: bytes) -> bool:
@@ -44,7 +56,7 @@ def _kill_worker_placing(client, backing_services, doomed, accepted) -> float:
     """kill -9 the worker (its main process and the child running the job) once the job runs; returns when."""
     _wait_placing(client, accepted)
     holder = _lease_holder(backing_services, accepted["job_id"])
-    assert psutil.Process(holder).ppid() == doomed.pid, "another worker took the job: run this file alone"
+    assert psutil.Process(holder).ppid() == doomed.pid
     os.kill(doomed.pid, signal.SIGKILL)
     os.kill(holder, signal.SIGKILL)
     doomed.wait(10)
