@@ -12,6 +12,7 @@ import logging
 import os
 import socket
 import threading
+import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
@@ -32,10 +33,19 @@ def _client() -> redis.Redis:
 
 @contextmanager
 def held(job_id: object) -> Iterator[None]:
-    """Hold job `job_id`'s lease while the block runs (set at once; a Redis that cannot take it raises)."""
+    """Hold job `job_id`'s lease while the block runs (set before the block; a Redis that cannot take it within
+    TTL_S raises)."""
     client, key = _client(), KEY.format(job_id)
     holder = f"{socket.gethostname()}:{os.getpid()}"
-    client.set(key, holder, ex=TTL_S)
+    deadline = time.monotonic() + TTL_S
+    while True:  # Redis may be restarting (it just handed us the task): a supervised one is back within seconds
+        try:
+            client.set(key, holder, ex=TTL_S)
+            break
+        except redis.ConnectionError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
     done = threading.Event()
 
     def refresh() -> None:
