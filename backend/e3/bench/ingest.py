@@ -216,11 +216,11 @@ _HB = re.compile(rb'"node_id": "([0-9a-f-]{36})", "ts": "([^"]+)"')
 class RedisLag(threading.Thread):
     """SUBSCRIBE e3:live on a raw socket; lag of each sampled heartbeat = read time - its timestamp."""
 
-    def __init__(self, port: int, sample: set[str]):
+    def __init__(self, port: int, password: str, sample: set[str]):
         super().__init__(daemon=True, name="redis-lag")
         self.sample = {s.encode() for s in sample}
         self.sock = socket.create_connection(("127.0.0.1", port))
-        self.sock.sendall(b"SUBSCRIBE e3:live\r\n")
+        self.sock.sendall(f"AUTH {password}\r\nSUBSCRIBE e3:live\r\n".encode())  # the embedded Redis has one
         self.lags_ms: list[float] = []
         self.stop_flag = False
 
@@ -367,7 +367,7 @@ def run_ingest(cfg: IngestConfig, report=print) -> dict:
         sample = all_ids[::step][:cfg.sample_nodes]
         start_at = time.time() + 1.0
         dsn = database_url.replace("postgresql+psycopg://", "postgresql://", 1)
-        redis_lag = RedisLag(redis.port, set(sample))
+        redis_lag = RedisLag(redis.port, redis.password, set(sample))
         pg_lag = PgLag(dsn, sample, cfg.pg_poll_ms / 1000, datetime.fromtimestamp(start_at - 1).astimezone())
         monitors = [redis_lag, pg_lag]
         for m in monitors:

@@ -1,11 +1,11 @@
 """`e3 up`: embedded Postgres/Redis when no URLs are set, migrations, seed, API, worker and controller,
 then a cluster (an emulated SmartNIC rack as root, else local agents on loopback) running the IOT-TS
-demo under steady load; Ctrl-C stops all."""
+demo under steady load. A crashed API, worker, controller or Redis is started again alone (supervision.py);
+Ctrl-C stops all, the controller before the agents (Stack.stop), so an orderly stop fails nothing over."""
 
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -13,15 +13,9 @@ import httpx
 
 from e3.client.api import ClientError
 from e3.cli.output import console
-from e3.core.processes import die_with_parent
+from e3.cli.supervision import Child, RedisChild, Supervisor
 from e3.core.config import get_settings
 from e3.core.embedded import EmbeddedPostgres, EmbeddedRedis
-
-
-def _spawn(args: list[str], env: dict, log: Path) -> subprocess.Popen:
-    out = log.open("ab")
-    return subprocess.Popen([sys.executable, "-m", "e3", *args], env=env, stdout=out, stderr=subprocess.STDOUT,
-                            start_new_session=True, preexec_fn=die_with_parent)  # no orphan outlives `e3 up`
 
 
 def _pid_alive(pid: int) -> bool:
@@ -32,11 +26,11 @@ def _pid_alive(pid: int) -> bool:
         return False
 
 
-def _wait_healthy(url: str, api: subprocess.Popen, log: Path, timeout: float = 60.0) -> None:
+def _wait_healthy(url: str, api: Child, log: Path, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if api.poll() is not None:
-            raise ClientError(f"the API exited with code {api.returncode}; see {log}")
+        if api.exit_code() is not None:
+            raise ClientError(f"the API exited with code {api.exit_code()}; see {log}")
         try:
             if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
                 return
@@ -47,20 +41,26 @@ def _wait_healthy(url: str, api: subprocess.Popen, log: Path, timeout: float = 6
 
 
 class Stack:
-    """Everything `e3 up` started, stopped in reverse order."""
+    """Everything `e3 up` started. Stopped so that no node is failed over: the demo's load, then the
+    controller (its failure detector ends before any agent stops), then the cluster's agents, then the
+    API and the worker, then Redis and Postgres."""
 
     def __init__(self, data_dir: Path):
         self.data_dir = data_dir
         self.postgres: EmbeddedPostgres | None = None
         self.redis: EmbeddedRedis | None = None
-        self.local_cluster: str | None = None  # agents started for it are stopped first
+        self.local_cluster: str | None = None  # agents started for it are stopped after the controller
         self.rack: str | None = None  # likewise, the emulated rack (its programs, then its network)
         self.loads: list[LoadRound] = []  # the demo's load generators
-        self.children: list[subprocess.Popen] = []
+        self.controller: Child | None = None
+        self.children: list[Child] = []  # the API and the worker
 
     def stop(self) -> None:
         for load in self.loads:
             load.stop()
+        if self.controller is not None:
+            self.controller.terminate()
+            self.controller.wait()
         if self.rack:
             from e3.emulation import rack_cluster
 
@@ -76,14 +76,9 @@ class Stack:
             except ClientError as exc:
                 console.print(f"stopping the local agents: {exc.message}")
         for child in self.children:
-            if child.poll() is None:
-                child.terminate()
+            child.terminate()
         for child in self.children:
-            try:
-                child.wait(30)
-            except subprocess.TimeoutExpired:
-                child.kill()
-                child.wait()
+            child.wait()
         if self.redis:
             self.redis.stop()
         if self.postgres:
@@ -93,6 +88,26 @@ class Stack:
 
 LOCAL_CLUSTER = "local"
 RACK_CLUSTER = "rack"
+SUPERVISION_PERIOD_S = 0.25
+# How long a starting controller waits for the agents of nodes that were up before it stopped (E3_RESUME_GRACE_MS)
+# before it fails them over: at first start, `e3 up` starts those agents itself once the API is ready (up to
+# a minute or two on a busy machine); after a crash of the controller, the agents still run and reconnect within
+# their reconnect back-off (at most 5 s) once it is back.
+FIRST_RESUME_GRACE_MS = 180_000
+RESTART_RESUME_GRACE_MS = 15_000
+
+
+def _record_process_event(kind: str, name: str, data: dict) -> None:
+    """A supervision event (e3/cli/supervision.py): printed, and in the event log when the database answers."""
+    from e3.core.db import in_session
+    from e3.services import events
+
+    console.print(f"[yellow]{name}[/yellow] {kind.removeprefix('process.')}: "
+                  + ", ".join(f"{k} {v}" for k, v in data.items()))
+    try:
+        in_session(events.emit, kind, f"process/{name}", None, process=name, **data)
+    except Exception as exc:  # the event log is not reachable: the line above is the record
+        console.print(f"(not in the event log: {exc})")
 
 
 class LoadRound:
@@ -108,7 +123,7 @@ class LoadRound:
 
         if self.proc is not None and self.proc.poll() is None:
             return
-        if self.proc is not None and self.proc.returncode != 0:
+        if self.proc is not None and self.proc.returncode != 0 and self.argv:  # said once, not every loop
             console.print(f"[yellow]demo load `{self.name}` stopped[/yellow]: e3-loadgen exited with code "
                           f"{self.proc.returncode}; see {self.log}")
             self.argv = []
@@ -243,9 +258,10 @@ def run_up() -> None:
         env.update(E3_LOCAL_MODE="1", E3_LOCAL_ADMIN_TOKEN=token, E3_DATA_DIR=str(data_dir))
         logs = data_dir / "logs"
         logs.mkdir(exist_ok=True)
-        api = _spawn(["api"], env, logs / "api.log")
-        stack.children.append(api)
-        stack.children.append(_spawn(["worker"], env, logs / "worker.log"))
+        api = Child("api", ["api"], env, logs / "api.log")
+        stack.children = [api, Child("worker", ["worker"], env, logs / "worker.log")]
+        for child in stack.children:
+            child.start()
         mode, note = _cluster_mode(settings)
         controller_hosts = settings.controller_host
         if mode == "rack":  # the rack's namespaces reach the controller over the management bridge
@@ -258,7 +274,10 @@ def run_up() -> None:
                 mode, note = "local", f"no emulated rack ({exc}): falling back to --mode local"
         if note:
             console.print(f"[yellow]{note}[/yellow]")
-        stack.children.append(_spawn(["controller", "--host", controller_hosts], env, logs / "controller.log"))
+        stack.controller = Child("controller", ["controller", "--host", controller_hosts],
+                                 {"E3_RESUME_GRACE_MS": str(FIRST_RESUME_GRACE_MS), **env}, logs / "controller.log",
+                                 restart_env={"E3_RESUME_GRACE_MS": str(RESTART_RESUME_GRACE_MS), **env})
+        stack.controller.start()
         _wait_healthy(url, api, logs / "api.log")
         controller = f"{settings.controller_host}:{settings.controller_port}"
         write_env_file(settings.env_file, url, token, controller)
@@ -276,13 +295,14 @@ def run_up() -> None:
         console.print(f"agents connect to the controller at {settings.controller_host}:{settings.controller_port}")
         console.print(f"E3_URL and an admin E3_TOKEN are in {settings.env_file}; logs in {logs}")
         console.print("Ctrl-C stops everything.")
+        supervisor = Supervisor(_record_process_event)
+        for child in [*stack.children, stack.controller, *([RedisChild(stack.redis)] if stack.redis else [])]:
+            supervisor.add(child)
         while not stopping:
-            for child in stack.children:
-                if child.poll() is not None:
-                    raise ClientError(f"{' '.join(child.args[3:])} exited with code {child.returncode}; see {logs}")
+            supervisor.check()
             for load in stack.loads:
                 load.keep_running()
-            time.sleep(0.5)
+            time.sleep(SUPERVISION_PERIOD_S)
         console.print("\nstopping ...")
     finally:
         stack.stop()

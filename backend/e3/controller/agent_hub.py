@@ -45,6 +45,7 @@ class TrackedNode:
     kind: str = "host"  # host | smartnic
     bandwidth_mbps: float = 0.0  # its link rate per direction (the starvation detector's "under-utilised")
     token_id: uuid.UUID | None = None  # the agent credential that registered it: its owner
+    heard: bool = True  # False for a node taken over from before this controller started, until it registers
 
     def run_by(self, credential: AgentCredential, agent_id: str) -> bool:
         return self.agent_id == agent_id and self.token_id == credential.token_id
@@ -59,8 +60,10 @@ class Rejection:
 
 class AgentHub:
     def __init__(self, policy: MembershipPolicy, redis_url: str, writer: HeartbeatWriter | None = None,
-                 clock=time.monotonic, orchestrator: DataplaneOrchestrator | None = None):
+                 clock=time.monotonic, orchestrator: DataplaneOrchestrator | None = None,
+                 resume_grace_s: float | None = None):
         self.policy = policy
+        self.resume_grace_s = policy.down_after_s if resume_grace_s is None else resume_grace_s
         self.orchestrator = orchestrator or DataplaneOrchestrator(mode="off")
         self.redis = aioredis.Redis.from_url(redis_url)
         self.writer = writer or HeartbeatWriter(retention_days=get_settings().heartbeat_retention_days)
@@ -79,12 +82,15 @@ class AgentHub:
         return round(self.policy.period_s * 1000)
 
     async def start(self) -> None:
-        # Nodes agents ran before this controller started are still theirs: each must be heard from
-        # within the down timeout (its agent reconnects and registers again), or it goes down.
-        now = self.clock()
+        # Nodes agents ran before this controller started are still theirs: each must be registered again
+        # within the resume grace (its agent reconnects, or `e3 up` starts it again after an orderly stop),
+        # or it goes down. Until then another agent may take it (of its credential, or once that is revoked:
+        # docs/security.md): the one that ran it may be gone for good.
+        seen = self.clock() - self.policy.down_after_s + self.resume_grace_s
         for node in await asyncio.to_thread(in_session, agents.agent_run_nodes):
-            self.nodes[node.node_id] = TrackedNode(node.node_id, node.cluster_id, node.name, node.agent_id, now,
-                                                   node.state, node.kind, node.bandwidth_mbps, node.token_id)
+            self.nodes[node.node_id] = TrackedNode(node.node_id, node.cluster_id, node.name, node.agent_id, seen,
+                                                   node.state, node.kind, node.bandwidth_mbps,
+                                                   token_id=node.token_id, heard=False)
         self.writer.start()
         self.commands.start()
         self.credentials.start()
@@ -127,7 +133,7 @@ class AgentHub:
                             f"that one to hand the node over")
         now = self.clock()
         same_agent = held is not None and held.run_by(credential, agent_id)
-        if held and not same_agent and held.token_id in (None, credential.token_id) \
+        if held and held.heard and not same_agent and held.token_id in (None, credential.token_id) \
                 and now - held.last_seen <= self.policy.down_after_s:
             raise Conflict(f"node {node.name!r} is run by another live agent "
                            f"(heard from {now - held.last_seen:.2f} s ago)")

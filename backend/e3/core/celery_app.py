@@ -8,7 +8,7 @@ from e3.core.config import get_settings
 def make_celery() -> Celery:
     url = get_settings().redis_url or "redis://127.0.0.1:6379/0"
     app = Celery("e3", broker=url, backend=url, include=["e3.tasks.clusters", "e3.tasks.deployments",
-                                                                "e3.tasks.migrations"])
+                                                                "e3.tasks.migrations", "e3.tasks.reaper"])
     app.conf.update(
         task_acks_late=True,
         task_reject_on_worker_lost=True,

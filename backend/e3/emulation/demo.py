@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from e3 import catalog
-from e3.client.api import Api
+from e3.client.api import Api, ClientError
 from e3.core.processes import die_with_parent
 from e3.client.deployments import place, wait_running
 from e3.emulation.binaries import loadgen_binary
@@ -78,6 +78,9 @@ def deploy(api: Api, cluster: str) -> list[dict]:
 def load_argv(load: Load, instances: list[dict], rate: float) -> list[str]:
     """e3-loadgen's command line for one steady load, aimed at the first primary of its DAG node."""
     target = next(i for i in instances if i["dag_node"] == load.dag_node and i["role"] == "primary")
+    if not target["address"] or not target["port"]:  # an instance no agent has deployed has nowhere to send to
+        raise ClientError(f"the {load.dag_node} primary ({target['id']}) is {target['state']} with no address "
+                          f"and port yet; no load sent")
     return [str(loadgen_binary()), "--target", f"{target['address']}:{target['port']}", "--mode", "open",
             "--rate", f"{rate:g}", "--duration", str(LOAD_ROUND_S), "--warmup", "0", "--payload", load.payload]
 

@@ -63,7 +63,9 @@ class Controller:
         self.address = f"{','.join(self.hosts)}:{self.requested_port}"
         self.tls = server_credentials(settings)
         orchestrator = DataplaneOrchestrator(settings.orchestrator, detection_policy_from(settings))
-        self.hub = AgentHub(policy_from(settings), settings.redis_url, orchestrator=orchestrator)
+        resume_grace_s = None if settings.resume_grace_ms is None else settings.resume_grace_ms / 1000
+        self.hub = AgentHub(policy_from(settings), settings.redis_url, orchestrator=orchestrator,
+                            resume_grace_s=resume_grace_s)
         self.health = health.aio.HealthServicer()
         # Small HTTP/2 receive windows: when heartbeat intake falls behind, gRPC flow control pushes
         # back on the agents within ~16 KB a stream, instead of megabytes (seconds of heartbeats)

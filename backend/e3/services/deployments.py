@@ -2,9 +2,12 @@
 
 import uuid
 
+from redis import RedisError
 from sqlalchemy import func, insert, select
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
+from e3.core import job_lease
 from e3.core.errors import Conflict, FieldError, NotFound, ValidationFailed
 from e3.core.security import Actor
 from e3.models import (Application, ApplicationVersion, Cluster, ComputeNode, Deployment, Instance, Job, Migration,
@@ -16,7 +19,7 @@ from e3.placement.model import PlacementError
 from e3.schemas.common import PageParams
 from e3.schemas.dag import ApplicationSpec
 from e3.schemas.deployment import DeploymentCreate
-from e3.services import audit, commands, events, jobs
+from e3.services import audit, commands, events, job_reaper, jobs
 from e3.services.capacities import cluster_capacities
 from e3.services.deployment_status import Refusal, deployment_status
 from e3.services.pagination import paginate
@@ -230,14 +233,38 @@ def placement(session: Session, deployment_id: uuid.UUID, page: PageParams,
             for i, node, kind, server, rack, address in rows], total
 
 
+def _cancel_job(session: Session, deployment: Deployment) -> None:
+    """A deployment not placed yet is deleted only if no worker is placing it: its job, queued (a worker that
+    picks it up later finds it failed) or running with its worker gone (no lease), is failed as cancelled.
+    One a live worker is placing is refused (409 deployment_busy): its placement ends within seconds."""
+    busy = f"deployment {deployment.id} is being placed by a worker"
+    try:  # NOWAIT: a worker holding the job's row (it takes the job, then the deployment) would deadlock with us
+        job = session.scalar(select(Job).where(Job.deployment_id == deployment.id,
+                                               Job.state.in_(("queued", "running")))
+                             .order_by(Job.created_at.desc()).limit(1).with_for_update(nowait=True))
+    except OperationalError as exc:
+        raise Conflict(f"{busy}; wait for its job to finish", code="deployment_busy") from exc
+    if job is not None and job.state == "running":
+        try:
+            placing = bool(job_lease.leased([job.id]))
+        except RedisError as exc:
+            raise Conflict(f"deployment {deployment.id} is {deployment.state} and whether a worker still places it "
+                           f"cannot be told (the job queue, Redis, does not answer: {exc}); try again",
+                           code="deployment_busy") from exc
+        if placing:
+            raise Conflict(f"{busy} (job {job.id}); wait for the job to finish", code="deployment_busy")
+    if job is not None:
+        job_reaper.end_job(session, job, "cancelled", f"deployment {deployment.id} was deleted before it was placed")
+
+
 def delete_deployment(session: Session, deployment_id: uuid.UUID, actor: Actor) -> None:
-    """Remove a deployment and free what its instances reserved (not while it is being placed)."""
+    """Remove a deployment and free what its instances reserved. One not placed yet is cancelled (its job
+    failed as `cancelled`), unless a live worker is placing it right now (409 deployment_busy)."""
     deployment = session.get(Deployment, deployment_id, with_for_update=True)
     if deployment is None:
         raise NotFound(f"deployment {deployment_id} not found")
     if deployment.state in ("pending", "placing"):
-        raise Conflict(f"deployment {deployment_id} is {deployment.state}; wait for its job to finish",
-                       code="deployment_busy")
+        _cancel_job(session, deployment)
     moving = session.scalar(select(Migration.id).join(Instance, Instance.id == Migration.instance_id)
                             .where(Instance.deployment_id == deployment_id,
                                    Migration.state.in_(ACTIVE_MIGRATION_STATES)).limit(1))

@@ -146,3 +146,259 @@ def test_up_serves_everything_and_ctrl_c_stops_everything(tmp_path):
     finally:
         _interrupt(proc, tmp_path, run=2)
     assert _gone(tmp_path / ".e3") == []
+
+
+# --- Issue 19 (reliability): shutdown, restart and supervision -----------------------------------------------
+
+DEMO = "iot-ts-demo"
+DISRUPTIONS = ("node.down", "failover.started", "failover.promoted", "failover.replaced")
+
+
+def _api(url: str, token: str):
+    headers = {"Authorization": f"Bearer {token}"}
+
+    def get(path: str, **params):
+        r = httpx.get(f"{url}{path}", headers=headers, params=params, timeout=30)
+        assert r.status_code == 200, r.text
+        return r.json()
+
+    return get
+
+
+def _placement(get, deployment_id: str) -> dict:
+    """The demo's instances: id -> (DAG node, shard, replica, role, node, state, address, port)."""
+    items, offset = [], 0
+    while True:
+        page = get(f"/api/v1/deployments/{deployment_id}/placement", limit=500, offset=offset)
+        items += page["items"]
+        offset += len(page["items"])
+        if offset >= page["total"]:
+            break
+    return {i["id"]: (i["dag_node"], i["shard"], i["replica"], i["role"], i["node"], i["state"], i["address"],
+                      i["port"]) for i in items}
+
+
+def _demo_deployment(get) -> str:
+    found = [d for d in get("/api/v1/deployments", application=DEMO)["items"]]
+    assert len(found) == 1, found
+    return found[0]["id"]
+
+
+def _disruptions(get, since: int) -> list:
+    """Node-down and failover events after event `since`: there must be none across an orderly restart."""
+    return [(e["kind"], e["data"].get("name")) for e in get("/api/v1/events", since=since, limit=1000)["items"]
+            if e["kind"] in DISRUPTIONS]
+
+
+def _served_since(get, node_ids, since_iso: str) -> dict:
+    """Requests each instance completed after `since_iso`, from its node's stored heartbeats."""
+    served: dict[str, int] = {}
+    for node_id in node_ids:
+        for point in get(f"/api/v1/nodes/{node_id}/telemetry", since=since_iso, limit=5000)["items"]:
+            for inst in point["instances"]:
+                served[inst["instance_id"]] = served.get(inst["instance_id"], 0) + inst["requests"]
+    return served
+
+
+def _loadgen_targets(up_pid: int) -> list[str]:
+    targets = []
+    for child in psutil.Process(up_pid).children():
+        cmd = child.cmdline()
+        if cmd and cmd[0].endswith("e3-loadgen"):
+            targets.append(cmd[cmd.index("--target") + 1])
+    return targets
+
+
+def test_issue19_item3_an_orderly_stop_and_start_keeps_every_instance_backup_port_and_route(tmp_path):
+    from datetime import datetime, timezone
+
+    port = free_tcp_port()
+    url = f"http://127.0.0.1:{port}"
+    proc = _start(tmp_path, port)
+    try:
+        _wait_up(proc, tmp_path)
+        token = read_env_file(tmp_path / ".e3" / "env")["E3_TOKEN"]
+        get = _api(url, token)
+        deployment_id = _demo_deployment(get)
+        before = _placement(get, deployment_id)
+        assert len(before) == 42 and {i[5] for i in before.values()} == {"running"}
+        assert any(i[3] == "backup" for i in before.values())
+        assert all(i[7] for i in before.values())  # every instance has its port
+        last_event = get("/api/v1/events", last=1)["items"][-1]["id"]
+    finally:
+        started = time.monotonic()
+        _interrupt(proc, tmp_path)
+        print(f"\nitem 3: orderly stop of `e3 up` took {time.monotonic() - started:.1f} s")
+    assert _gone(tmp_path / ".e3") == []
+    log1 = (tmp_path / "up1.log").read_text()
+    assert log1.count("stopped") <= 1, log1[-3000:]  # one "stopped" at the end, no flood
+
+    started = time.monotonic()
+    proc = _start(tmp_path, port, run=2)
+    try:
+        _wait_up(proc, tmp_path, run=2)
+        resumed_at = datetime.now(timezone.utc).isoformat()
+        print(f"item 3: `e3 up` again: up with the demo running after {time.monotonic() - started:.1f} s")
+        log2 = (tmp_path / "up2.log").read_text()
+        assert f"demo: {DEMO} (42 instances) placed by HCM on `local`" in log2, log2[-3000:]
+        assert _demo_deployment(get) == deployment_id  # the same deployment, not a new one
+        after = _placement(get, deployment_id)
+        # every instance, backup, node and port is the one it had, and runs
+        assert after == before
+        # no node went down and nothing was failed over, neither while stopping nor while starting
+        time.sleep(3)  # past the membership check's first rounds
+        assert _disruptions(get, last_event) == []
+        # the demo's load resumed against real targets, through the routes: the gateway's requests reach sql
+        targets = _loadgen_targets(proc.pid)
+        assert len(targets) == 2 and all("None" not in t for t in targets), targets
+        nodes = {i[4] for i in after.values()}
+        node_ids = [n["id"] for n in get("/api/v1/clusters/local/nodes")["items"] if n["name"] in nodes]
+
+        def served():
+            counts = _served_since(get, node_ids, resumed_at)
+            by_dag = {}
+            for inst_id, (dag_node, *_rest) in after.items():
+                by_dag[dag_node] = by_dag.get(dag_node, 0) + counts.get(inst_id, 0)
+            return by_dag if all(by_dag.get(d, 0) > 0 for d in ("api", "sql", "ema")) else None
+
+        by_dag = wait_until(served, timeout=60, what="the demo's requests served by api, sql and ema after restart")
+        print(f"item 3: requests served per DAG node in the first seconds after restart: {by_dag}")
+        assert "demo load" not in log2  # no load round stopped
+    finally:
+        _interrupt(proc, tmp_path, run=2)
+    assert _gone(tmp_path / ".e3") == []
+
+
+def _roles(up_pid: int, data_dir) -> dict:
+    """pid of each process `e3 up` runs: api, worker, controller, redis, postgres, and agent:<node>."""
+    roles = {}
+    for child in psutil.Process(up_pid).children():
+        try:
+            cmd = child.cmdline()
+        except psutil.NoSuchProcess:
+            continue
+        if not cmd or child.status() == psutil.STATUS_ZOMBIE:
+            continue
+        if "redis-server" in cmd[0]:
+            roles["redis"] = child.pid
+        elif cmd[0].endswith("e3-agent"):
+            roles[f"agent:{cmd[cmd.index('--node') + 1]}"] = child.pid
+        elif cmd[1:3] == ["-m", "e3"] and cmd[3] in ("api", "worker", "controller"):
+            roles[cmd[3]] = child.pid
+    roles["postgres"] = int((data_dir / "postgres" / "postmaster.pid").read_text().split()[0])
+    return roles
+
+
+def _redis_answers(data_dir) -> bool:
+    import re
+
+    import redis
+
+    conf = (data_dir / "redis" / "redis.conf").read_text()
+    port, password = re.search(r"^port (\d+)$", conf, re.M).group(1), re.search(r"^requirepass (\S+)$", conf, re.M).group(1)
+    try:
+        return redis.Redis(port=int(port), password=password, socket_timeout=1).ping()
+    except redis.RedisError:
+        return False
+
+
+def test_issue19_item7_a_crashed_controller_api_worker_or_redis_is_restarted_alone(tmp_path):
+    port = free_tcp_port()
+    url = f"http://127.0.0.1:{port}"
+    data_dir = tmp_path / ".e3"
+    proc = _start(tmp_path, port)
+    try:
+        _wait_up(proc, tmp_path)
+        token = read_env_file(data_dir / "env")["E3_TOKEN"]
+        get = _api(url, token)
+        headers = {"Authorization": f"Bearer {token}"}
+        deployment_id = _demo_deployment(get)
+        placement = _placement(get, deployment_id)
+        last_event = get("/api/v1/events", last=1)["items"][-1]["id"]
+        worker_log = data_dir / "logs" / "worker.log"
+
+        def readyz() -> bool:
+            try:
+                return httpx.get(f"{url}/readyz", timeout=2).status_code == 200
+            except httpx.HTTPError:
+                return False
+
+        ready = {"controller": _controller_serving, "api": readyz,
+                 "worker": lambda: worker_log.read_bytes().count(b" ready.") >= 2 + restarted_workers,
+                 "redis": lambda: _redis_answers(data_dir)}
+        restarted_workers = 0
+        for role in ("controller", "api", "worker", "redis"):
+            before = _roles(proc.pid, data_dir)
+            os.kill(before[role], signal.SIGKILL)
+            killed = time.monotonic()
+            wait_until(lambda: _roles(proc.pid, data_dir).get(role) not in (None, before[role]), timeout=60,
+                       what=f"a new {role} process")
+            wait_until(ready[role], timeout=60, what=f"the new {role} serving")
+            print(f"\nitem 7: kill -9 of the {role}: a new one serving {time.monotonic() - killed:.1f} s later")
+            if role == "worker":
+                restarted_workers += 1
+            after = _roles(proc.pid, data_dir)
+            assert {k: v for k, v in after.items() if k != role} == {k: v for k, v in before.items() if k != role}
+            restarted = wait_until(lambda: [e for e in get("/api/v1/events", kind="process.restarted",
+                                                           subject=f"process/{role}")["items"]
+                                            if e["data"]["pid"] == after[role]], timeout=30,
+                                   what=f"the {role}'s restart in the event log")
+            exited = get("/api/v1/events", kind="process.exited", subject=f"process/{role}")["items"]
+            assert exited[-1]["data"]["exit_code"] == -signal.SIGKILL and restarted[0]["data"]["down_s"] >= 0
+        # The cluster and the demo were not touched: no node down, no failover, the same instances running.
+        wait_until(lambda: {n["state"] for n in get("/api/v1/clusters/local/nodes")["items"]} == {"up"}, timeout=30,
+                   what="both nodes up")
+        assert _disruptions(get, last_event) == []
+        assert _placement(get, deployment_id) == placement
+
+        # A job queued before Redis dies is still queued when it comes back, and runs: the worker is held
+        # (SIGSTOP) so the job waits in Redis, Redis is killed after its append-only file took the job.
+        httpx.post(f"{url}/api/v1/clusters", headers=headers, json={"generator": "fattree", "servers": 3,
+                                                                    "server_type": "type1-smartnic",
+                                                                    "name": "queued"}).raise_for_status()
+        httpx.post(f"{url}/api/v1/templates/iot-ts/instantiate", headers=headers, json={}).raise_for_status()
+        roles = _roles(proc.pid, data_dir)
+        os.killpg(roles["worker"], signal.SIGSTOP)
+        time.sleep(2)  # a blocking read of the queue it sent before (1 s) could still take the job
+        try:
+            accepted = httpx.post(f"{url}/api/v1/deployments", headers=headers, timeout=30,
+                                  json={"application": "iot-ts", "cluster": "queued"})
+            assert accepted.status_code == 202, accepted.text
+            job_url = f"{url}/api/v1/jobs/{accepted.json()['job_id']}"
+            assert httpx.get(job_url, headers=headers).json()["state"] == "queued"
+            time.sleep(1.5)  # the append-only file is written every second
+            os.kill(roles["redis"], signal.SIGKILL)
+            killed = time.monotonic()
+            wait_until(lambda: _roles(proc.pid, data_dir).get("redis") not in (None, roles["redis"]) and
+                       _redis_answers(data_dir), timeout=60, what="Redis restarted")
+            print(f"item 7: kill -9 of Redis (a job queued): Redis answering again {time.monotonic() - killed:.1f} s later")
+        finally:
+            os.killpg(roles["worker"], signal.SIGCONT)
+        job = wait_until(lambda: (j := httpx.get(job_url, headers=headers).json())["state"] in ("succeeded", "failed")
+                         and j, timeout=90, what="the queued job run after the Redis restart")
+        print(f"item 7: the job queued before Redis died ran {time.monotonic() - killed:.1f} s after the kill")
+        assert job["state"] == "succeeded", job
+        assert _roles(proc.pid, data_dir)["worker"] == roles["worker"]
+    finally:
+        if proc.poll() is None:
+            _interrupt(proc, tmp_path)
+    assert _gone(data_dir) == []
+
+
+def test_issue19_item3_a_demo_load_without_a_target_is_refused_and_a_failed_round_said_once(tmp_path, capsys):
+    from e3.client.api import ClientError
+    from e3.cli.up import LoadRound
+    from e3.emulation import demo
+    from e3.emulation.binaries import loadgen_binary
+
+    undeployed = [{"id": "i-1", "dag_node": "api", "role": "primary", "state": "running", "address": None,
+                   "port": None}]
+    with pytest.raises(ClientError, match="no address and port"):
+        demo.load_argv(demo.LOADS[0], undeployed, 100.0)  # never `--target None`
+    failing = LoadRound("readings", [str(loadgen_binary()), "--target", "nowhere"], tmp_path / "load.log")
+    failing.keep_running()
+    failing.proc.wait(10)
+    assert failing.proc.returncode != 0
+    for _ in range(20):  # `e3 up` calls it every loop
+        failing.keep_running()
+    assert capsys.readouterr().out.count("demo load `readings` stopped") == 1
