@@ -96,6 +96,7 @@ def tight(tight_server, admin_token):
         yield c
 
 
+@pytest.mark.chaos
 def test_issue19_item1_concurrent_same_name_application_posts_one_201_rest_409(api, api_server):
     with _HealthWatch(api_server) as health:
         answers = _all_at_once(8, lambda i: api.post("/api/v1/applications", json=_app("race", shards=i + 1)))
@@ -106,6 +107,7 @@ def test_issue19_item1_concurrent_same_name_application_posts_one_201_rest_409(a
     assert api.get("/api/v1/applications/race").json()["latest_version"] == 1
 
 
+@pytest.mark.chaos
 def test_issue19_item1_concurrent_same_name_cluster_posts_one_201_rest_409(api, api_server):
     with _HealthWatch(api_server) as health:
         answers = _all_at_once(10, lambda i: api.post("/api/v1/clusters", json=_cluster("race")))
@@ -115,6 +117,7 @@ def test_issue19_item1_concurrent_same_name_cluster_posts_one_201_rest_409(api, 
     assert api.get("/api/v1/clusters").json()["total"] == 1
 
 
+@pytest.mark.chaos
 def test_issue19_item1_concurrent_puts_with_one_etag_one_200_rest_412(api):
     etag = api.post("/api/v1/applications", json=_app("shop")).headers["etag"]
     answers = _all_at_once(6, lambda i: api.put("/api/v1/applications/shop", json=_app("shop", shards=i + 2),
@@ -128,6 +131,7 @@ def _stale_last_used(database_url: str) -> None:
         conn.execute("UPDATE api_tokens SET last_used_at = %s", (datetime.now(timezone.utc) - timedelta(hours=1),))
 
 
+@pytest.mark.chaos
 def test_issue19_item1_writes_after_idle_do_not_wait_for_the_tokens_row(tight, backing_services):
     """Another request refreshing the token's last_used_at (its row locked until it commits) does not hold up
     this one."""
@@ -142,6 +146,7 @@ def test_issue19_item1_writes_after_idle_do_not_wait_for_the_tokens_row(tight, b
     assert took < LOCK_TIMEOUT_MS / 1000
 
 
+@pytest.mark.chaos
 def test_issue19_item1_a_held_row_lock_is_a_409_within_the_lock_timeout(tight, tight_server, backing_services):
     etag = tight.post("/api/v1/applications", json=_app("locked")).headers["etag"]
     with psycopg.connect(libpq_url(backing_services["database_url"])) as other:
@@ -159,6 +164,7 @@ def test_issue19_item1_a_held_row_lock_is_a_409_within_the_lock_timeout(tight, t
     assert after.status_code == 200 and after.json()["latest_version"] == 2
 
 
+@pytest.mark.chaos
 def test_issue19_item1_a_statement_past_the_statement_timeout_is_a_503(backing_services, admin_token):
     """With no lock timeout, the statement timeout still ends a write waiting on a held row: 503, not a hang."""
     port = free_tcp_port()
@@ -180,6 +186,7 @@ def test_issue19_item1_a_statement_past_the_statement_timeout_is_a_503(backing_s
     assert r.json()["code"] == "database_unavailable" and r.headers["retry-after"] == "1"
 
 
+@pytest.mark.chaos
 def test_issue19_item2_more_requests_than_connections_are_answered_or_refused(tight, tight_server):
     """2 connections, 4 waiting places, 60 requests at once: each answered (200/201) or refused at once (503
     with Retry-After and the JSON error body); none hangs, and the API serves normally afterwards."""
@@ -200,6 +207,7 @@ def test_issue19_item2_more_requests_than_connections_are_answered_or_refused(ti
     assert tight.get("/api/v1/applications").json()["total"] == created  # a refused write stored nothing
 
 
+@pytest.mark.chaos
 def test_issue19_item2_open_event_streams_do_not_take_the_turns(tight, tight_server, admin_token):
     """More long-lived streams than turns and waiting places (2 + 4): requests are still served."""
     with httpx.Client(base_url=tight_server, headers={"Authorization": f"Bearer {admin_token}"},

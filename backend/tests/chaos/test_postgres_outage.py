@@ -32,7 +32,7 @@ def test_postgres_stopped_10_s_is_answered_503_then_recovers_with_nothing_lost(a
             r = httpx.get(f"{api_server}/api/v1/clusters", headers=auth, timeout=30)
             assert time.monotonic() - asked < ANSWER_WITHIN_S, "a request waited on the stopped database"
             assert r.status_code == 503, (r.status_code, r.text)
-            assert r.headers["content-type"].startswith("application/json") and r.json()["code"] == "unavailable"
+            assert r.headers["content-type"].startswith("application/json") and r.json()["code"] == "database_unavailable"
             assert int(r.headers["retry-after"]) >= 1
             assert httpx.get(f"{api_server}/healthz", timeout=5).status_code == 200
             answers += 1

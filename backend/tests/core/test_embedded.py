@@ -36,6 +36,7 @@ def test_issue19_embedded_redis_refuses_unauthenticated_clients_and_config(embed
     assert "bind 127.0.0.1" in conf.read_text().splitlines()
 
 
+@pytest.mark.chaos
 def test_issue19_embedded_redis_keeps_its_data_port_and_password_across_a_kill(embedded_redis):
     url = embedded_redis.url
     redis.Redis.from_url(url).rpush("celery", "a queued job")

@@ -209,6 +209,7 @@ def _loadgen_targets(up_pid: int) -> list[str]:
     return targets
 
 
+@pytest.mark.chaos
 def test_issue19_item3_an_orderly_stop_and_start_keeps_every_instance_backup_port_and_route(tmp_path):
     from datetime import datetime, timezone
 
@@ -302,6 +303,7 @@ def _redis_answers(data_dir) -> bool:
         return False
 
 
+@pytest.mark.chaos
 def test_issue19_item7_a_crashed_controller_api_worker_or_redis_is_restarted_alone(tmp_path):
     port = free_tcp_port()
     url = f"http://127.0.0.1:{port}"

@@ -28,6 +28,7 @@ def _command_state(node_id, version):
                                                               NodeCommand.version == version))
 
 
+@pytest.mark.chaos
 def test_issue19_item5_another_credential_cannot_take_over_a_real_agents_node(client, controller, local_cluster,
                                                                               make_token):
     node = client.get("/api/v1/clusters/duo/nodes").json()["items"][0]  # as admin: its agent id is shown

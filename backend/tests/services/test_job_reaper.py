@@ -63,6 +63,7 @@ def _kill_worker_placing(client, backing_services, doomed, accepted) -> float:
     return time.monotonic()
 
 
+@pytest.mark.chaos
 def test_issue19_item4_a_job_whose_worker_died_is_failed_by_the_reaper_and_its_deployment_deleted(
         client, backing_services):
     doomed = start_process(["worker", "--concurrency", "1"], backing_services, "doomed-worker.log", _ready)
