@@ -65,10 +65,11 @@ def stop_process(proc: subprocess.Popen) -> None:
             proc.wait()
 
 
-def start_process(args: list[str], services: dict, log_name: str, ready) -> subprocess.Popen:
-    """Start `python -m e3 ARGS` against the test services; wait until ready(log_bytes) is true."""
+def start_process(args: list[str], services: dict, log_name: str, ready, **extra_env: str) -> subprocess.Popen:
+    """Start `python -m e3 ARGS` against the test services (and `extra_env`); wait until ready(log_bytes) is
+    true."""
     log = services["root"] / log_name
-    proc = subprocess.Popen([sys.executable, "-m", "e3", *args], env=_child_env(services),
+    proc = subprocess.Popen([sys.executable, "-m", "e3", *args], env=_child_env(services, **extra_env),
                             stdout=log.open("wb"), stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 60
     while not ready(log.read_bytes()):

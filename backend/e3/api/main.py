@@ -10,9 +10,11 @@ from fastapi.staticfiles import StaticFiles
 import e3
 from e3.api.docs import install_docs
 from e3.api.errors import install_error_handlers
+from e3.api.method_answers import install_method_answers
 from e3.api.middleware import BodyGuard
 from e3.api.routers import (applications, audit, clusters, deployments, events, health, jobs, live, local, me,
                             migrations, nodes, orchestrator, placements, templates, tokens)
+from e3.api.security_headers import SecurityHeaders
 from e3.core.config import get_settings
 from e3.schemas.common import ErrorBody
 
@@ -39,6 +41,7 @@ def create_app() -> FastAPI:
                   docs_url=None, redoc_url=None)  # FastAPI's own docs pages load their files from a CDN
     install_docs(app)
     app.add_middleware(BodyGuard)
+    app.add_middleware(SecurityHeaders)  # outside BodyGuard: its refusals carry the headers too
     install_error_handlers(app)
     app.include_router(health.router)
     api = APIRouter(prefix=API_PREFIX, responses=ERROR_RESPONSES)
@@ -46,6 +49,7 @@ def create_app() -> FastAPI:
                    events, orchestrator, tokens, audit, me, local):
         api.include_router(module.router)
     app.include_router(api)
+    install_method_answers(app, API_PREFIX)
     dist = frontend_dist()
     if (dist / "index.html").is_file():
         app.mount("/", StaticFiles(directory=dist, html=True), name="ui")

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import StreamingResponse
 
 from e3.api.deps import ReadDep, SessionDep, authorize
+from e3.api.stream_revocation import REVOKED_MESSAGE, ended_on_revocation
 from e3.core.config import get_settings
 from e3.core.db import in_session
 from e3.schemas.migration import EventsPublic
@@ -54,8 +55,8 @@ async def stream_events(request: Request, since: SinceQuery = None, last: LastQu
                         = None):
     """Events as they are stored, pushed as server-sent events: first those after `since` (or the
     `Last-Event-ID` a reconnecting client sends; or the newest `last`), then each new one within
-    milliseconds of its commit."""
-    await asyncio.to_thread(authorize, request, "read")
+    milliseconds of its commit. It ends within a second of its token's revocation or expiry."""
+    actor = await asyncio.to_thread(authorize, request, "read")
     start = last_event_id if last_event_id is not None else since
     filters = dict(kind=kind, cluster=cluster, subject=subject, application=application)
     backlog: list[dict] = []
@@ -71,5 +72,6 @@ async def stream_events(request: Request, since: SinceQuery = None, last: LastQu
         async for items in event_feed.follow(get_settings().database_url, start or 0, **filters):
             yield _sse(items)
 
-    return StreamingResponse(body(), media_type="text/event-stream",
+    return StreamingResponse(ended_on_revocation(body(), actor, f": {REVOKED_MESSAGE}\n\n".encode()),
+                             media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
