@@ -6,7 +6,8 @@ from the page's own path (`/redoc/logo-mini.svg`) instead of Redocly's CDN.
 
 The pages run no inline script, so they work under the Content-Security-Policy (e3/api/security_headers.py):
 Swagger UI's set-up script is a file of its own (`/docs/e3-swagger-ui-init.js`) that reads its settings from
-its tag's `data-config`, and the OAuth2 redirect page's script, FastAPI's, is served as a file too.
+its tag's `data-config`, and the OAuth2 redirect page's script, FastAPI's, is served as a file too. ReDoc's page
+has a policy of its own that also allows what ReDoc needs: inline styles and a worker made from a blob.
 """
 
 import html
@@ -20,12 +21,17 @@ from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_oauth2_redirect_
 from fastapi.responses import HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
 
+from e3.api.security_headers import content_security_policy
+
 DOCS_URL = "/docs"
 REDOC_URL = "/redoc"
 OAUTH2_REDIRECT_URL = f"{DOCS_URL}/oauth2-redirect"
 FAVICON_URL = f"{DOCS_URL}/fastapi/favicon.png"
 SWAGGER_INIT_URL = f"{DOCS_URL}/e3-swagger-ui-init.js"
 OAUTH2_REDIRECT_SCRIPT_URL = f"{OAUTH2_REDIRECT_URL}.js"
+# ReDoc styles the page with style elements it adds as it renders, and builds its search index in a worker it
+# makes from a blob.
+REDOC_CONTENT_SECURITY_POLICY = content_security_policy(inline_styles=True, blob_workers=True)
 
 SWAGGER_UI_PAGE = """<!DOCTYPE html>
 <html>
@@ -97,9 +103,11 @@ def install_docs(app: FastAPI) -> None:
 
     async def redoc(request: Request) -> HTMLResponse:
         root = _root_path(request)
-        return get_redoc_html(openapi_url=root + openapi_url, title=f"{app.title} - ReDoc",
+        page = get_redoc_html(openapi_url=root + openapi_url, title=f"{app.title} - ReDoc",
                               redoc_js_url=f"{root}{REDOC_URL}/redoc.standalone.js",
                               redoc_favicon_url=root + FAVICON_URL, with_google_fonts=False)
+        page.headers["Content-Security-Policy"] = REDOC_CONTENT_SECURITY_POLICY
+        return page
 
     # Pages before the folders mounted below them, so that a folder never answers for a page.
     app.add_route(DOCS_URL, swagger_ui, include_in_schema=False)

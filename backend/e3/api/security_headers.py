@@ -2,23 +2,32 @@
 
 The policy names only E3's own origin, so an injected `<script>` (inline or from elsewhere) does not run, no page
 of another site may frame the UI (clickjacking its deploy and migrate buttons), and no request leaves for
-another host. Pages that need it (the docs pages: their set-up scripts are files, e3/api/docs.py) are written
-to work under it. A response that sets one of these headers itself keeps its own.
+another host. The pages are written to work under it (the docs pages' set-up scripts are files,
+e3/api/docs.py); a response that sets one of these headers itself keeps its own (ReDoc's page: a policy that
+also lets it add style elements and build its search index in a worker made from a blob).
 """
 
-CONTENT_SECURITY_POLICY = "; ".join((
-    "default-src 'self'",
-    "script-src 'self'",  # no inline script, no eval
-    "style-src 'self' 'unsafe-inline'",  # ReDoc and Swagger UI add style elements as they render
-    "img-src 'self' data:",  # Swagger UI's icons and the UI's empty favicon are data: URLs
-    "font-src 'self' data:",
-    "connect-src 'self'",  # the API and the live WebSocket, on this host and port only
-    "worker-src 'self' blob:",  # ReDoc's search index runs in a worker it makes from a blob
-    "object-src 'none'",
-    "base-uri 'none'",
-    "form-action 'self'",
-    "frame-ancestors 'none'",
-))
+
+
+def content_security_policy(*, inline_styles: bool = False, blob_workers: bool = False) -> str:
+    """E3's policy: everything from E3's own origin only, no inline script and no eval, no framing by anyone.
+    `inline_styles` and `blob_workers` loosen it for a page that needs them (ReDoc's, e3/api/docs.py)."""
+    return "; ".join((
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self' 'unsafe-inline'" if inline_styles else "style-src 'self'",
+        "img-src 'self' data:",  # Swagger UI's icons and the UI's empty favicon are data: URLs
+        "font-src 'self' data:",
+        "connect-src 'self'",  # the API and the live WebSocket, on this host and port only
+        "worker-src 'self' blob:" if blob_workers else "worker-src 'self'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    ))
+
+
+CONTENT_SECURITY_POLICY = content_security_policy()
 
 HEADERS = (
     (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
