@@ -55,7 +55,7 @@ async def stream_events(request: Request, since: SinceQuery = None, last: LastQu
                         = None):
     """Events as they are stored, pushed as server-sent events: first those after `since` (or the
     `Last-Event-ID` a reconnecting client sends; or the newest `last`), then each new one within
-    milliseconds of its commit. It ends within a second of its token's revocation or expiry."""
+    milliseconds of its commit."""
     actor = await asyncio.to_thread(authorize, request, "read")
     start = last_event_id if last_event_id is not None else since
     filters = dict(kind=kind, cluster=cluster, subject=subject, application=application)
