@@ -3,7 +3,7 @@
 import re
 
 import pytest
-from fastapi.testclient import TestClient
+from helpers import app_serving_ui
 
 CONTENT_TYPES = {"js": "text/javascript", "css": "text/css", "png": "image/png"}
 
@@ -11,19 +11,10 @@ CONTENT_TYPES = {"js": "text/javascript", "css": "text/css", "png": "image/png"}
 @pytest.fixture(params=["ui built", "ui not built"])
 def docs_client(request, monkeypatch, tmp_path):
     """The app built both ways: with the UI's catch-all static mount at `/`, and with its placeholder page."""
-    from e3.api.main import create_app
-    from e3.core.config import get_settings
-
     if request.param == "ui built":
         (tmp_path / "index.html").write_text("<!doctype html><title>the UI</title>")
-    monkeypatch.setenv("E3_FRONTEND_DIST", str(tmp_path))
-    get_settings.cache_clear()
-    try:
-        with TestClient(create_app()) as c:
-            yield c
-    finally:
-        monkeypatch.undo()
-        get_settings.cache_clear()
+    with app_serving_ui(monkeypatch, tmp_path) as c:
+        yield c
 
 
 def linked_urls(html: str) -> list[str]:

@@ -10,8 +10,7 @@ import time
 
 import httpx
 import pytest
-from fastapi.testclient import TestClient
-from helpers import start_process, stop_process
+from helpers import app_serving_ui, start_process, stop_process
 from sqlalchemy import text
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
@@ -209,20 +208,11 @@ def test_issue19_item10_event_stream_ends_when_its_token_expires(client, sse):
 @pytest.fixture
 def ui_app(backing_services, monkeypatch, tmp_path):
     """The app with a built UI mounted at `/` (its catch-all static files), as `e3 up` serves it."""
-    from e3.api.main import create_app
-    from e3.core.config import get_settings
-
     (tmp_path / "index.html").write_text('<!doctype html><title>the UI</title><script src="/assets/ui.js"></script>')
     (tmp_path / "assets").mkdir()
     (tmp_path / "assets" / "ui.js").write_text("console.log('ui')")
-    monkeypatch.setenv("E3_FRONTEND_DIST", str(tmp_path))
-    get_settings.cache_clear()
-    try:
-        with TestClient(create_app()) as c:
-            yield c
-    finally:
-        monkeypatch.undo()
-        get_settings.cache_clear()
+    with app_serving_ui(monkeypatch, tmp_path) as c:
+        yield c
 
 
 def _csp(response) -> dict[str, str]:
