@@ -86,7 +86,7 @@ def install_docs(app: FastAPI) -> None:
     async def swagger_ui(request: Request) -> HTMLResponse:
         root = _root_path(request)
         config = {"url": root + openapi_url, **swagger_ui_default_parameters,
-                  "oauth2RedirectUrl": root + OAUTH2_REDIRECT_URL}
+                  "oauth2RedirectUrl": root + OAUTH2_REDIRECT_URL}  # a path: the script puts the origin before it
         return HTMLResponse(SWAGGER_UI_PAGE.format(
             css=f"{root}{DOCS_URL}/swagger-ui.css", favicon=root + FAVICON_URL,
             title=html.escape(f"{app.title} - Swagger UI"), bundle=f"{root}{DOCS_URL}/swagger-ui-bundle.js",

@@ -8,7 +8,6 @@ also lets it add style elements and build its search index in a worker made from
 """
 
 
-
 def content_security_policy(*, inline_styles: bool = False, blob_workers: bool = False) -> str:
     """E3's policy: everything from E3's own origin only, no inline script and no eval, no framing by anyone.
     `inline_styles` and `blob_workers` loosen it for a page that needs them (ReDoc's, e3/api/docs.py)."""
