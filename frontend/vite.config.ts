@@ -10,7 +10,8 @@ export default defineConfig({
   server: {
     proxy: {
       // ws: the live channel's WebSocket (/api/v1/clusters/{name}/live) goes through the proxy too.
-      "/api": { target: backend, ws: true },
+      // changeOrigin: the backend sees its own address as Host, which GET /api/v1/local-token requires.
+      "/api": { target: backend, ws: true, changeOrigin: true },
       "/healthz": backend,
       "/readyz": backend,
       // So the "API docs" link works under `npm run dev` too.

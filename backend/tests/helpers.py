@@ -4,6 +4,8 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import psutil
@@ -115,3 +117,22 @@ def store_heartbeats(beats, wall_ns: int | None = None) -> None:
     encoded = encode_heartbeats(beats, wall_ns)
     with session_scope() as session:
         copy_text(session, [encoded.copy_text], encoded.days)
+
+
+@contextmanager
+def app_serving_ui(monkeypatch, dist: Path) -> Iterator:
+    """A TestClient of a fresh app that serves the UI from `dist` (its static files mounted at `/` when
+    `dist/index.html` exists, else the placeholder page)."""
+    from fastapi.testclient import TestClient
+
+    from e3.api.main import create_app
+    from e3.core.config import get_settings
+
+    monkeypatch.setenv("E3_FRONTEND_DIST", str(dist))
+    get_settings.cache_clear()
+    try:
+        with TestClient(create_app()) as c:
+            yield c
+    finally:
+        monkeypatch.undo()
+        get_settings.cache_clear()

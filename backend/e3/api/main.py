@@ -12,10 +12,12 @@ import e3
 from e3.api.admission import Admission, size_thread_pool
 from e3.api.docs import install_docs
 from e3.api.errors import install_error_handlers
+from e3.api.method_answers import install_method_answers
 from e3.api.middleware import BodyGuard, NulGuard
 from e3.api.openapi import install_openapi
 from e3.api.routers import (applications, audit, clusters, deployments, events, health, jobs, live, local, me,
                             migrations, nodes, orchestrator, placements, templates, tokens)
+from e3.api.security_headers import SecurityHeaders
 from e3.core.config import get_settings
 from e3.schemas.common import ErrorBody
 
@@ -51,7 +53,8 @@ def create_app() -> FastAPI:
     install_openapi(app)
     app.add_middleware(BodyGuard)
     app.add_middleware(NulGuard)
-    app.add_middleware(Admission)  # outermost: a refusal costs nothing else
+    app.add_middleware(Admission)  # a refusal costs nothing else...
+    app.add_middleware(SecurityHeaders)  # ...and, outermost, every answer (refusals too) carries the headers
     install_error_handlers(app)
     app.include_router(health.router)
     api = APIRouter(prefix=API_PREFIX, responses=ERROR_RESPONSES)
@@ -59,6 +62,7 @@ def create_app() -> FastAPI:
                    events, orchestrator, tokens, audit, me, local):
         api.include_router(module.router)
     app.include_router(api)
+    install_method_answers(app, API_PREFIX)
     dist = frontend_dist()
     if (dist / "index.html").is_file():
         app.mount("/", StaticFiles(directory=dist, html=True), name="ui")

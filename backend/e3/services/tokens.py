@@ -124,6 +124,15 @@ def is_active(session: Session, secret: str) -> bool:
     return authenticate(session, secret) is not None
 
 
+def inactive_among(session: Session, token_ids: list[uuid.UUID]) -> set[uuid.UUID]:
+    """Those of `token_ids` that no longer authenticate: revoked, expired or gone. One indexed query."""
+    now = datetime.now(timezone.utc)
+    active = session.scalars(select(ApiToken.id).where(
+        ApiToken.id.in_(token_ids), ApiToken.revoked_at.is_(None),
+        or_(ApiToken.expires_at.is_(None), ApiToken.expires_at > now)))
+    return set(token_ids) - set(active)
+
+
 def list_tokens(session: Session, page: PageParams) -> tuple[list[ApiToken], int]:
     return paginate(session, select(ApiToken).order_by(ApiToken.created_at.desc()), page)
 

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import StreamingResponse
 
 from e3.api.deps import ReadDep, SessionDep, authorize
+from e3.api.stream_revocation import REVOKED_MESSAGE, ended_on_revocation
 from e3.core.config import get_settings
 from e3.core.db import in_session
 from e3.schemas.common import INT8_MAX
@@ -61,7 +62,7 @@ async def stream_events(request: Request, since: SinceQuery = None, last: LastQu
     """Events as they are stored, pushed as server-sent events: first those after `since` (or the
     `Last-Event-ID` a reconnecting client sends; or the newest `last`), then each new one within
     milliseconds of its commit."""
-    await asyncio.to_thread(authorize, request, "read")
+    actor = await asyncio.to_thread(authorize, request, "read")
     start = last_event_id if last_event_id is not None else since
     filters = dict(kind=kind, cluster=cluster, subject=subject, application=application, deployment=deployment)
     backlog: list[dict] = []
@@ -77,5 +78,6 @@ async def stream_events(request: Request, since: SinceQuery = None, last: LastQu
         async for items in event_feed.follow(get_settings().database_url, start or 0, **filters):
             yield _sse(items)
 
-    return StreamingResponse(body(), media_type="text/event-stream",
+    return StreamingResponse(ended_on_revocation(body(), actor, f": {REVOKED_MESSAGE}\n\n".encode()),
+                             media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

@@ -5,7 +5,9 @@ subprotocol: `new WebSocket(url, ["e3.live.v1", "e3.bearer." + token])` (a token
 base64, valid in that header). Unlike a query parameter, it lands in no access log or proxy log and no
 browser history; unlike a first message, the socket is authorised before anything is sent. An
 `Authorization: Bearer` header is accepted too (non-browser clients). The socket is accepted, then closed
-with a code a browser can read: 4401 (no or bad token), 4403 (no `read` scope), 4404 (no such cluster).
+with a code a browser can read: 4401 (no or bad token), 4403 (no `read` scope), 4404 (no such cluster). An open
+socket is closed with 4401, and a server-sent event stream ended, within a second of its token's revocation or
+expiry (e3/api/stream_revocation.py).
 """
 
 import asyncio
@@ -18,9 +20,11 @@ from fastapi.responses import StreamingResponse
 from starlette.websockets import WebSocketDisconnect
 
 from e3.api.deps import authorize
+from e3.api.stream_revocation import REVOKED_MESSAGE, ended_on_revocation, until_revoked
 from e3.core.config import get_settings
 from e3.core.db import session_scope
 from e3.core.errors import E3Error
+from e3.core.security import Actor
 from e3.schemas.live import LiveMessage
 from e3.live.hub import LiveHub, hub
 from e3.services.tokens import authorize_bearer
@@ -48,11 +52,11 @@ def _subprotocol_token(websocket: WebSocket) -> str | None:
     return None
 
 
-def _check_socket(websocket: WebSocket) -> None:
+def _check_socket(websocket: WebSocket) -> Actor:
     with session_scope() as session:
-        authorize_bearer(session, "read", token=_subprotocol_token(websocket),
-                         authorization=websocket.headers.get("authorization"),
-                         how_to_send=f"offer the subprotocol '{BEARER_PROTOCOL}<token>' beside '{PROTOCOL}'")
+        return authorize_bearer(session, "read", token=_subprotocol_token(websocket),
+                                authorization=websocket.headers.get("authorization"),
+                                how_to_send=f"offer the subprotocol '{BEARER_PROTOCOL}<token>' beside '{PROTOCOL}'")
 
 
 @router.websocket("/{cluster}/live")
@@ -62,7 +66,7 @@ async def live_socket(websocket: WebSocket, cluster: str):
     await websocket.accept(subprotocol=PROTOCOL if PROTOCOL in offered else None)
     hub = _hub()
     try:
-        await asyncio.to_thread(_check_socket, websocket)
+        actor = await asyncio.to_thread(_check_socket, websocket)
         sub = await hub.subscribe(cluster)
     except E3Error as exc:
         await websocket.close(CLOSE_CODES.get(exc.kind, 4400), reason=exc.message[:120])
@@ -76,9 +80,12 @@ async def live_socket(websocket: WebSocket, cluster: str):
         while (await websocket.receive())["type"] != "websocket.disconnect":
             pass
 
-    tasks = [asyncio.create_task(send()), asyncio.create_task(receive())]
+    revoked = asyncio.create_task(until_revoked(actor))
+    tasks = [asyncio.create_task(send()), asyncio.create_task(receive()), revoked]
     try:
         done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        if revoked in done:
+            await websocket.close(CLOSE_CODES["unauthenticated"], reason=REVOKED_MESSAGE)
         for task in done:
             if not task.cancelled() and task.exception() is not None and not isinstance(
                     task.exception(), (WebSocketDisconnect, RuntimeError, OSError)):
@@ -96,7 +103,7 @@ async def live_socket(websocket: WebSocket, cluster: str):
 async def stream_live(request: Request, cluster: str):
     """The WebSocket's feed as server-sent events, for where a proxy blocks WebSockets: a snapshot, then
     updates (at most 10 a second, at least 4). Authenticate with the Authorization header."""
-    await asyncio.to_thread(authorize, request, "read")
+    actor = await asyncio.to_thread(authorize, request, "read")
     hub = _hub()
     sub = await hub.subscribe(cluster)
 
@@ -107,7 +114,8 @@ async def stream_live(request: Request, cluster: str):
         finally:
             hub.unsubscribe(sub)
 
-    return StreamingResponse(body(), media_type="text/event-stream",
+    return StreamingResponse(ended_on_revocation(body(), actor, f": {REVOKED_MESSAGE}\n\n".encode()),
+                             media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
