@@ -12,6 +12,13 @@ Steps of a stateful instance (docs/orchestrator.md, "Migration protocol"):
   cleanup_source     RemoveInstance of the stopped copy on the source.
 A stateless instance has nothing to transfer: push (serving at once), update_routes (the point of no return),
 cleanup_source.
+Never two primaries (docs/agents.md): the target copy is deployed and imports at the instance's next epoch; an
+ExportState whose importer's answer was lost is NACKed `transfer_unconfirmed` with the source fenced (not
+serving). Then confirm_transfer (ConfirmImport on the target: it closes its transfer and says whether it serves)
+decides: imported, the move goes on (its epoch is the instance's now, the fenced source is cleaned up); not
+imported (or the target is down), resume_source (ResumeInstance on the source) and the move is rolled back. A
+target that does not answer leaves the source fenced and the migration failed `unconfirmed` (no copy serves
+rather than two).
 A seed (failover: a new backup, its row already on the target and `seeding`) is a copy, not a move: push
 (role backup, awaiting state), open_transfer, copy_state (ExportState in copy mode on the primary: it pauses,
 sends its state, switches its backups to the shard's current ones plus this one, serves again; the point of
@@ -185,20 +192,27 @@ class _Run:
             if m.target_port is None:
                 m.target_port = commands.free_port(self.s, self.target.address)
             keys = {AWAIT_STATE_KEY: "1"} if m.stateful else {}
-            return [self._issue(self.target, "deploy_instance",
-                                commands.deploy_payload(self.s, inst, m.target_port, **keys))]
+            payload = commands.deploy_payload(self.s, inst, m.target_port, **keys)
+            return [self._issue(self.target, "deploy_instance", {**payload, "epoch": self._target_epoch()})]
         if name == "open_transfer":
             if m.transfer_port is None:
                 m.transfer_port = _free_transfer_port(self.s)
             return [self._issue(self.target, "import_state",
                                 dict(instance_id=str(inst.id), source=self.source.control_address or "",
-                                     listen_port=m.transfer_port))]
+                                     listen_port=m.transfer_port, epoch=self._target_epoch()))]
         if name in TRANSFER_STEPS:
             host = self.target.control_address or self.target.address
-            export = dict(instance_id=str(inst.id), destination=f"{host}:{m.transfer_port}")
+            export = dict(instance_id=str(inst.id), destination=f"{host}:{m.transfer_port}", epoch=inst.epoch)
             if name == "copy_state":
-                export.update(instance_id=str(m.source_instance_id), keep_serving=True, backups=self._backups_after())
+                source = self.s.get(Instance, m.source_instance_id)
+                export.update(instance_id=str(m.source_instance_id), keep_serving=True, backups=self._backups_after(),
+                              epoch=source.epoch if source else 0)
             return [self._issue(self.source, "export_state", export)]
+        if name == "confirm_transfer":
+            return [self._issue(self.target, "confirm_import",
+                                dict(instance_id=str(inst.id), epoch=self._target_epoch()))]
+        if name == "resume_source":
+            return [self._issue(self.source, "resume_instance", dict(instance_id=str(inst.id), epoch=inst.epoch))]
         if name == "update_routes":
             self._commit_move()
             return [dict(node_id=str(n), version=v) for n, v in commands.issue_routes(self.s, m.cluster_id).items()]
@@ -217,10 +231,16 @@ class _Run:
             (Instance.state == "running") | (Instance.id == inst.id)).order_by(Instance.replica))
         return ",".join(str(i) for i in rows)
 
+    def _target_epoch(self) -> int:
+        """The epoch the target copy serves at: a moved instance's next one (a seeded backup keeps its own)."""
+        inst = self.instance
+        return inst.epoch if self.seed or inst.node_id == self.target.id else inst.epoch + 1
+
     def _commit_move(self) -> None:
-        """The instance row now says it runs on the target, serving on the target port."""
+        """The instance row now says it runs on the target, serving on the target port (at the target's epoch)."""
         inst = self.instance
         if inst.node_id != self.target.id or inst.state == "seeding":
+            inst.epoch = self._target_epoch()
             inst.node_id, inst.port, inst.state, inst.error = self.target.id, self.m.target_port, "running", None
 
     def _wait_step(self, name: str, issued: list[dict]) -> None:
@@ -228,6 +248,10 @@ class _Run:
             self._wait_export(issued)
         elif name in ("cleanup_source", "undo_push"):  # the copy may be gone already (an agent that restarted)
             self._wait(issued, STEP_TIMEOUT_S, ok_codes=("unknown_instance",))
+        elif name == "confirm_transfer":  # not_imported is an answer; so is a target gone (restarted, or down)
+            self._wait(issued, STEP_TIMEOUT_S, ok_codes=("not_imported", "unknown_instance"))
+        elif name == "resume_source":  # not_fenced: resumed already (a resumed run issuing it again)
+            self._wait(issued, STEP_TIMEOUT_S, ok_codes=("not_fenced",))
         else:
             self._wait(issued, STEP_TIMEOUT_S)
 
@@ -235,6 +259,9 @@ class _Run:
         try:
             self._wait(issued, EXPORT_TIMEOUT_S)
         except StepFailed as exc:
+            if exc.code == "transfer_unconfirmed":
+                self._confirm_transfer(exc)
+                return
             if exc.code != "timeout":
                 raise
             raise StepFailed("export_unanswered", f"the source did not confirm the transfer within "
@@ -243,6 +270,25 @@ class _Run:
             raise StepFailed("source_down", f"{self.source.name} went down during the transfer; "
                                             "failover takes over from the backups")
         self._commit_move()
+
+    def _confirm_transfer(self, unconfirmed: StepFailed) -> None:
+        """The missing third step of a move whose exporter lost the importer's answer (it is fenced): the target
+        says whether it serves; if so the move stands, else the source serves again and the move fails (rolled
+        back). Raises StepFailed when it does not go on; a target that does not answer leaves the source fenced."""
+        try:
+            self.run_step("confirm_transfer")
+        except StepFailed as exc:
+            raise StepFailed("unconfirmed", f"{unconfirmed.message}; the target did not say whether it serves "
+                                            f"({exc.message}): the source stays fenced") from None
+        answer = self._outcomes(self._entry("confirm_transfer")["commands"])[0]
+        if answer.state == "acked":
+            log.info("migration %s: the lost answer is confirmed by %s: moved", self.m.id, self.target.name)
+            self._commit_move()
+            return
+        self.run_step("resume_source")
+        raise StepFailed("transfer_failed", f"{unconfirmed.message}; the target does not serve it "
+                                            f"({(answer.error or {}).get('message', 'its node is down')}): "
+                                            f"the source serves again")
 
     def issue_round(self, names: tuple[str, ...], commit: bool = True) -> dict[str, dict]:
         """Issue the round's steps not issued yet, together: recorded with their commands in one transaction (a
@@ -328,7 +374,7 @@ class _Run:
             except StepFailed as exc:
                 name = next((e["name"] for e in self.m.steps if e["name"] in names and e["state"] == "failed"),
                             names[0])
-                if self.past_no_return() or exc.code in ("export_unanswered", "source_down"):
+                if self.past_no_return() or exc.code in ("export_unanswered", "source_down", "unconfirmed"):
                     self._finish("failed", dict(code=exc.code, message=f"{name}: {exc.message}"))
                 else:
                     self.roll_back(dict(code=exc.code, message=f"{name}: {exc.message}"))
