@@ -467,9 +467,9 @@ static void sx_answer(int fd, int ok, const char *why) {
 }
 
 /* The importer's answer once the state is in and it serves, unless the test-only fault hook
- * (SX_TEST_ANSWER_ENV) drops or delays it. */
-static void sx_answer_ok(int fd, int cancel_fd, const char *instance_id) {
-    const char *fault = getenv(SX_TEST_ANSWER_ENV);
+ * (SX_TEST_ANSWER_ENV) drops or delays it: in moves only (`move`), not in copies. */
+static void sx_answer_ok(int fd, int cancel_fd, int move, const char *instance_id) {
+    const char *fault = move ? getenv(SX_TEST_ANSWER_ENV) : NULL;
     if (fault && strcmp(fault, "drop") == 0) {
         alog(ALOG_WARN, "state import of %s: test fault: the OK is dropped", instance_id);
         return;
@@ -532,7 +532,7 @@ static void *sx_import_main(void *arg) {
     if (rc == SX_OK) rc = sx_import_frame(sp->e, sp->engine_id, sp->instance_id, &f, sp->primary, err);
     if (rc == SX_OK && sx_wait_fd(im->cancel[0], POLLIN, -1, 0) != 0) rc = sx_set_error(err, "cancelled");
     if (rc == SX_OK) rc = sp->ready(sp->ready_ctx, err);
-    if (rc == SX_OK) sx_answer_ok(fd, im->cancel[0], sp->instance_id);
+    if (rc == SX_OK) sx_answer_ok(fd, im->cancel[0], !sp->any_instance, sp->instance_id);
     else sx_answer(fd, 0, err);
     if (rc == SX_OK) {
         alog(ALOG_INFO, "state import of %s (%s) from instance %s: %zu bytes (%llu of state, %zu sequence numbers) in %llu ms; serving",

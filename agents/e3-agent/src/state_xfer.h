@@ -129,8 +129,9 @@ int sx_send_frame(const char *ip, uint16_t port, const uint8_t *frame, size_t le
 /* ---- the importer ------------------------------------------------------------------------- */
 
 /* Test-only fault injection (docs/agents.md, "Never two primaries"): with this environment
- * variable set to "drop", an importer that loaded the state and serves closes the connection
- * without its OK line; "delay:<ms>" sends the OK that much later. Never set in production. */
+ * variable set to "drop", an importer that loaded a moved instance's state and serves closes the
+ * connection without its OK line; "delay:<ms>" sends the OK that much later (a cancel ends the
+ * wait). Copies (an instance deployed as a backup) answer as usual. Never set in production. */
 #define SX_TEST_ANSWER_ENV "E3_TEST_XFER_ANSWER"
 
 /* Called on the importer's thread once the state is in the instance: make it serve (open its

@@ -375,6 +375,8 @@ class _Run:
                 name = next((e["name"] for e in self.m.steps if e["name"] in names and e["state"] == "failed"),
                             names[0])
                 if self.past_no_return() or exc.code in ("export_unanswered", "source_down", "unconfirmed"):
+                    if exc.code == "source_down":  # the backup is promoted: a target copy that has the state and
+                        self._remove_target_copy()  # serves must not serve beside it
                     self._finish("failed", dict(code=exc.code, message=f"{name}: {exc.message}"))
                 else:
                     self.roll_back(dict(code=exc.code, message=f"{name}: {exc.message}"))
@@ -387,12 +389,15 @@ class _Run:
             self.m.state, self.m.error = "rolling_back", error
             self._event("migration.rolling_back", error=error["message"])
             self.s.commit()
-        if self._entry("push"):  # remove the target copy (run_step skips it when already done)
+        self._remove_target_copy()
+        self._finish("rolled_back", self.m.error or error)
+
+    def _remove_target_copy(self) -> None:
+        if self._entry("push"):  # run_step skips it when already done
             try:
                 self.run_step("undo_push")
             except StepFailed as exc:
                 log.warning("migration %s: removing the target copy failed: %s", self.m.id, exc.message)
-        self._finish("rolled_back", self.m.error or error)
 
 
 def begin(session: Session, migration_id: uuid.UUID) -> bool:
