@@ -50,6 +50,7 @@ typedef struct cmd_inst {
     cmd_inst_state state;   /* serving, awaiting state, stopped, fenced (written under the lock) */
     uint64_t epoch;         /* the controller's epoch of this copy (0: none given); commands
                              * naming a lower one are refused (cmd_stale) */
+    uint64_t stale;         /* a newer epoch its backups follow: it refuses requests (ticker) */
     chan_udp_node *node;    /* its UDP node, NULL unless serving (written under the lock) */
     pl_inst *stage;         /* its pipeline stage (the node's sink) */
     rep_primary *primary;   /* replication to its backups, or NULL: the same as repl->p, for
@@ -119,8 +120,18 @@ static void *cmd_tick_main(void *arg) {
             at.tv_nsec -= 1000000000L;
         }
         pthread_cond_timedwait(&s->tick_cond, &s->lock, &at);
-        for (size_t i = 0; !s->ticker_stop && i < s->n_insts; i++)
-            if (s->insts[i].primary) rep_primary_tick(s->insts[i].primary);
+        for (size_t i = 0; !s->ticker_stop && i < s->n_insts; i++) {
+            cmd_inst *in = &s->insts[i];
+            if (!in->primary) continue;
+            rep_primary_tick(in->primary);
+            uint64_t newer = rep_primary_newer_epoch(in->primary);
+            if (newer && in->state == CMD_SERVING && !in->stale) { /* a backup follows a newer copy */
+                pl_inst_refuse(in->stage, newer);
+                in->stale = newer;
+                alog(ALOG_WARN, "instance %s: a backup follows its epoch %llu, this copy is at %llu: refusing requests",
+                     in->id, (unsigned long long)newer, (unsigned long long)in->epoch);
+            }
+        }
     }
     pthread_mutex_unlock(&s->lock);
     return NULL;
@@ -340,6 +351,7 @@ static int cmd_deploy(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
             cmd_nack(out, "bad_config", "%s", err);
             goto err;
         }
+        rep_primary_set_epoch(primary, c->epoch);
     }
     if (type->drain_log && !(repl = calloc(1, sizeof(*repl)))) {
         cmd_nack(out, "internal", "out of memory");
@@ -483,7 +495,10 @@ static int cmd_import(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
         return cmd_nack(out, "listen_failed", "%s", err);
     }
     in->import = ci;
-    if (c->epoch) in->epoch = c->epoch; /* not serving yet: no reader on another thread */
+    if (c->epoch) { /* not serving yet, so nothing replicates: its frames carry the new epoch from the first */
+        in->epoch = c->epoch;
+        if (in->primary) rep_primary_set_epoch(in->primary, c->epoch);
+    }
     alog(ALOG_INFO, "instance %s: awaiting its state on TCP port %u from %s", in->id, c->listen_port, *src ? src : "anyone");
     out->ok = 1;
     return 1;
@@ -570,6 +585,7 @@ static int cmd_export(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
         alog(ALOG_WARN, "instance %s: backups ignored: %s is stateless", in->id, in->type->name);
     else if (*backups && !(next = rep_primary_new(s->routes, pl_egress(s->pl), in->id, backups, err)))
         return cmd_nack(out, "bad_config", "%s", err);
+    if (next) rep_primary_set_epoch(next, in->epoch);
     /* A copy keeps the port closed from before the export op until after the switch op: no
      * request, hence no update, runs between them, so the new backups hold the state as of the
      * export and then get every later update, from seq 1: no gap. */

@@ -8,7 +8,11 @@
  *     ResumeInstance of a stopped copy is refused;
  *   - a peer that takes the whole frame and closes without answering (it never serves): the
  *     exporter is fenced; ConfirmImport on the instance still awaiting state NACKs not_imported and
- *     closes its listener; ResumeInstance makes the exporter serve every key again.
+ *     closes its listener; ResumeInstance makes the exporter serve every key again;
+ *   - the backups as a second line: a primary z with a backup moves (epoch 1 -> 2), its OK
+ *     dropped, and the controller wrongly resumes the fenced source as well. Once the backup
+ *     applied an update at epoch 2 it refuses the epoch-1 copy's ("STALE"), and that copy then
+ *     refuses every request (stale_epoch) while the epoch-2 copy serves on.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -98,6 +102,47 @@ int main(void) {
     call(client, py, "PUT after resume", "OK");
     expect(A.s, resume_cmd(va++, "y", 4), "not_fenced"); /* serving: nothing to resume */
     expect(A.s, resume_cmd(va++, "ghost", 4), "unknown_instance");
+
+    /* ---- primary z (A, epoch 1) with backup bz (B) moves to B at epoch 2, its OK dropped; the
+     * fenced source is (wrongly) resumed too ---- */
+    uint16_t pbz = free_port(), pza = free_port(), pzb = free_port();
+    e3rpc_route routes[] = {{"bz", "127.0.0.1", pbz}};
+    expect(A.s, routes_cmd(va++, routes, 1), NULL);
+    expect(B.s, routes_cmd(vb++, routes, 1), NULL);
+    expect(B.s, deploy(vb++, "bz", "kvs", pbz, NULL, 0), NULL);
+    e3rpc_kv prim[] = {{"e3.backups", "bz"}};
+    e3rpc_kv prim_await[] = {{"e3.await_state", "1"}, {"e3.backups", "bz"}};
+    expect(A.s, with_epoch(deploy(va++, "z", "kvs", pza, prim, 1), 1), NULL);
+    call(client, pza, "PUT old 1", "OK");
+    wait_counter(B.s, "bz", offsetof(rep_counters, applied), 1);
+    expect(B.s, with_epoch(deploy(vb++, "z", "kvs", pzb, prim_await, 2), 2), NULL);
+    tp = free_tcp_port();
+    expect(B.s, with_epoch(import_cmd(vb++, "z", tp), 2), NULL);
+    snprintf(dest, sizeof(dest), "127.0.0.1:%u", tp);
+    setenv(SX_TEST_ANSWER_ENV, "drop", 1);
+    o = outcome(A.s, with_epoch(export_cmd(va++, "z", dest), 1));
+    unsetenv(SX_TEST_ANSWER_ENV);
+    CHECK(!o.ok && strcmp(o.code, "transfer_unconfirmed") == 0);
+    call(client, pzb, "PUT new 2", "OK");
+    wait_counter(B.s, "bz", offsetof(rep_counters, applied), 2);
+    expect(A.s, resume_cmd(va++, "z", 1), NULL); /* the controller's mistake (say, a partition) */
+    call(client, pza, "PUT split 1", "OK"); /* acknowledged by the stale copy, refused by the backup */
+    wait_counter(B.s, "bz", offsetof(rep_counters, refused), 1);
+    int refusing = 0;
+    for (int t = 0; t < 200 && !refusing; t++) { /* the next tick (REP_TICK_MS) fences it */
+        reply r = {0};
+        char err[CHAN_ERRBUF_LEN];
+        chan *c = chan_udp_open(client, "127.0.0.1", pza, err);
+        CHECK(c && chan_send(c, 0, (const uint8_t *)"GET old", 7, on_reply, &r, err) == CHAN_OK);
+        chan_close(c);
+        wait_done(&r);
+        refusing = r.status == CHAN_ERR && strstr(r.text, "stale_epoch") != NULL;
+        if (!refusing) sleep_ms(10);
+    }
+    CHECK(refusing);
+    call(client, pzb, "PUT still 3", "OK"); /* the epoch-2 copy serves on, its backup follows */
+    wait_counter(B.s, "bz", offsetof(rep_counters, applied), 3);
+    call(client, pbz, "GET split", "NOT_FOUND");
 
     cmd_rig_free(&A);
     cmd_rig_free(&B);
