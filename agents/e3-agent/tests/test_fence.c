@@ -45,6 +45,19 @@ static void *mute_importer(void *arg) {
     return NULL;
 }
 
+/* Move `id` (deployed awaiting state on B at epoch + 1) from A (at `epoch`) with the importer's
+ * OK dropped: A must NACK transfer_unconfirmed. */
+static void move_ok_dropped(cmd_rig *A, uint64_t *va, cmd_rig *B, uint64_t *vb, char *id, uint64_t epoch) {
+    char dest[32];
+    uint16_t tp = free_tcp_port();
+    expect(B->s, with_epoch(import_cmd((*vb)++, id, tp), epoch + 1), NULL);
+    snprintf(dest, sizeof(dest), "127.0.0.1:%u", tp);
+    setenv(SX_TEST_ANSWER_ENV, "drop", 1);
+    cmd_outcome o = outcome(A->s, with_epoch(export_cmd((*va)++, id, dest), epoch));
+    unsetenv(SX_TEST_ANSWER_ENV);
+    CHECK(!o.ok && strcmp(o.code, "transfer_unconfirmed") == 0);
+}
+
 int main(void) {
     cmd_rig A = cmd_rig_new(300), B = cmd_rig_new(300);
     chan_udp_node *client = A.client;
@@ -54,23 +67,18 @@ int main(void) {
     cmd_outcome o;
 
     /* ---- the OK is dropped: B serves, A is fenced, not serving again ---- */
-    uint16_t pa = free_port(), pb = free_port(), tp = free_tcp_port();
+    uint16_t pa = free_port(), pb = free_port();
     expect(A.s, with_epoch(deploy(va++, "x", "kvs", pa, NULL, 0), 1), NULL);
     put_keys(client, pa, "k", 200);
     expect(B.s, with_epoch(deploy(vb++, "x", "kvs", pb, await, 1), 2), NULL);
-    expect(B.s, with_epoch(import_cmd(vb++, "x", tp), 2), NULL);
-    snprintf(dest, sizeof(dest), "127.0.0.1:%u", tp);
-    setenv(SX_TEST_ANSWER_ENV, "drop", 1);
-    o = outcome(A.s, with_epoch(export_cmd(va++, "x", dest), 1));
-    unsetenv(SX_TEST_ANSWER_ENV);
-    CHECK(!o.ok && strcmp(o.code, "transfer_unconfirmed") == 0);
+    move_ok_dropped(&A, &va, &B, &vb, "x", 1);
     CHECK(udp_port_free(pa)); /* fenced: A does not serve */
     check_keys(client, pb, "k", 200); /* B does, with every key */
     expect(B.s, confirm_cmd(vb++, "x", 1), "stale_epoch");
-    expect(B.s, with_epoch(export_cmd(vb++, "x", dest), 1), "stale_epoch");
+    expect(B.s, with_epoch(export_cmd(vb++, "x", "127.0.0.1:1"), 1), "stale_epoch");
     expect(B.s, confirm_cmd(vb++, "x", 2), NULL);
     expect(B.s, confirm_cmd(vb++, "x", 0), NULL); /* 0: unchecked */
-    expect(A.s, export_cmd(va++, "x", dest), "not_serving"); /* fenced: nothing to export */
+    expect(A.s, export_cmd(va++, "x", "127.0.0.1:1"), "not_serving"); /* fenced: nothing to export */
     expect(A.s, remove_cmd(va++, "x"), NULL); /* the controller's decision: B won */
     CHECK(udp_port_free(pa));
 
@@ -116,13 +124,7 @@ int main(void) {
     call(client, pza, "PUT old 1", "OK");
     wait_counter(B.s, "bz", offsetof(rep_counters, applied), 1);
     expect(B.s, with_epoch(deploy(vb++, "z", "kvs", pzb, prim_await, 2), 2), NULL);
-    tp = free_tcp_port();
-    expect(B.s, with_epoch(import_cmd(vb++, "z", tp), 2), NULL);
-    snprintf(dest, sizeof(dest), "127.0.0.1:%u", tp);
-    setenv(SX_TEST_ANSWER_ENV, "drop", 1);
-    o = outcome(A.s, with_epoch(export_cmd(va++, "z", dest), 1));
-    unsetenv(SX_TEST_ANSWER_ENV);
-    CHECK(!o.ok && strcmp(o.code, "transfer_unconfirmed") == 0);
+    move_ok_dropped(&A, &va, &B, &vb, "z", 1);
     call(client, pzb, "PUT new 2", "OK");
     wait_counter(B.s, "bz", offsetof(rep_counters, applied), 2);
     expect(A.s, resume_cmd(va++, "z", 1), NULL); /* the controller's mistake (say, a partition) */

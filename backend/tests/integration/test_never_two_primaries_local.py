@@ -103,93 +103,110 @@ def _keep_gateway_off(client, trio, placed: dict, node: str) -> dict:
                       timeout=30, what="the gateway moved away")
 
 
+class _MoveUnderLoad:
+    """The trio's kvs primary moving to the third server while a writer writes through the gateway (kept off
+    `gateway_off`: the fault there is not the gateway's)."""
+
+    def __init__(self, client, trio, gateway_off: str):
+        placed = trio["placed"]
+        self.client, self.trio = client, trio
+        self.kv, self.backup, self.target = placed["kv"], placed["kv-backup"], third_host(client, placed)
+        self.gw = _keep_gateway_off(client, trio, placed, self.target if gateway_off == "target" else self.kv["node"])
+        self.writer = _start_writer(self.gw)
+        self.migration_id = _move(client, self.kv, self.target)
+
+    def target_copy_serving(self) -> dict:
+        """Once the state is on the target (its OK delayed), the target copy."""
+        _transferring(self.client, self.migration_id)
+        return _target_copy(self.migration_id)
+
+    def kill_agent_mid_move(self, node: str) -> dict:
+        """kill -9 of `node`'s agent once the state is on the target (its OK delayed); the target copy."""
+        moved = self.target_copy_serving()
+        os.kill(next(a for a in self.trio["agents"] if a["node"] == node)["pid"], signal.SIGKILL)
+        return moved
+
+    def end(self) -> tuple[dict, list[int]]:
+        """The migration at its end, and the writes acknowledged (the writer stopped after more of them)."""
+        m = _ended(self.client, self.migration_id)
+        return m, _stop_writer(self.writer)
+
+    def end_event(self) -> tuple[str, list[int]]:
+        """How the migration ended, from its events (failover deletes a lost primary's row, and its migrations
+        with it), and the writes acknowledged."""
+        def ended():
+            events = self.client.get("/api/v1/events", params={"kind": "migration.", "limit": 200}).json()["items"]
+            return next((e["kind"] for e in events if e["data"].get("migration_id") == self.migration_id
+                         and e["kind"] in ("migration.succeeded", "migration.rolled_back", "migration.failed")), None)
+
+        return wait_until(ended, timeout=60, what="the migration ended"), _stop_writer(self.writer)
+
+
+def _steps(m: dict) -> dict[str, str]:
+    return {s["name"]: s["state"] for s in m["steps"]}
+
+
+def _only_one_primary_and_nothing_lost(copies: dict[str, dict], serving: str, gw: dict, acked: list[int]) -> None:
+    """Of the instance's `copies` (name: address and port), only `serving` accepts a write; every write in
+    `acked` reads back through the gateway."""
+    assert {name: _accepts_a_write(where, name) for name, where in copies.items()} == {
+        name: name == serving for name in copies}
+    _none_lost(gw, acked)
+
+
 @_agent_env("drop")
 def test_issue19_item9_a_move_whose_ok_is_dropped_leaves_one_primary_and_loses_no_write(client, trio,
                                                                                         backing_services):
-    placed = trio["placed"]
-    kv, target = placed["kv"], third_host(client, placed)
-    gw = _keep_gateway_off(client, trio, placed, target)
-    writer = _start_writer(gw)
-    migration_id = _move(client, kv, target)
-    m = _ended(client, migration_id)
-    acked = _stop_writer(writer)
+    move = _MoveUnderLoad(client, trio, gateway_off="target")
+    m, acked = move.end()
 
     assert m["state"] == "succeeded", m  # the importer serves: the confirmation says so, the move stands
-    steps = {s["name"]: s["state"] for s in m["steps"]}
-    assert steps["confirm_transfer"] == "done" and "resume_source" not in steps, m["steps"]
-    moved = _target_copy(migration_id)
-    assert [_accepts_a_write(kv, "source"), _accepts_a_write(moved, "target")] == [False, True]
-    _none_lost(gw, acked)
+    assert _steps(m)["confirm_transfer"] == "done" and "resume_source" not in _steps(m), m["steps"]
+    copies = {"source": move.kv, "target": _target_copy(move.migration_id)}
+    _only_one_primary_and_nothing_lost(copies, "target", move.gw, acked)
 
 
 @_agent_env(f"delay:{DELAY_MS}")
 def test_issue19_item9_a_move_whose_ok_comes_too_late_leaves_one_primary_and_loses_no_write(client, trio,
                                                                                            backing_services):
-    placed = trio["placed"]
-    kv, target = placed["kv"], third_host(client, placed)
-    gw = _keep_gateway_off(client, trio, placed, target)
-    writer = _start_writer(gw)
-    migration_id = _move(client, kv, target)
-    _transferring(client, migration_id)
-    moved = _target_copy(migration_id)
+    move = _MoveUnderLoad(client, trio, gateway_off="target")
+    moved = move.target_copy_serving()
     # the importer serves, the exporter still waits for its OK: it does not serve meanwhile
-    assert [_accepts_a_write(kv, "source-early"), _accepts_a_write(moved, "target-early")] == [False, True]
-    m = _ended(client, migration_id)
-    acked = _stop_writer(writer)
+    assert [_accepts_a_write(move.kv, "source-early"), _accepts_a_write(moved, "target-early")] == [False, True]
+    m, acked = move.end()
 
     assert m["state"] == "succeeded", m
-    assert {s["name"]: s["state"] for s in m["steps"]}["confirm_transfer"] == "done", m["steps"]
-    assert [_accepts_a_write(kv, "source"), _accepts_a_write(moved, "target")] == [False, True]
-    _none_lost(gw, acked)
+    assert _steps(m)["confirm_transfer"] == "done", m["steps"]
+    _only_one_primary_and_nothing_lost({"source": move.kv, "target": moved}, "target", move.gw, acked)
 
 
 @_agent_env(f"delay:{DELAY_MS}")
 def test_issue19_item9_kill_9_of_the_importer_mid_move_leaves_one_primary_and_loses_no_write(client, trio,
                                                                                             backing_services):
-    placed = trio["placed"]
-    kv, target = placed["kv"], third_host(client, placed)
-    gw = _keep_gateway_off(client, trio, placed, target)
-    writer = _start_writer(gw)
-    migration_id = _move(client, kv, target)
-    _transferring(client, migration_id)
-    moved = _target_copy(migration_id)
-    importer = next(a for a in trio["agents"] if a["node"] == target)
-    os.kill(importer["pid"], signal.SIGKILL)
-    m = _ended(client, migration_id)
-    acked = _stop_writer(writer)
+    move = _MoveUnderLoad(client, trio, gateway_off="target")
+    moved = move.kill_agent_mid_move(move.target)
+    m, acked = move.end()
 
     assert m["state"] == "rolled_back", m  # the target is gone: the source was told to serve again
-    steps = {s["name"]: s["state"] for s in m["steps"]}
-    assert steps["resume_source"] == "done", m["steps"]
-    assert [_accepts_a_write(kv, "source"), _accepts_a_write(moved, "target")] == [True, False]
-    assert running(client, trio["deployment_id"])["kv"]["node"] == kv["node"]
-    _none_lost(gw, acked)
+    assert _steps(m)["resume_source"] == "done", m["steps"]
+    assert running(client, trio["deployment_id"])["kv"]["node"] == move.kv["node"]
+    _only_one_primary_and_nothing_lost({"source": move.kv, "target": moved}, "source", move.gw, acked)
 
 
 @_agent_env(f"delay:{DELAY_MS}")
 def test_issue19_item9_kill_9_of_the_exporter_mid_move_leaves_one_primary_and_loses_no_write(client, trio,
                                                                                             backing_services):
-    placed = trio["placed"]
-    kv, backup, target = placed["kv"], placed["kv-backup"], third_host(client, placed)
-    gw = _keep_gateway_off(client, trio, placed, kv["node"])
-    writer = _start_writer(gw)
-    migration_id = _move(client, kv, target)
-    _transferring(client, migration_id)
-    moved = _target_copy(migration_id)
-    exporter = next(a for a in trio["agents"] if a["node"] == kv["node"])
-    os.kill(exporter["pid"], signal.SIGKILL)
-    m = _ended(client, migration_id)
+    move = _MoveUnderLoad(client, trio, gateway_off="source")
+    moved = move.kill_agent_mid_move(move.kv["node"])
     # failover: the backup is promoted; the move's target copy (which imported the state) is removed
     wait_until(lambda: not _accepts_a_write(moved, "target-wait"), timeout=30, what="the target copy removed")
-    after = wait_until(lambda: (r := running(client, trio["deployment_id"])) and r["kv"]["id"] == backup["id"] and r,
-                       timeout=30, what="the backup promoted and a new backup seeded")
-    acked = _stop_writer(writer)
+    after = wait_until(lambda: (r := running(client, trio["deployment_id"])) and r["kv"]["id"] == move.backup["id"]
+                       and r, timeout=30, what="the backup promoted and a new backup seeded")
+    ended, acked = move.end_event()
 
-    assert m["state"] == "failed", m
-    copies = {"source": kv, "promoted": after["kv"]}
+    assert ended == "migration.failed"
+    copies = {"source": move.kv, "promoted": after["kv"]}
     fresh = after["kv-backup"]  # seeded on the target node, it may have been given the removed copy's port
     if (fresh["address"], fresh["port"]) != (moved["address"], moved["port"]):
         copies["target"] = moved
-    assert {name: _accepts_a_write(where, name) for name, where in copies.items()} == {
-        name: name == "promoted" for name in copies}
-    _none_lost(gw, acked)
+    _only_one_primary_and_nothing_lost(copies, "promoted", move.gw, acked)
