@@ -85,6 +85,7 @@ class Outcome:
     state: str  # pending | acked | nacked
     error: dict | None
     node_up: bool = True
+    node_down: bool = False  # marked down (not merely suspect)
 
 
 def _now() -> datetime:
@@ -160,15 +161,17 @@ class _Run:
         for node_id, version in keys:
             state, error, node_state = rows.get((node_id, version)) or (
                 "nacked", {"code": "lost", "message": "the command is no longer stored"}, None)
-            out.append(Outcome(node_id, version, state, error, node_state == "up"))
+            out.append(Outcome(node_id, version, state, error, node_state == "up", node_state == "down"))
         return out
 
     def _node_up(self, node_id: uuid.UUID) -> bool:
         return self.s.scalar(select(ComputeNode.state).where(ComputeNode.id == node_id)) == "up"
 
-    def _wait(self, issued: list[dict], timeout_s: float, *, ok_codes: tuple[str, ...] = ()) -> list[Outcome]:
-        """Wait until every issued command is answered (a node that is not up is not waited for). A NACK whose
-        code is in `ok_codes` counts as done. Raises StepFailed on another NACK or on a timeout."""
+    def _wait(self, issued: list[dict], timeout_s: float, *, ok_codes: tuple[str, ...] = (),
+              until_down: bool = False) -> list[Outcome]:
+        """Wait until every issued command is answered (a node that is not up is not waited for; with
+        `until_down`, only one marked down is not). A NACK whose code is in `ok_codes` counts as done. Raises
+        StepFailed on another NACK or on a timeout."""
         deadline = time.monotonic() + timeout_s
         while True:
             self.s.rollback()  # a fresh snapshot each round
@@ -177,7 +180,7 @@ class _Run:
                 if o.state == "nacked" and (o.error or {}).get("code") not in ok_codes:
                     err = o.error or {}
                     raise StepFailed(err.get("code", "nacked"), err.get("message", "the agent refused the command"))
-            pending = [o for o in outcomes if o.state == "pending" and o.node_up]
+            pending = [o for o in outcomes if o.state == "pending" and (not o.node_down if until_down else o.node_up)]
             if not pending:
                 return outcomes
             if time.monotonic() > deadline:
@@ -248,8 +251,9 @@ class _Run:
             self._wait_export(issued)
         elif name in ("cleanup_source", "undo_push"):  # the copy may be gone already (an agent that restarted)
             self._wait(issued, STEP_TIMEOUT_S, ok_codes=("unknown_instance",))
-        elif name == "confirm_transfer":  # not_imported is an answer; so is a target gone (restarted, or down)
-            self._wait(issued, STEP_TIMEOUT_S, ok_codes=("not_imported", "unknown_instance"))
+        elif name == "confirm_transfer":  # not_imported is an answer; so is a target gone (restarted, or down:
+            # a suspect one may still serve, so it is waited for)
+            self._wait(issued, STEP_TIMEOUT_S, ok_codes=("not_imported", "unknown_instance"), until_down=True)
         elif name == "resume_source":  # not_fenced: resumed already (a resumed run issuing it again)
             self._wait(issued, STEP_TIMEOUT_S, ok_codes=("not_fenced",))
         else:
