@@ -496,7 +496,9 @@ static int cmd_import(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
     }
     in->import = ci;
     if (c->epoch) { /* not serving yet, so nothing replicates: its frames carry the new epoch from the first */
+        pthread_mutex_lock(&s->lock); /* the ticker reads it */
         in->epoch = c->epoch;
+        pthread_mutex_unlock(&s->lock);
         if (in->primary) rep_primary_set_epoch(in->primary, c->epoch);
     }
     alog(ALOG_INFO, "instance %s: awaiting its state on TCP port %u from %s", in->id, c->listen_port, *src ? src : "anyone");
