@@ -231,6 +231,8 @@ static const char *link_kind_name(e3rpc_command_kind k) {
     case E3RPC_CMD_EXPORT_STATE: return "export_state";
     case E3RPC_CMD_IMPORT_STATE: return "import_state";
     case E3RPC_CMD_SET_ROUTES: return "set_routes";
+    case E3RPC_CMD_CONFIRM_IMPORT: return "confirm_import";
+    case E3RPC_CMD_RESUME: return "resume_instance";
     default: return "unknown";
     }
 }

@@ -157,6 +157,7 @@ bool from_proto(const pb::Command &in, e3rpc_command *out) {
         out->shard = d.shard();
         out->role = s(d.role());
         out->port = d.port();
+        out->epoch = d.epoch();
         // Sorted so the service config string does not depend on map iteration order.
         std::vector<std::pair<std::string, std::string>> kv(d.config().begin(), d.config().end());
         std::sort(kv.begin(), kv.end());
@@ -181,12 +182,24 @@ bool from_proto(const pb::Command &in, e3rpc_command *out) {
         out->peer = s(in.export_state().destination());
         out->keep_serving = in.export_state().keep_serving() ? 1 : 0;
         out->backups = s(in.export_state().backups());
+        out->epoch = in.export_state().epoch();
         break;
     case pb::Command::kImportState:
         out->kind = E3RPC_CMD_IMPORT_STATE;
         out->instance_id = s(in.import_state().instance_id());
         out->peer = s(in.import_state().source());
         out->listen_port = in.import_state().listen_port();
+        out->epoch = in.import_state().epoch();
+        break;
+    case pb::Command::kConfirmImport:
+        out->kind = E3RPC_CMD_CONFIRM_IMPORT;
+        out->instance_id = s(in.confirm_import().instance_id());
+        out->epoch = in.confirm_import().epoch();
+        break;
+    case pb::Command::kResumeInstance:
+        out->kind = E3RPC_CMD_RESUME;
+        out->instance_id = s(in.resume_instance().instance_id());
+        out->epoch = in.resume_instance().epoch();
         break;
     case pb::Command::kSetRoutes: {
         out->kind = E3RPC_CMD_SET_ROUTES;

@@ -102,6 +102,8 @@ typedef enum e3rpc_command_kind {
     E3RPC_CMD_EXPORT_STATE = 3, /* export_state */
     E3RPC_CMD_IMPORT_STATE = 4, /* import_state */
     E3RPC_CMD_SET_ROUTES = 5,   /* set_routes */
+    E3RPC_CMD_CONFIRM_IMPORT = 6, /* confirm_import */
+    E3RPC_CMD_RESUME = 7,       /* resume_instance */
 } e3rpc_command_kind;
 
 typedef struct e3rpc_kv {
@@ -121,7 +123,7 @@ typedef struct e3rpc_command {
     uint64_t version;          /* per node, strictly increasing */
     char *node_id;             /* the node it is for */
     e3rpc_command_kind kind;   /* which action */
-    char *instance_id;         /* deploy, remove, export, import */
+    char *instance_id;         /* deploy, remove, export, import, confirm, resume */
     char *service_type;        /* deploy: catalogue name */
     uint32_t shard;            /* deploy: shard index */
     char *role;                /* deploy: "primary" / "backup" */
@@ -132,6 +134,7 @@ typedef struct e3rpc_command {
     int keep_serving;          /* export: 1 copy (seed a backup, serve on), 0 move (stop here) */
     char *backups;             /* export, copy: backups afterwards, "<id>[,<id>...]" ("": none) */
     uint32_t listen_port;      /* import: TCP port to listen on for the transfer */
+    uint64_t epoch;            /* deploy, export, import, confirm, resume: the instance's epoch (0: none) */
     e3rpc_route *routes;       /* set_routes: the whole table */
     size_t n_routes;           /* entries in routes */
 } e3rpc_command;

@@ -24,7 +24,12 @@ typedef enum cmd_inst_state {
     CMD_SERVING = 0,  /* its UDP node is open */
     CMD_AWAITING = 1, /* deployed with e3.await_state: no node until its state is imported */
     CMD_STOPPED = 2,  /* its state was exported: no node, waiting for RemoveInstance */
+    CMD_FENCED = 3,   /* its state went out, the importer's answer was lost: no node until the
+                       * controller says which copy won (ResumeInstance, RemoveInstance) */
 } cmd_inst_state;
+
+static const char *const cmd_state_names[] = {"serving", "awaiting state", "stopped (its state was exported)",
+                                              "fenced (its move is unconfirmed)"};
 
 typedef struct cmd_xfer cmd_xfer;
 
@@ -42,7 +47,10 @@ typedef struct cmd_inst {
     uint32_t engine_id;     /* id in the engine */
     uint16_t port;          /* UDP port it serves on (reserved while awaiting or stopped) */
     const svc_type *type;   /* its service type */
-    cmd_inst_state state;   /* serving, awaiting state, stopped (written under the lock) */
+    cmd_inst_state state;   /* serving, awaiting state, stopped, fenced (written under the lock) */
+    uint64_t epoch;         /* the controller's epoch of this copy (0: none given); commands
+                             * naming a lower one are refused (cmd_stale) */
+    uint64_t stale;         /* a newer epoch its backups follow: it refuses requests (ticker) */
     chan_udp_node *node;    /* its UDP node, NULL unless serving (written under the lock) */
     pl_inst *stage;         /* its pipeline stage (the node's sink) */
     rep_primary *primary;   /* replication to its backups, or NULL: the same as repl->p, for
@@ -112,8 +120,18 @@ static void *cmd_tick_main(void *arg) {
             at.tv_nsec -= 1000000000L;
         }
         pthread_cond_timedwait(&s->tick_cond, &s->lock, &at);
-        for (size_t i = 0; !s->ticker_stop && i < s->n_insts; i++)
-            if (s->insts[i].primary) rep_primary_tick(s->insts[i].primary);
+        for (size_t i = 0; !s->ticker_stop && i < s->n_insts; i++) {
+            cmd_inst *in = &s->insts[i];
+            if (!in->primary) continue;
+            rep_primary_tick(in->primary);
+            uint64_t newer = rep_primary_newer_epoch(in->primary);
+            if (newer && in->state == CMD_SERVING && !in->stale) { /* a backup follows a newer copy */
+                pl_inst_refuse(in->stage, newer);
+                in->stale = newer;
+                alog(ALOG_WARN, "instance %s: a backup follows its epoch %llu, this copy is at %llu: refusing requests",
+                     in->id, (unsigned long long)newer, (unsigned long long)in->epoch);
+            }
+        }
     }
     pthread_mutex_unlock(&s->lock);
     return NULL;
@@ -154,6 +172,15 @@ static cmd_inst *cmd_find(cmd_state *s, const char *id) {
     for (size_t i = 0; i < s->n_insts; i++)
         if (strcmp(s->insts[i].id, id) == 0) return &s->insts[i];
     return NULL;
+}
+
+/* NACK `stale_epoch` (returns 1) when `c` carries an epoch below `in`'s: it was meant for an
+ * earlier incarnation of the instance (a late or replayed command of a superseded move). */
+static int cmd_stale(const cmd_inst *in, const e3rpc_command *c, cmd_outcome *out) {
+    if (!c->epoch || c->epoch >= in->epoch) return 0;
+    cmd_nack(out, "stale_epoch", "instance %s is at epoch %llu; the command names epoch %llu", in->id,
+             (unsigned long long)in->epoch, (unsigned long long)c->epoch);
+    return 1;
 }
 
 static void cmd_add_counters(hb_net *acc, chan_udp_node *n) {
@@ -324,6 +351,7 @@ static int cmd_deploy(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
             cmd_nack(out, "bad_config", "%s", err);
             goto err;
         }
+        rep_primary_set_epoch(primary, c->epoch);
     }
     if (type->drain_log && !(repl = calloc(1, sizeof(*repl)))) {
         cmd_nack(out, "internal", "out of memory");
@@ -371,7 +399,7 @@ static int cmd_deploy(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
     cmd_inst in = {.engine_id = engine_id, .port = (uint16_t)c->port, .type = type,
                    .state = await ? CMD_AWAITING : CMD_SERVING, .node = node, .stage = stage,
                    .primary = primary, .repl = repl, .backup = backup,
-                   .backup_role = c->role && strcmp(c->role, "backup") == 0};
+                   .backup_role = c->role && strcmp(c->role, "backup") == 0, .epoch = c->epoch};
     snprintf(in.id, sizeof(in.id), "%s", c->instance_id);
     pthread_mutex_lock(&s->lock);
     s->insts[s->n_insts++] = in;
@@ -430,6 +458,7 @@ static int cmd_import(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
     uint16_t ignored;
     cmd_inst *in = c->instance_id ? cmd_find(s, c->instance_id) : NULL; /* rows move on this thread only */
     if (!in) return cmd_nack(out, "unknown_instance", "no instance %s on this node", c->instance_id ? c->instance_id : "");
+    if (cmd_stale(in, c, out)) return 0;
     cmd_import_stop(in->import); /* a retry replaces an earlier listener, finished or not */
     in->import = NULL;
     pthread_mutex_lock(&s->lock);
@@ -437,7 +466,7 @@ static int cmd_import(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
     pthread_mutex_unlock(&s->lock);
     if (st != CMD_AWAITING)
         return cmd_nack(out, "not_awaiting_state", "instance %s is %s, not awaiting state", in->id,
-                        st == CMD_SERVING ? "serving" : "stopped (its state was exported)");
+                        cmd_state_names[st]);
     if (c->listen_port == 0 || c->listen_port > 65535)
         return cmd_nack(out, "bad_command", "listen_port %u is not in 1..65535", c->listen_port);
     const char *peer = c->peer ? c->peer : "";
@@ -466,6 +495,12 @@ static int cmd_import(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
         return cmd_nack(out, "listen_failed", "%s", err);
     }
     in->import = ci;
+    if (c->epoch) { /* not serving yet, so nothing replicates: its frames carry the new epoch from the first */
+        pthread_mutex_lock(&s->lock); /* the ticker reads it */
+        in->epoch = c->epoch;
+        pthread_mutex_unlock(&s->lock);
+        if (in->primary) rep_primary_set_epoch(in->primary, c->epoch);
+    }
     alog(ALOG_INFO, "instance %s: awaiting its state on TCP port %u from %s", in->id, c->listen_port, *src ? src : "anyone");
     out->ok = 1;
     return 1;
@@ -542,9 +577,9 @@ static int cmd_export(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
     if (!in) return cmd_nack(out, "unknown_instance", "no instance %s on this node", c->instance_id ? c->instance_id : "");
     if (sx_parse_hostport(c->peer, ip, &port) != SX_OK)
         return cmd_nack(out, "bad_command", "destination \"%s\" is not <IPv4>:<port>", c->peer ? c->peer : "");
+    if (cmd_stale(in, c, out)) return 0;
     if (st != CMD_SERVING)
-        return cmd_nack(out, "not_serving", "instance %s is %s: nothing to export", in->id,
-                        st == CMD_AWAITING ? "awaiting state" : "stopped (its state was exported)");
+        return cmd_nack(out, "not_serving", "instance %s is %s: nothing to export", in->id, cmd_state_names[st]);
     int copy = c->keep_serving != 0;
     const char *backups = copy && c->backups ? c->backups : "";
     rep_primary *next = NULL;
@@ -552,6 +587,7 @@ static int cmd_export(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
         alog(ALOG_WARN, "instance %s: backups ignored: %s is stateless", in->id, in->type->name);
     else if (*backups && !(next = rep_primary_new(s->routes, pl_egress(s->pl), in->id, backups, err)))
         return cmd_nack(out, "bad_config", "%s", err);
+    if (next) rep_primary_set_epoch(next, in->epoch);
     /* A copy keeps the port closed from before the export op until after the switch op: no
      * request, hence no update, runs between them, so the new backups hold the state as of the
      * export and then get every later update, from seq 1: no gap. */
@@ -561,6 +597,7 @@ static int cmd_export(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
     svc_buf frame = {0};
     int rc = sx_export_frame(s->e, in->engine_id, in->id, in->primary, &frame, err);
     if (rc == SX_OK) rc = sx_send_frame(ip, port, frame.data, frame.len, err);
+    if (rc == SX_UNSURE && copy) rc = SX_ERR; /* a new backup serving unasked is no second primary */
     if (rc == SX_OK && copy && (rc = cmd_switch(s, in, next, err)) == SX_OK) next = NULL;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
@@ -572,6 +609,15 @@ static int cmd_export(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
              c->peer, bytes, ms);
         out->ok = 1;
         return 1;
+    }
+    if (rc == SX_UNSURE) { /* serving again here could make two primaries: wait to be told */
+        pthread_mutex_lock(&s->lock);
+        in->state = CMD_FENCED;
+        pthread_mutex_unlock(&s->lock);
+        alog(ALOG_WARN, "state export of %s to %s unconfirmed after %.1f ms: %s; fenced until the controller decides",
+             in->id, c->peer, ms, err);
+        return cmd_nack(out, "transfer_unconfirmed", "state of %s sent to %s, its answer lost (%s); fenced: "
+                        "ConfirmImport on the importer, then RemoveInstance or ResumeInstance here", in->id, c->peer, err);
     }
     if (!cmd_port_reopen(s, in, oerr)) {
         alog(ALOG_ERROR, "state %s of %s to %s %s (%s) and port %u could not be reopened: %s", copy ? "copy" : "export",
@@ -591,6 +637,43 @@ static int cmd_export(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
     alog(ALOG_WARN, "state export of %s to %s failed after %.1f ms: %s; serving here again", in->id, c->peer, ms, err);
     return cmd_nack(out, "transfer_failed", "state of %s not %s to %s: %s; serving here again", in->id,
                     copy ? "copied" : "moved", c->peer, err);
+}
+
+/* confirm_import: end the instance's transfer, then say whether it serves the imported state. */
+static int cmd_confirm_import(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
+    cmd_inst *in = c->instance_id ? cmd_find(s, c->instance_id) : NULL; /* rows move on this thread only */
+    if (!in) return cmd_nack(out, "unknown_instance", "no instance %s on this node", c->instance_id ? c->instance_id : "");
+    if (cmd_stale(in, c, out)) return 0;
+    cmd_import_stop(in->import); /* after the join the state is final: no import can open the port later */
+    in->import = NULL;
+    pthread_mutex_lock(&s->lock);
+    cmd_inst_state st = in->state;
+    pthread_mutex_unlock(&s->lock);
+    if (st != CMD_SERVING || (c->epoch && c->epoch != in->epoch))
+        return cmd_nack(out, "not_imported", "instance %s is %s at epoch %llu; its transfer is closed", in->id,
+                        cmd_state_names[st], (unsigned long long)in->epoch);
+    alog(ALOG_INFO, "instance %s: import confirmed (serving at epoch %llu)", in->id, (unsigned long long)in->epoch);
+    out->ok = 1;
+    return 1;
+}
+
+/* resume_instance: a fenced copy (unconfirmed move, importer found not serving) serves again. */
+static int cmd_resume(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
+    char err[ENG_ERRBUF_LEN];
+    pthread_mutex_lock(&s->lock);
+    cmd_inst *in = c->instance_id ? cmd_find(s, c->instance_id) : NULL;
+    cmd_inst_state st = in ? in->state : CMD_STOPPED;
+    pthread_mutex_unlock(&s->lock);
+    if (!in) return cmd_nack(out, "unknown_instance", "no instance %s on this node", c->instance_id ? c->instance_id : "");
+    if (cmd_stale(in, c, out)) return 0;
+    if (st != CMD_FENCED)
+        return cmd_nack(out, "not_fenced", "instance %s is %s: only a fenced instance resumes", in->id,
+                        cmd_state_names[st]);
+    if (!cmd_port_reopen(s, in, err))
+        return cmd_nack(out, "port_in_use", "instance %s stays fenced: port %u: %s", in->id, in->port, err);
+    alog(ALOG_INFO, "instance %s: resumed after an unconfirmed move; serving here again", in->id);
+    out->ok = 1;
+    return 1;
 }
 
 static int cmd_set_routes(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
@@ -615,6 +698,8 @@ int cmd_apply(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
     case E3RPC_CMD_SET_ROUTES: cmd_set_routes(s, c, out); break;
     case E3RPC_CMD_EXPORT_STATE: cmd_export(s, c, out); break;
     case E3RPC_CMD_IMPORT_STATE: cmd_import(s, c, out); break;
+    case E3RPC_CMD_CONFIRM_IMPORT: cmd_confirm_import(s, c, out); break;
+    case E3RPC_CMD_RESUME: cmd_resume(s, c, out); break;
     default: cmd_nack(out, "unknown_command", "command %llu carries no action this agent knows", (unsigned long long)c->version); break;
     }
     s->applied = c->version;

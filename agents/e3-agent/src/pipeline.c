@@ -30,6 +30,8 @@ struct pl_inst {
     atomic_uint_fast64_t next;                /* round-robin counter */
     char forward_if[PL_GATE_LEN];             /* forward only responses starting with it ("": all) */
     lat_hist lat;                             /* arrival -> OK reply of its requests, us */
+    atomic_uint_fast64_t stale;               /* nonzero: refuse every request, a copy at this
+                                               * epoch serves the instance (pl_inst_refuse) */
 };
 
 typedef struct pl_job {
@@ -145,6 +147,10 @@ void pl_inst_free(pl_inst *i) {
     free(i);
 }
 
+void pl_inst_refuse(pl_inst *i, uint64_t epoch) {
+    atomic_store(&i->stale, epoch);
+}
+
 void pl_inst_latency(pl_inst *i, lat_summary *out) {
     lat_take(&i->lat, out);
 }
@@ -254,6 +260,10 @@ int pl_deliver(void *sink, uint32_t instance_id, const uint8_t *req, size_t len,
     pl_inst *in = sink;
     if (instance_id != 0 && instance_id != in->engine_id)
         return chan_set_error(err, "pipeline: instance %u is not served on this port", instance_id);
+    uint64_t stale = atomic_load(&in->stale);
+    if (stale)
+        return chan_set_error(err, "stale_epoch: another copy of this instance serves at epoch %llu",
+                              (unsigned long long)stale);
     pl_split sp;
     pl_split_request(req, len, &sp);
     size_t keep = in->n_down ? sp.rest_len : 0; /* the rest only matters with a downstream */

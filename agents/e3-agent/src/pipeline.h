@@ -97,6 +97,11 @@ void pl_inst_free(pl_inst *i);
  * the reply (their downstream calls included), and none after: the heartbeat thread takes it. */
 void pl_inst_latency(pl_inst *i, lat_summary *out);
 
+/* From now on answer every request delivered to `i` with an error "stale_epoch: ..." naming
+ * `epoch`, the newer epoch another copy of the instance serves at (docs/agents.md, "Never two
+ * primaries"). Any thread. */
+void pl_inst_refuse(pl_inst *i, uint64_t epoch);
+
 /* Number of downstream instances of a stage. */
 size_t pl_inst_downstreams(const pl_inst *i);
 

@@ -59,6 +59,8 @@ struct rep_primary {
     pthread_cond_t progress;       /* signalled when a backup confirms more (rep_primary_drain) */
     atomic_uint_fast64_t refs;     /* owner + frames in flight */
     atomic_uint_fast64_t sent, resent, replicated, failed, dropped; /* counters (rep_counters) */
+    atomic_uint_fast64_t epoch;    /* this copy's epoch, in every frame (rep_primary_set_epoch) */
+    atomic_uint_fast64_t newer;    /* highest epoch a backup follows above ours ("STALE"), or 0 */
 };
 
 /* What an answer must find: which frame of which backup it answers. */
@@ -79,6 +81,7 @@ typedef struct rep_early {
 typedef struct rep_stream {
     char id[E3RPC_ID_LEN]; /* the primary's controller id */
     uint64_t last;         /* last seq applied (or refused as malformed) from it */
+    uint64_t epoch;        /* highest epoch seen from it: frames from a lower one are refused */
     rep_early *early;      /* REP_HOLD_MAX slots by seq % REP_HOLD_MAX; NULL until needed */
 } rep_stream;
 
@@ -107,12 +110,14 @@ static uint64_t rep_now_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-int rep_encode(svc_buf *out, uint64_t seq, const char *primary_id, const uint8_t *records, size_t len) {
+int rep_encode(svc_buf *out, uint64_t seq, uint64_t epoch, const char *primary_id, const uint8_t *records,
+               size_t len) {
     size_t idl = strlen(primary_id);
     if (idl >= E3RPC_ID_LEN) return -1;
-    uint8_t hdr[9];
+    uint8_t hdr[17];
     rep_put_u64(hdr, seq);
-    hdr[8] = (uint8_t)idl;
+    rep_put_u64(hdr + 8, epoch);
+    hdr[16] = (uint8_t)idl;
     svc_buf_reset(out);
     if (svc_buf_append(out, hdr, sizeof(hdr)) != SVC_OK || svc_buf_append(out, primary_id, idl) != SVC_OK ||
         svc_buf_append(out, records, len) != SVC_OK)
@@ -208,7 +213,7 @@ static int rep_xmit(rep_primary *p, size_t i, uint64_t seq) {
         snprintf(err, sizeof(err), "no route to instance %s", b->id);
         goto fail;
     }
-    if (rep_encode(&p->payload, seq | flags, p->self, k->data, k->len) != 0) {
+    if (rep_encode(&p->payload, seq | flags, atomic_load(&p->epoch), p->self, k->data, k->len) != 0) {
         snprintf(err, sizeof(err), "out of memory");
         goto fail;
     }
@@ -286,6 +291,7 @@ static void rep_on_answer(void *ctx, int status, const uint8_t *resp, size_t len
     rep_inflight *f = ctx;
     rep_primary *p = f->p;
     uint64_t now = rep_now_ns(), last;
+    int stale = 0;
     pthread_mutex_lock(&p->lock);
     rep_peer *b = &p->peers[f->peer];
     if (!b->moved) {
@@ -300,7 +306,15 @@ static void rep_on_answer(void *ctx, int status, const uint8_t *resp, size_t len
             }
         } else {
             atomic_fetch_add(&p->failed, 1);
-            if (rep_answer_number(resp, len, "GAP", &last)) {
+            if ((stale = rep_answer_number(resp, len, "STALE", &last))) {
+                /* Another copy of this instance serves at a newer epoch: this one is stale. Its
+                 * owner stops serving it (rep_primary_newer_epoch); resending would not help. */
+                uint64_t seen = atomic_load(&p->newer);
+                while (last > seen && !atomic_compare_exchange_weak(&p->newer, &seen, last)) {}
+                if (seen < last)
+                    alog(ALOG_WARN, "replication from %s to %s: the backup follows epoch %llu, this copy is at %llu: stale",
+                         p->self, b->id, (unsigned long long)last, (unsigned long long)atomic_load(&p->epoch));
+            } else if (rep_answer_number(resp, len, "GAP", &last)) {
                 rep_unhold(b);
                 /* The backup's own count wins, also below ours (it followed another incarnation
                  * of this primary, or our number came from a moved state it never got): what it
@@ -311,9 +325,9 @@ static void rep_on_answer(void *ctx, int status, const uint8_t *resp, size_t len
                 alog(ALOG_DEBUG, "replication from %s to %s, update %llu: %.*s", p->self, b->id,
                      (unsigned long long)f->seq, (int)(len > 200 ? 200 : len), (const char *)resp);
             }
-            if (f->seq > b->acked && f->seq > b->want_to) b->want_to = f->seq;
+            if (!stale && f->seq > b->acked && f->seq > b->want_to) b->want_to = f->seq;
         }
-        rep_resend(p, f->peer, now);
+        if (!stale) rep_resend(p, f->peer, now);
     }
     pthread_mutex_unlock(&p->lock);
     free(f);
@@ -370,6 +384,15 @@ err:
     return NULL;
 }
 
+void rep_primary_set_epoch(rep_primary *p, uint64_t epoch) {
+    atomic_store(&p->epoch, epoch);
+}
+
+uint64_t rep_primary_newer_epoch(rep_primary *p) {
+    uint64_t newer = atomic_load(&p->newer);
+    return newer > atomic_load(&p->epoch) ? newer : 0;
+}
+
 void rep_primary_release(rep_primary *p) {
     if (!p || atomic_fetch_sub(&p->refs, 1) != 1) return;
     for (size_t i = 0; i < p->n; i++) rep_peer_clear(&p->peers[i]);
@@ -410,6 +433,7 @@ static void rep_chase(rep_primary *p, size_t i, uint64_t now, uint64_t stall_ns)
 
 void rep_primary_tick(rep_primary *p) {
     uint64_t now = rep_now_ns();
+    if (rep_primary_newer_epoch(p)) return; /* stale: its backups refuse whatever it resends */
     pthread_mutex_lock(&p->lock);
     for (size_t i = 0; i < p->n; i++)
         if (!p->peers[i].moved) rep_chase(p, i, now, REP_STALL_MS * 1000000ull);
@@ -540,6 +564,7 @@ static rep_stream *rep_stream_of(rep_backup *b, const uint8_t *id, size_t idl) {
     memcpy(s->id, id, idl);
     s->id[idl] = '\0';
     s->last = 0;
+    s->epoch = 0;
     return s;
 }
 
@@ -611,7 +636,8 @@ static int rep_apply_op(void *op_ctx, const svc_type *type, svc_instance *inst, 
                         svc_buf *resp, char *err) {
     rep_backup *b = op_ctx;
     char serr[SVC_ERRBUF_LEN];
-    if (len < 9 || data[8] == 0 || data[8] >= E3RPC_ID_LEN || len < 9u + data[8] || !(rep_get_u64(data) & ~REP_FLAGS)) {
+    if (len < 17 || data[16] == 0 || data[16] >= E3RPC_ID_LEN || len < 17u + data[16] ||
+        !(rep_get_u64(data) & ~REP_FLAGS)) {
         atomic_fetch_add(&b->refused, 1);
         return eng_set_error(err, "replica: malformed update header");
     }
@@ -619,11 +645,17 @@ static int rep_apply_op(void *op_ctx, const svc_type *type, svc_instance *inst, 
         atomic_fetch_add(&b->refused, 1);
         return eng_set_error(err, "replica: %s is stateless", type->name);
     }
-    uint64_t raw = rep_get_u64(data), seq = raw & ~REP_FLAGS;
-    size_t idl = data[8];
-    const uint8_t *rec = data + 9 + idl;
-    size_t rec_len = len - 9 - idl;
-    rep_stream *s = rep_stream_of(b, data + 9, idl);
+    uint64_t raw = rep_get_u64(data), seq = raw & ~REP_FLAGS, epoch = rep_get_u64(data + 8);
+    size_t idl = data[16];
+    const uint8_t *rec = data + 17 + idl;
+    size_t rec_len = len - 17 - idl;
+    rep_stream *s = rep_stream_of(b, data + 17, idl);
+    if (epoch < s->epoch) { /* a copy of this primary that another copy superseded */
+        atomic_fetch_add(&b->refused, 1);
+        return eng_set_error(err, "STALE %llu: update %llu from %s at epoch %llu", (unsigned long long)s->epoch,
+                             (unsigned long long)seq, s->id, (unsigned long long)epoch);
+    }
+    s->epoch = epoch;
     if (seq <= s->last) { /* a resend of what is applied: confirm again */
         atomic_fetch_add(&b->duplicates, 1);
         return rep_answer_ok(resp, s->last, err);

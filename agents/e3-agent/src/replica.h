@@ -14,8 +14,10 @@
  * dies can be missing at the backup).
  *
  * Replicate payload (network byte order):
- *   u64 seq (top bits: REP_JUMP, REP_HOLE) | u8 id_len | primary id (id_len bytes, the controller's id) | records
- * seq counts from 1 per (primary, backup) pair.
+ *   u64 seq (top bits: REP_JUMP, REP_HOLE) | u64 epoch | u8 id_len | primary id (id_len bytes, the controller's
+ *   id) | records
+ * seq counts from 1 per (primary, backup) pair. epoch is the primary copy's controller-issued epoch
+ * (docs/agents.md, "Never two primaries"; 0: none given).
  *
  * Backup side (rep_backup): each stateful instance takes replicate frames on its own port
  * (chan_udp_node_set_replicate with rep_backup_deliver). An update is applied through the
@@ -29,6 +31,10 @@
  *     "HELD <last>", counted as out_of_order; each applied update is followed by the held ones
  *     whose turn it was, and the answer is "OK <last>" after them;
  *   - further still: refused, error answer "GAP <last>: ...", counted as out_of_order;
+ *   - from an epoch below the highest this backup saw from that primary id (a stale copy of a
+ *     primary that moved or was superseded): refused, error answer "STALE <epoch>: ...", counted
+ *     as refused; the stale primary notes the newer epoch (rep_primary_newer_epoch) and its owner
+ *     stops serving it;
  *   - malformed records: refused (apply_log's reason), counted; its number is used up;
  *   - REP_HOLE (an update too large for one datagram, given up by the primary): its number is
  *     used up and it counts as a gap.
@@ -70,7 +76,7 @@
 
 #define REP_MAX_BACKUPS 8   /* backups per primary */
 #define REP_MAX_PRIMARIES 8 /* primaries a backup follows at once (the oldest is forgotten) */
-#define REP_HDR_MAX (8 + 1 + E3RPC_ID_LEN) /* bytes of payload header, at most */
+#define REP_HDR_MAX (8 + 8 + 1 + E3RPC_ID_LEN) /* bytes of payload header, at most */
 #define REP_JUMP (1ull << 63)              /* seq flag: the updates before this one are not coming */
 #define REP_HOLE (1ull << 62)              /* seq flag: this update was given up (no records follow) */
 #define REP_FLAGS (REP_JUMP | REP_HOLE)
@@ -107,6 +113,13 @@ typedef struct rep_backup rep_backup;   /* opaque */
  * NULL with `err` on a bad list, an over-long id, or no memory. */
 rep_primary *rep_primary_new(rt_table *routes, chan_udp_node *egress, const char *self_id, const char *backups_csv,
                              char *err);
+
+/* The epoch this primary's frames carry from now on (0 until set). Any thread. */
+void rep_primary_set_epoch(rep_primary *p, uint64_t epoch);
+
+/* The highest epoch a backup answered it follows for this primary's id, above this primary's own
+ * (its "STALE" answers), or 0: this copy is stale, another serves the instance. Any thread. */
+uint64_t rep_primary_newer_epoch(rep_primary *p);
 
 /* eng_log_fn with ctx = a rep_primary: number, keep and send `records` to every backup. */
 void rep_primary_on_log(void *ctx, const uint8_t *records, size_t len);
@@ -160,8 +173,9 @@ int rep_backup_deliver(void *sink, uint32_t instance_id, const uint8_t *payload,
  * Any thread. */
 void rep_backup_counters(rep_backup *b, rep_counters *out);
 
-/* Build a replicate payload into `out` (reset first): header for (`seq`, `primary_id`), then
- * `records`. Returns 0, or -1 when memory runs out or the id is longer than E3RPC_ID_LEN - 1. */
-int rep_encode(svc_buf *out, uint64_t seq, const char *primary_id, const uint8_t *records, size_t len);
+/* Build a replicate payload into `out` (reset first): header for (`seq`, `epoch`, `primary_id`),
+ * then `records`. Returns 0, or -1 when memory runs out or the id is longer than E3RPC_ID_LEN - 1. */
+int rep_encode(svc_buf *out, uint64_t seq, uint64_t epoch, const char *primary_id, const uint8_t *records,
+               size_t len);
 
 #endif

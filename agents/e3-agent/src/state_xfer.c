@@ -402,13 +402,17 @@ int sx_send_frame(const char *ip, uint16_t port, const uint8_t *frame, size_t le
                 rc = sx_set_error(err, "send: %s", strerror(errno));
         }
     }
+    int sent = rc == SX_OK && len == 0;
     if (rc == SX_OK && (rc = sx_read_line(fd, line, sizeof(line), SX_ANSWER_TIMEOUT_MS, err)) == SX_OK) {
         if (strncmp(line, "ERR ", 4) == 0) rc = sx_set_error(err, "importer: %s", line + 4);
         else if (strcmp(line, "OK") != 0) rc = sx_set_error(err, "unexpected answer \"%.64s\"", line);
         else if (len) rc = sx_set_error(err, "the importer answered OK before the whole frame was sent");
+    } else if (rc != SX_OK && sent) {
+        /* The whole frame is there and the answer is lost: the importer may serve it already. */
+        rc = SX_UNSURE;
     }
     close(fd);
-    return rc == SX_OK ? SX_OK : SX_ERR;
+    return rc == SX_OK || rc == SX_UNSURE ? rc : SX_ERR;
 }
 
 /* ---- the importer ------------------------------------------------------------------------- */
@@ -462,6 +466,22 @@ static void sx_answer(int fd, int ok, const char *why) {
         alog(ALOG_WARN, "state import: answering the exporter: %s", err);
 }
 
+/* The importer's answer once the state is in and it serves, unless the test-only fault hook
+ * (SX_TEST_ANSWER_ENV) drops or delays it: in moves only (`move`), not in copies. */
+static void sx_answer_ok(int fd, int cancel_fd, int move, const char *instance_id) {
+    const char *fault = move ? getenv(SX_TEST_ANSWER_ENV) : NULL;
+    if (fault && strcmp(fault, "drop") == 0) {
+        alog(ALOG_WARN, "state import of %s: test fault: the OK is dropped", instance_id);
+        return;
+    }
+    if (fault && strncmp(fault, "delay:", 6) == 0) {
+        long ms = strtol(fault + 6, NULL, 10);
+        alog(ALOG_WARN, "state import of %s: test fault: the OK is delayed %ld ms", instance_id, ms);
+        if (ms > 0) (void)sx_wait_fd(cancel_fd, POLLIN, -1, (uint32_t)ms); /* a cancel ends it early */
+    }
+    sx_answer(fd, 1, NULL);
+}
+
 /* Accept the source's connection within the accept timeout; -1 on timeout or cancel. */
 static int sx_accept_source(sx_importer *im) {
     const sx_import_spec *sp = &im->spec;
@@ -512,7 +532,8 @@ static void *sx_import_main(void *arg) {
     if (rc == SX_OK) rc = sx_import_frame(sp->e, sp->engine_id, sp->instance_id, &f, sp->primary, err);
     if (rc == SX_OK && sx_wait_fd(im->cancel[0], POLLIN, -1, 0) != 0) rc = sx_set_error(err, "cancelled");
     if (rc == SX_OK) rc = sp->ready(sp->ready_ctx, err);
-    sx_answer(fd, rc == SX_OK, err);
+    if (rc == SX_OK) sx_answer_ok(fd, im->cancel[0], !sp->any_instance, sp->instance_id);
+    else sx_answer(fd, 0, err);
     if (rc == SX_OK) {
         alog(ALOG_INFO, "state import of %s (%s) from instance %s: %zu bytes (%llu of state, %zu sequence numbers) in %llu ms; serving",
              sp->instance_id, sp->type, f.instance_id, f.len, (unsigned long long)f.state_len, f.n_seq,

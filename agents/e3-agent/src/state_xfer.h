@@ -35,6 +35,7 @@
 #define SX_OK 0
 #define SX_ERR -1
 #define SX_MORE 1                      /* sx_decode: a valid prefix, more bytes needed */
+#define SX_UNSURE 2                    /* sx_send_frame: all sent, no answer: the importer may serve */
 #define SX_ERRBUF_LEN 256              /* size of the error buffers callers pass */
 #define SX_MAGIC "E3ST"                /* first 4 bytes of a frame */
 #define SX_VERSION 1                   /* frame version */
@@ -120,10 +121,18 @@ int sx_parse_hostport(const char *s, char *ip, uint16_t *port);
 
 /* Send `frame` to `ip`:`port` and return the importer's answer: SX_OK on "OK"; SX_ERR with the
  * importer's "ERR ..." line or the socket error (connect within SX_CONNECT_TIMEOUT_MS, no
- * SX_IO_TIMEOUT_MS silence while sending, answer within SX_ANSWER_TIMEOUT_MS) in `err`. */
+ * SX_IO_TIMEOUT_MS silence while sending) in `err`: the importer does not serve this state.
+ * SX_UNSURE (reason in `err`) when the whole frame went out but no answer line came within
+ * SX_ANSWER_TIMEOUT_MS (timeout, close, reset): the importer may have loaded it and serve. */
 int sx_send_frame(const char *ip, uint16_t port, const uint8_t *frame, size_t len, char *err);
 
 /* ---- the importer ------------------------------------------------------------------------- */
+
+/* Test-only fault injection (docs/agents.md, "Never two primaries"): with this environment
+ * variable set to "drop", an importer that loaded a moved instance's state and serves closes the
+ * connection without its OK line; "delay:<ms>" sends the OK that much later (a cancel ends the
+ * wait). Copies (an instance deployed as a backup) answer as usual. Never set in production. */
+#define SX_TEST_ANSWER_ENV "E3_TEST_XFER_ANSWER"
 
 /* Called on the importer's thread once the state is in the instance: make it serve (open its
  * port). Return SX_OK, or SX_ERR with a reason in `err` (the instance stays awaiting state). */

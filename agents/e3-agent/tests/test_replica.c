@@ -178,7 +178,7 @@ int main(void) {
     CHECK(cmd_replication(s, "backup", &before));
 #define CRAFTED(seq, i, status, want)                                                             \
     do {                                                                                          \
-        CHECK_EQ_INT(rep_encode(&frame, (seq), "other", records[i].data, records[i].len), 0);     \
+        CHECK_EQ_INT(rep_encode(&frame, (seq), 0, "other", records[i].data, records[i].len), 0);     \
         udp_send_check(client, pb, 1, frame.data, frame.len, (status), (want));                   \
     } while (0)
     CRAFTED(3, 3, CHAN_OK, "HELD 0");
@@ -194,7 +194,7 @@ int main(void) {
     call(client, pb, "GET crafted", "VALUE v2");
     snprintf(want, sizeof(want), "GAP 10: update %d from other is too far ahead", 11 + REP_HOLD_MAX);
     CRAFTED(11 + REP_HOLD_MAX, 1, CHAN_ERR, want);
-    CHECK_EQ_INT(rep_encode(&frame, 11, "other", records[1].data, records[1].len - 1), 0); /* truncated */
+    CHECK_EQ_INT(rep_encode(&frame, 11, 0, "other", records[1].data, records[1].len - 1), 0); /* truncated */
     udp_send_check(client, pb, 1, frame.data, frame.len, CHAN_ERR, NULL);
     udp_send_check(client, pb, 1, (const uint8_t *)"short", 5, CHAN_ERR, "replica: malformed update header");
     CHECK(cmd_replication(s, "backup", &c));

@@ -9,7 +9,8 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from e3.models.base import Base, UuidPk, utcnow
 
-COMMAND_KINDS = ("deploy_instance", "remove_instance", "export_state", "import_state", "set_routes")
+COMMAND_KINDS = ("deploy_instance", "remove_instance", "export_state", "import_state", "set_routes", "confirm_import",
+                 "resume_instance")
 COMMAND_STATES = ("pending", "acked", "nacked")
 
 

@@ -3,7 +3,7 @@
 import uuid
 from datetime import datetime
 
-from sqlalchemy import Boolean, DateTime, Float, ForeignKey, Index, Integer, String, Uuid, false
+from sqlalchemy import BigInteger, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, Uuid, false
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
@@ -55,4 +55,7 @@ class Instance(UuidPk, Base):
     # ids of primaries this one took over in failovers: requests for them are routed here (upstream
     # instances deployed before the failover still name them)
     aliases: Mapped[list | None] = mapped_column(JSONB)
+    # bumped whenever another copy becomes the one that serves (a move's switch, a promotion); agents
+    # refuse commands naming an older one (docs/agents.md, "Never two primaries")
+    epoch: Mapped[int] = mapped_column(BigInteger, default=1, server_default="1")
     deployment: Mapped[Deployment] = relationship(back_populates="instances")

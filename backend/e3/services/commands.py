@@ -156,7 +156,7 @@ class _Wiring:
                 config[BACKUPS_KEY] = ",".join(backups)  # a stateful primary's replication log goes to these
         config.update(agent_keys)
         return dict(instance_id=str(inst.id), service_type=inst.service, shard=inst.shard, role=inst.role,
-                    port=port, config=config)
+                    port=port, config=config, epoch=inst.epoch or 1)
 
 
 def issue_deploys(session: Session, cluster_id: uuid.UUID) -> set[uuid.UUID]:

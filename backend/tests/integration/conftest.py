@@ -57,14 +57,21 @@ def local_cluster(e3, controller, tmp_path):
 
 
 @pytest.fixture
-def trio(e3, worker, backing_services, tmp_path, client):
-    """A controller and 3 local agents; the gw -> kvs application placed and running."""
+def agent_env() -> dict:
+    """More environment for the trio's agents (a test overrides it, e.g. with a test-only fault hook)."""
+    return {}
+
+
+@pytest.fixture
+def trio(e3, worker, backing_services, tmp_path, client, agent_env):
+    """A controller and 3 local agents (their environment plus `agent_env`); the gw -> kvs application placed
+    and running."""
     if not AGENT.is_file():
         pytest.fail(f"{AGENT} is missing: `make test` builds it (make agents)")
     port = free_tcp_port()
     controller = start_process(["controller", "--port", str(port)], backing_services, "controller.log",
                                lambda log: b"controller listening" in log)
-    env = dict(E3_DATA_DIR=str(tmp_path / "data"), E3_AGENT_BIN=str(AGENT))
+    env = dict(E3_DATA_DIR=str(tmp_path / "data"), E3_AGENT_BIN=str(AGENT), **agent_env)
     agents = []
     try:
         up = e3("cluster", "up", "--mode", "local", "--servers", "3", "--type", "beefy", "--name", "trio",

@@ -6,7 +6,8 @@ row locked, like every writer of commands). For each instance that was on the no
 - a stateful primary with a backup running on a node that is up: the first such backup (lowest
   replica) is promoted. It becomes the shard's primary (replica 0), takes the lost primary's id as an
   alias (upstream instances deployed before still name it: the route table leads that id to the
-  backup), and serves at once from the state the replication log gave it. The lost row is deleted.
+  backup), and serves at once from the state the replication log gave it, at an epoch above the lost
+  primary's (docs/agents.md, "Never two primaries"). The lost row is deleted.
 - a stateful backup: its row is deleted.
 - anything else (a stateless instance, a stateful one with no live backup): it is placed again by HCM
   and deployed afresh, keeping its id; a stateful one starts empty (`failover.state_lost`).
@@ -17,7 +18,9 @@ SmartNICs are one fault domain; nothing is placed again on the failed node's ser
 by a `seed` migration: its primary's state copied, then its replication log (services.migration.runner).
 When no node has room the shard runs with fewer backups (`failover.unprotected`). The route table goes
 to every agent-run node; the down node gets a RemoveInstance for each of its instances, so that an
-agent restarted there does not bring them back when its command history is replayed.
+agent restarted there does not bring them back when its command history is replayed. A lost instance's move
+under way ends `failed`, and its copy on the move's target (which may hold the state and serve already: the
+source died before it heard the answer) is removed, so the promoted backup is the only copy that serves.
 """
 
 import logging
@@ -123,9 +126,13 @@ def fail_over(session: Session, node_id: uuid.UUID) -> list[uuid.UUID]:
 
 
 def _end_migrations(session: Session, instance_ids: list[uuid.UUID], node_name: str) -> None:
-    """Migrations of the lost instances under way end `failed`: what they moved is being failed over."""
+    """Migrations of the lost instances under way end `failed`: what they moved is being failed over. A move's
+    target copy is removed: it may have imported the state and serve, beside the backup promoted now."""
     for m in session.scalars(select(Migration).where(Migration.instance_id.in_(instance_ids),
                                                      Migration.state.in_(ACTIVE_MIGRATION_STATES))):
+        if m.kind == "move" and m.steps:
+            commands.issue(session, m.cluster_id, m.target_node_id, "remove_instance",
+                           dict(instance_id=str(m.instance_id)), m.instance_id)
         m.state, m.error = "failed", dict(code="node_down", message=f"{node_name} went down; failed over")
         events.emit(session, "migration.failed", f"instance/{m.instance_id}", m.cluster_id,
                     application=events.application_of(session, instance_id=m.instance_id), migration_id=str(m.id),
@@ -160,6 +167,7 @@ def _fail_over_deployment(session: Session, dep: _Deployment, gone: list[Instanc
             freed = backup.replica
             backup.replica, backup.role, backup.ordinal = 0, "primary", inst.ordinal
             backup.aliases = [*(backup.aliases or ()), str(inst.id), *(inst.aliases or ())]
+            backup.epoch = max(backup.epoch or 1, inst.epoch or 1) + 1
             events.emit(session, "failover.promoted", f"instance/{backup.id}", cluster_id, application=app,
                         replaces=str(inst.id), dag_node=inst.dag_node, shard=inst.shard, node=names.get(backup.node_id),
                         lost_node=names.get(lost_node))

@@ -12,6 +12,13 @@ Steps of a stateful instance (docs/orchestrator.md, "Migration protocol"):
   cleanup_source     RemoveInstance of the stopped copy on the source.
 A stateless instance has nothing to transfer: push (serving at once), update_routes (the point of no return),
 cleanup_source.
+Never two primaries (docs/agents.md): the target copy is deployed and imports at the instance's next epoch; an
+ExportState whose importer's answer was lost is NACKed `transfer_unconfirmed` with the source fenced (not
+serving). Then confirm_transfer (ConfirmImport on the target: it closes its transfer and says whether it serves)
+decides: imported, the move goes on (its epoch is the instance's now, the fenced source is cleaned up); not
+imported (or the target is down), resume_source (ResumeInstance on the source) and the move is rolled back. A
+target that does not answer leaves the source fenced and the migration failed `unconfirmed` (no copy serves
+rather than two).
 A seed (failover: a new backup, its row already on the target and `seeding`) is a copy, not a move: push
 (role backup, awaiting state), open_transfer, copy_state (ExportState in copy mode on the primary: it pauses,
 sends its state, switches its backups to the shard's current ones plus this one, serves again; the point of
@@ -78,6 +85,7 @@ class Outcome:
     state: str  # pending | acked | nacked
     error: dict | None
     node_up: bool = True
+    node_down: bool = False  # marked down (not merely suspect)
 
 
 def _now() -> datetime:
@@ -153,15 +161,17 @@ class _Run:
         for node_id, version in keys:
             state, error, node_state = rows.get((node_id, version)) or (
                 "nacked", {"code": "lost", "message": "the command is no longer stored"}, None)
-            out.append(Outcome(node_id, version, state, error, node_state == "up"))
+            out.append(Outcome(node_id, version, state, error, node_state == "up", node_state == "down"))
         return out
 
     def _node_up(self, node_id: uuid.UUID) -> bool:
         return self.s.scalar(select(ComputeNode.state).where(ComputeNode.id == node_id)) == "up"
 
-    def _wait(self, issued: list[dict], timeout_s: float, *, ok_codes: tuple[str, ...] = ()) -> list[Outcome]:
-        """Wait until every issued command is answered (a node that is not up is not waited for). A NACK whose
-        code is in `ok_codes` counts as done. Raises StepFailed on another NACK or on a timeout."""
+    def _wait(self, issued: list[dict], timeout_s: float, *, ok_codes: tuple[str, ...] = (),
+              until_down: bool = False) -> list[Outcome]:
+        """Wait until every issued command is answered (a node that is not up is not waited for; with
+        `until_down`, only one marked down is not). A NACK whose code is in `ok_codes` counts as done. Raises
+        StepFailed on another NACK or on a timeout."""
         deadline = time.monotonic() + timeout_s
         while True:
             self.s.rollback()  # a fresh snapshot each round
@@ -170,7 +180,7 @@ class _Run:
                 if o.state == "nacked" and (o.error or {}).get("code") not in ok_codes:
                     err = o.error or {}
                     raise StepFailed(err.get("code", "nacked"), err.get("message", "the agent refused the command"))
-            pending = [o for o in outcomes if o.state == "pending" and o.node_up]
+            pending = [o for o in outcomes if o.state == "pending" and (not o.node_down if until_down else o.node_up)]
             if not pending:
                 return outcomes
             if time.monotonic() > deadline:
@@ -185,20 +195,27 @@ class _Run:
             if m.target_port is None:
                 m.target_port = commands.free_port(self.s, self.target.address)
             keys = {AWAIT_STATE_KEY: "1"} if m.stateful else {}
-            return [self._issue(self.target, "deploy_instance",
-                                commands.deploy_payload(self.s, inst, m.target_port, **keys))]
+            payload = commands.deploy_payload(self.s, inst, m.target_port, **keys)
+            return [self._issue(self.target, "deploy_instance", {**payload, "epoch": self._target_epoch()})]
         if name == "open_transfer":
             if m.transfer_port is None:
                 m.transfer_port = _free_transfer_port(self.s)
             return [self._issue(self.target, "import_state",
                                 dict(instance_id=str(inst.id), source=self.source.control_address or "",
-                                     listen_port=m.transfer_port))]
+                                     listen_port=m.transfer_port, epoch=self._target_epoch()))]
         if name in TRANSFER_STEPS:
             host = self.target.control_address or self.target.address
-            export = dict(instance_id=str(inst.id), destination=f"{host}:{m.transfer_port}")
+            export = dict(instance_id=str(inst.id), destination=f"{host}:{m.transfer_port}", epoch=inst.epoch)
             if name == "copy_state":
-                export.update(instance_id=str(m.source_instance_id), keep_serving=True, backups=self._backups_after())
+                source = self.s.get(Instance, m.source_instance_id)
+                export.update(instance_id=str(m.source_instance_id), keep_serving=True, backups=self._backups_after(),
+                              epoch=source.epoch if source else 0)
             return [self._issue(self.source, "export_state", export)]
+        if name == "confirm_transfer":
+            return [self._issue(self.target, "confirm_import",
+                                dict(instance_id=str(inst.id), epoch=self._target_epoch()))]
+        if name == "resume_source":
+            return [self._issue(self.source, "resume_instance", dict(instance_id=str(inst.id), epoch=inst.epoch))]
         if name == "update_routes":
             self._commit_move()
             return [dict(node_id=str(n), version=v) for n, v in commands.issue_routes(self.s, m.cluster_id).items()]
@@ -217,10 +234,16 @@ class _Run:
             (Instance.state == "running") | (Instance.id == inst.id)).order_by(Instance.replica))
         return ",".join(str(i) for i in rows)
 
+    def _target_epoch(self) -> int:
+        """The epoch the target copy serves at: a moved instance's next one (a seeded backup keeps its own)."""
+        inst = self.instance
+        return inst.epoch if self.seed or inst.node_id == self.target.id else inst.epoch + 1
+
     def _commit_move(self) -> None:
-        """The instance row now says it runs on the target, serving on the target port."""
+        """The instance row now says it runs on the target, serving on the target port (at the target's epoch)."""
         inst = self.instance
         if inst.node_id != self.target.id or inst.state == "seeding":
+            inst.epoch = self._target_epoch()
             inst.node_id, inst.port, inst.state, inst.error = self.target.id, self.m.target_port, "running", None
 
     def _wait_step(self, name: str, issued: list[dict]) -> None:
@@ -228,6 +251,11 @@ class _Run:
             self._wait_export(issued)
         elif name in ("cleanup_source", "undo_push"):  # the copy may be gone already (an agent that restarted)
             self._wait(issued, STEP_TIMEOUT_S, ok_codes=("unknown_instance",))
+        elif name == "confirm_transfer":  # not_imported is an answer; so is a target gone (restarted, or down:
+            # a suspect one may still serve, so it is waited for)
+            self._wait(issued, STEP_TIMEOUT_S, ok_codes=("not_imported", "unknown_instance"), until_down=True)
+        elif name == "resume_source":  # not_fenced: resumed already (a resumed run issuing it again)
+            self._wait(issued, STEP_TIMEOUT_S, ok_codes=("not_fenced",))
         else:
             self._wait(issued, STEP_TIMEOUT_S)
 
@@ -235,6 +263,9 @@ class _Run:
         try:
             self._wait(issued, EXPORT_TIMEOUT_S)
         except StepFailed as exc:
+            if exc.code == "transfer_unconfirmed":
+                self._confirm_transfer(exc)
+                return
             if exc.code != "timeout":
                 raise
             raise StepFailed("export_unanswered", f"the source did not confirm the transfer within "
@@ -243,6 +274,25 @@ class _Run:
             raise StepFailed("source_down", f"{self.source.name} went down during the transfer; "
                                             "failover takes over from the backups")
         self._commit_move()
+
+    def _confirm_transfer(self, unconfirmed: StepFailed) -> None:
+        """The missing third step of a move whose exporter lost the importer's answer (it is fenced): the target
+        says whether it serves; if so the move stands, else the source serves again and the move fails (rolled
+        back). Raises StepFailed when it does not go on; a target that does not answer leaves the source fenced."""
+        try:
+            self.run_step("confirm_transfer")
+        except StepFailed as exc:
+            raise StepFailed("unconfirmed", f"{unconfirmed.message}; the target did not say whether it serves "
+                                            f"({exc.message}): the source stays fenced") from None
+        answer = self._outcomes(self._entry("confirm_transfer")["commands"])[0]
+        if answer.state == "acked":
+            log.info("migration %s: the lost answer is confirmed by %s: moved", self.m.id, self.target.name)
+            self._commit_move()
+            return
+        self.run_step("resume_source")
+        raise StepFailed("transfer_failed", f"{unconfirmed.message}; the target does not serve it "
+                                            f"({(answer.error or {}).get('message', 'its node is down')}): "
+                                            f"the source serves again")
 
     def issue_round(self, names: tuple[str, ...], commit: bool = True) -> dict[str, dict]:
         """Issue the round's steps not issued yet, together: recorded with their commands in one transaction (a
@@ -328,7 +378,9 @@ class _Run:
             except StepFailed as exc:
                 name = next((e["name"] for e in self.m.steps if e["name"] in names and e["state"] == "failed"),
                             names[0])
-                if self.past_no_return() or exc.code in ("export_unanswered", "source_down"):
+                if self.past_no_return() or exc.code in ("export_unanswered", "source_down", "unconfirmed"):
+                    if exc.code == "source_down":  # the backup is promoted: a target copy that has the state and
+                        self._remove_target_copy()  # serves must not serve beside it
                     self._finish("failed", dict(code=exc.code, message=f"{name}: {exc.message}"))
                 else:
                     self.roll_back(dict(code=exc.code, message=f"{name}: {exc.message}"))
@@ -341,12 +393,15 @@ class _Run:
             self.m.state, self.m.error = "rolling_back", error
             self._event("migration.rolling_back", error=error["message"])
             self.s.commit()
-        if self._entry("push"):  # remove the target copy (run_step skips it when already done)
+        self._remove_target_copy()
+        self._finish("rolled_back", self.m.error or error)
+
+    def _remove_target_copy(self) -> None:
+        if self._entry("push"):  # run_step skips it when already done
             try:
                 self.run_step("undo_push")
             except StepFailed as exc:
                 log.warning("migration %s: removing the target copy failed: %s", self.m.id, exc.message)
-        self._finish("rolled_back", self.m.error or error)
 
 
 def begin(session: Session, migration_id: uuid.UUID) -> bool:
