@@ -1,7 +1,7 @@
 """never two primaries: an epoch per instance, bumped when another copy becomes the serving one
 
 Revision ID: 0009
-Revises: 0007
+Revises: 0008
 Create Date: 2026-11-26
 """
 from alembic import op
