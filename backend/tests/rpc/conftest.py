@@ -1,6 +1,7 @@
 """A real controller (grpc.aio) in a background event loop, a cluster to register against, agent helpers."""
 
 import asyncio
+import io
 import threading
 
 import grpc
@@ -24,7 +25,18 @@ class RunningController:
         self.controller, self.port = self.call(start())
 
     def call(self, coro, timeout: float = 30):
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+        future = asyncio.run_coroutine_threadsafe(coro, self.loop)
+        try:
+            return future.result(timeout)
+        except TimeoutError:  # say where the controller's tasks wait
+            async def stacks() -> str:
+                out = io.StringIO()
+                for task in asyncio.all_tasks():
+                    task.print_stack(limit=8, file=out)
+                return out.getvalue()
+
+            raise TimeoutError(f"not done in {timeout} s; the controller's tasks:\n"
+                               f"{asyncio.run_coroutine_threadsafe(stacks(), self.loop).result(10)}") from None
 
     def stop(self):
         self.call(self.controller.stop(0.5))
