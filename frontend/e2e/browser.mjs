@@ -16,9 +16,10 @@ export async function launch(args = []) {
 /** A test id's CSS selector. */
 export const byId = (id) => `[data-testid="${id}"]`;
 
-/** A page of the e2e size (1400 x 900) waiting up to 30 s for anything. */
-export async function newTestPage(browser) {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+/** A page of the e2e size (1400 x 900) waiting up to 30 s for anything. `bypassCSP`: for a test that injects a
+ * tool of its own into the page (axe-core), which E3's Content-Security-Policy rightly refuses. */
+export async function newTestPage(browser, { bypassCSP = false } = {}) {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 }, bypassCSP });
   page.setDefaultTimeout(30_000);
   return page;
 }
