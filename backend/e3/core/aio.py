@@ -7,10 +7,10 @@ RECANCEL_S = 1.0  # a task still running this long after its cancel is cancelled
 
 
 async def cancel_and_wait(*tasks: asyncio.Task | None) -> None:
-    """Cancel the tasks (None is skipped) and wait until each has finished. A task that lost its cancel (Python
-    3.11's wait_for and timeout helpers, e.g. inside a Redis call, can swallow one that lands as the inner call
-    completes: the loop then goes on as if nothing happened) is cancelled again every RECANCEL_S: seen as a
-    controller's stop waiting forever on its membership loop."""
+    """Cancel the tasks (None is skipped) and wait until each has finished. A task that lost its cancel and goes
+    on is cancelled again every RECANCEL_S. Seen in CI: a controller's stop waited forever on its membership
+    loop, sleeping again after the cancel (where the cancel was swallowed is not found; Python 3.11's wait_for
+    and timeout helpers, as in a Redis call, are known to lose one that lands as the inner call completes)."""
     live = [t for t in tasks if t is not None]
     for task in live:
         task.cancel()
