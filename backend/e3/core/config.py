@@ -53,6 +53,10 @@ class Settings(BaseSettings):
     detect_cooldown_s: float = Field(default=5.0, alias="E3_DETECT_COOLDOWN_S", ge=0)
     # heartbeats with traffic an instance's execution-time baseline needs before it is judged (docs/orchestrator.md)
     detect_warmup: int = Field(default=20, alias="E3_DETECT_WARMUP", ge=1)
+    # the overload noise floor (docs/orchestrator.md): exec time also this many us above the baseline, unless
+    # the NIC's queue reached E3_DETECT_OVERLOAD_QUEUE packets in the last E3_DETECT_WINDOW heartbeats
+    detect_overload_floor_us: float = Field(default=1.0, alias="E3_DETECT_OVERLOAD_FLOOR_US", ge=0)
+    detect_overload_queue: int = Field(default=4, alias="E3_DETECT_OVERLOAD_QUEUE", ge=1)
     # `e3 up` also starts a cluster and the demo on it: `rack` (an emulated rack of rack_servers
     # rack_type servers, needs root), `local` (local_servers beefy servers, one e3-agent each on
     # loopback), `auto` (rack where possible, else local, saying why) or `none`.

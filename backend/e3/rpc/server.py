@@ -48,7 +48,9 @@ def detection_policy_from(settings: Settings) -> DetectionPolicy:
     return DetectionPolicy(window=settings.detect_window, queue_threshold=settings.detect_queue_packets,
                            queue_clear=min(8, settings.detect_queue_packets // 4),
                            overload_deviation=settings.detect_overload, overload_clear=settings.detect_overload / 2,
-                           cooldown_s=settings.detect_cooldown_s, warmup_heartbeats=settings.detect_warmup)
+                           cooldown_s=settings.detect_cooldown_s, warmup_heartbeats=settings.detect_warmup,
+                           overload_floor_us=settings.detect_overload_floor_us,
+                           overload_queue_floor=settings.detect_overload_queue)
 
 
 class Controller:

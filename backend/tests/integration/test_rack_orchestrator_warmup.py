@@ -1,12 +1,12 @@
 """The data-plane orchestrator on the emulated rack (root), in its default `migrate` mode: a kvs primary freshly
-deployed on a SmartNIC and sent nothing stays there; under light traffic (one request at a time) it is not judged
-before its warm-up (before the fix, such a kvs was judged overloaded against the execution time of its first requests
-and moved within a second); once warmed up and driven past the NIC's capacity, the orchestrator still moves it to a
-host (docs/orchestrator.md, "Warm-up")."""
+deployed on a SmartNIC and sent nothing stays there; under light traffic (one request at a time) it is never judged,
+neither before its warm-up (before the fix, such a kvs was judged overloaded against the execution time of its first
+requests and moved within a second) nor after it (the noise floor: on the loaded CI machine its per-request time
+wobbled 25% above its baseline, and it was moved); once warmed up and driven past the NIC's capacity, the orchestrator
+still moves it to a host (docs/orchestrator.md, "Warm-up" and "Noise floor")."""
 
 import subprocess
 import time
-from datetime import datetime, timedelta, timezone
 
 import pytest
 from helpers import wait_for_job, wait_until
@@ -22,9 +22,8 @@ NAME = "warm"
 APP = {"apiVersion": "e3/v1", "kind": "Application", "metadata": {"name": "warm-kv"},
        "spec": {"nodes": [{"id": "kv", "service": "kvs", "replicas": 1}], "edges": []}}
 IDLE_S = 10.0
-LIGHT_S = 2.5  # sequential PUTs: 50 heartbeats with traffic, more than the warm-up's 20
+LIGHT_S = 5.0  # sequential PUTs: 100 heartbeats with traffic, 80 of them judged after the warm-up's 20
 LIGHT_KEYS = 64
-WARMUP_S = 20 * 0.05  # the detector's warm-up: 20 heartbeats with traffic, 50 ms apart
 OVERLOAD_S = 45  # under the whole suite's load on 2 cores a detection and its move took longer than 25 s
 
 
@@ -73,22 +72,18 @@ def test_issue19_item8_a_fresh_kvs_idle_or_lightly_used_stays_on_its_nic_an_over
     assert _kv(client, deployment)["node"] == kv["node"]
 
     # Light traffic first (the warm-up: a baseline from heartbeats with requests), then far more than the NIC takes.
-    # No verdict before the warm-up's 20 heartbeats with traffic (1 s from the first request; before the fix, a
-    # kvs was judged against its first requests within a second). After it, a verdict under light use is the
-    # detector's to make: on this shared 2-core machine a kvs's per-request time can stay 20% above its
-    # baseline for 3 heartbeats (seen in CI), and that is reported (docs/reliability.md, "Orchestrator warm-up").
+    # No verdict during the warm-up's 20 heartbeats with traffic (before that fix, a kvs was judged against its first
+    # requests within a second), nor after it: on this shared 2-core machine a kvs's per-request time can stay 20%
+    # above its baseline for 3 heartbeats (seen in CI: 1.38 -> 1.73 us), below the noise floor (docs/reliability.md,
+    # "Orchestrator warm-up and noise floor").
     wait_until(lambda: _put(kv, 0), timeout=15, what="a first reply (ARP)")
-    first_request = datetime.now(timezone.utc)
     light_until, answered = time.monotonic() + LIGHT_S, 0
     while time.monotonic() < light_until:
         answered += _put(kv, answered + 1)
     verdicts = [e for e in _orchestrator_events(client) if e["kind"] == "orchestrator.detection"]
     print(f"{answered} PUTs answered one after another in {LIGHT_S} s; verdicts: {verdicts}")
-    warmed_up = first_request + timedelta(seconds=WARMUP_S)
-    assert [v for v in verdicts if datetime.fromisoformat(v["ts"].replace("Z", "+00:00")) < warmed_up] == []
-    if [m for m in _migrations(client, kv["id"]) if m["state"] == "succeeded"]:  # judged under light use already
-        assert _kv(client, deployment)["node_kind"] == "host"
-        return
+    assert verdicts == [] and _migrations(client, kv["id"]) == []
+    assert _kv(client, deployment)["node"] == kv["node"]
     load = subprocess.Popen([str(loadgen_binary()), "--target", f"{kv['address']}:{kv['port']}", "--mode", "closed",
                              "--connections", "64", "--duration", str(OVERLOAD_S), "--warmup", "0",
                              "--payload", "PUT lg{seq} v"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)

@@ -134,6 +134,36 @@ def test_nothing_is_judged_before_the_warm_up_then_a_real_overload_is():
     assert feed(det, [rec.next(instances=[steady("a", exec_us=150.0)]) for _ in range(3)]) == []
 
 
+def test_light_use_wobble_after_the_warm_up_is_noise_not_overload():
+    """Issue 19: on the loaded CI machine a kvs written one request at a time (a few hundred requests per
+    heartbeat, under 1% of a core, at most one packet waiting) stayed 25% above its baseline, 1.38 -> 1.73 us,
+    for 3 heartbeats after its warm-up, and was reported and moved. Below the noise floor: never judged."""
+    rec = Recording()
+    det = Detector()
+    light = [InstanceSample("kv", 1.38, 1.38, 0.004, 300)]
+    wobble = [InstanceSample("kv", 1.73, 1.70, 0.005, 300)]
+    warm_up(det, rec, light)
+    seq = [rec.next(queue=k % 2, instances=wobble) for k in range(40)]  # 2 s of it, queue 0 or 1
+    seq += [rec.next(queue=1, instances=light if k % 2 else wobble) for k in range(400)]
+    assert feed(det, seq) == []
+
+
+def test_a_cheap_service_slowed_while_requests_wait_is_still_overloaded():
+    """The same +0.35 us with requests waiting at the NIC (a kvs driven past its NIC's capacity on the emulated
+    rack: queues of 20-60 packets seen, in some heartbeats only): overload, on the third heartbeat."""
+    rec = Recording()
+    det = Detector()
+    warm_up(det, rec, [InstanceSample("kv", 1.38, 1.38, 0.004, 300)])
+    slow = [InstanceSample("kv", 1.73, 1.70, 0.03, 1500)]
+    found = feed(det, [rec.next(queue=q, instances=slow) for q in (40, 0, 0, 0)])
+    assert [i for i, _ in found] == [2]
+    assert found[0][1].detail["queue_peak"] == 40 and found[0][1].instance_id == "kv"
+    # the floor is the operator's: with none, the wobble alone is judged as before
+    rec, det = Recording(), Detector(DetectionPolicy(overload_floor_us=0))
+    warm_up(det, rec, [InstanceSample("kv", 1.38, 1.38, 0.004, 300)])
+    assert [i for i, _ in feed(det, [rec.next(instances=slow) for _ in range(3)])] == [2]
+
+
 def test_baseline_is_per_heartbeat_not_the_agents_per_request_ema():
     """The agent's EMA is per request: under a lasting slowdown it has caught up within the heartbeat, so
     the detector compares with its own baseline, which learns from heartbeats (and not from a streak)."""
@@ -221,6 +251,7 @@ def test_nodes_are_independent_when_interleaved():
 
 def test_policy_is_checked():
     for bad in (dict(window=0), dict(queue_clear=32), dict(bandwidth_util_max=0), dict(overload_clear=0.2),
-                dict(cooldown_s=-1), dict(warmup_heartbeats=0), dict(min_requests=0)):
+                dict(cooldown_s=-1), dict(warmup_heartbeats=0), dict(min_requests=0), dict(overload_floor_us=-1),
+                dict(overload_queue_floor=0)):
         with pytest.raises(ValueError):
             DetectionPolicy(**bad)
