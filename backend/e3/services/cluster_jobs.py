@@ -2,7 +2,9 @@
 
 The request takes the name at once (a second create of it is a 409, as for a small cluster), records the
 cluster document on the job and answers 202; the worker inserts the topology and finishes the job. Until then
-the cluster is listed with no servers. A job that cannot be queued, or fails, gives the name back.
+the cluster is listed with no servers. A job that cannot be queued, or fails, gives the name back. The build
+runs under a job lease (core.job_lease), and the job is `running` (committed) while it builds: a build whose
+worker died is failed `worker_lost` by the job reaper (services.job_reaper), which also gives the name back.
 """
 
 import uuid
@@ -33,7 +35,7 @@ def request_cluster(session: Session, spec: ClusterSpec, document: dict, actor: 
     return cluster, job
 
 
-def _give_up(session: Session, job: Job, code: str, reason: str) -> None:
+def give_up(session: Session, job: Job, code: str, reason: str) -> None:
     """End the job as failed and free the name (the cluster has no topology yet; a failed build left none)."""
     jobs.mark_finished(session, job, error={"code": code, "message": reason, "errors": []}, message=reason)
     cluster = session.get(Cluster, uuid.UUID(job.result["cluster_id"]))
@@ -43,12 +45,12 @@ def _give_up(session: Session, job: Job, code: str, reason: str) -> None:
 
 
 def fail_unqueued(session: Session, job: Job, reason: str) -> None:
-    _give_up(session, job, "queue_unavailable", reason)
+    give_up(session, job, "queue_unavailable", reason)
 
 
 def run_cluster_job(session: Session, job_id: uuid.UUID) -> None:
     """Build the topology of job `job_id`'s cluster. Idempotent: a finished job is left alone, and a
-    redelivered one whose topology was committed only finishes."""
+    redelivered one whose topology was committed only finishes. The caller holds the job's lease."""
     job = session.get(Job, job_id, with_for_update=True)
     if job is None or job.state in ("succeeded", "failed"):
         return
@@ -58,11 +60,15 @@ def run_cluster_job(session: Session, job_id: uuid.UUID) -> None:
                                                 "before it was built", "errors": []}, message="cluster deleted")
         return
     jobs.mark_running(session, job, f"building cluster '{cluster.name}'")
+    session.commit()  # pollers (and the reaper) see "running" while the topology below is inserted
+    session.refresh(job, with_for_update=True)
+    if job.state != "running":  # the reaper failed it meanwhile (its lease was lost): the name is free again
+        return
     if session.scalar(select(Server.id).where(Server.cluster_id == cluster.id).limit(1)) is None:
         try:
             spec = validate_cluster(job.result["document"])
         except E3Error as exc:  # the catalogue changed since the request was validated
-            _give_up(session, job, exc.code, exc.message)
+            give_up(session, job, exc.code, exc.message)
             return
         servers, nodes = clusters.build_topology(session, cluster, spec)
         events.emit(session, "cluster.created", f"cluster/{cluster.name}", cluster.id, servers=servers)

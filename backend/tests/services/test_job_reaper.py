@@ -1,6 +1,7 @@
 """Issue 19, item 4: a deployment whose worker died while placing it does not stay `placing` forever. The job
 reaper (run by every worker) fails the job (`worker_lost`) and the deployment, which can then be deleted; a
-deployment no worker has picked up can be deleted at once (its job cancelled). Real workers, killed for real;
+deployment no worker has picked up can be deleted at once (its job cancelled). A large cluster whose worker died
+while building it is failed the same way, and its name given back. Real workers, killed for real;
 the test session's own worker is paused meanwhile, so that the job goes to the worker each test means."""
 
 import os
@@ -123,3 +124,42 @@ def test_issue19_item4_a_deployment_a_live_worker_places_is_not_deleted_under_it
             pytest.skip("the placement ended before the DELETE")
     finally:
         stop_process(doomed)
+
+
+@pytest.mark.chaos
+def test_issue19_a_cluster_build_whose_worker_died_is_failed_by_the_reaper_and_its_name_given_back(
+        client, backing_services):
+    big = {"generator": "fattree", "servers": 50_000, "server_type": "beefy", "name": "orphan"}
+    doomed = start_process(["worker", "--concurrency", "1"], backing_services, "doomed-builder.log", _ready)
+    try:
+        r = client.post("/api/v1/clusters", json=big)
+        assert r.status_code == 202, r.text
+        job_url = f"/api/v1/jobs/{r.json()['job_id']}"
+        wait_until(lambda: client.get(job_url).json()["state"] == "running", timeout=30,
+                   what="the cluster being built by the worker")
+        holder = wait_until(lambda: _lease_holder(backing_services, r.json()["job_id"]), timeout=10,
+                            what="the build's lease")
+        assert psutil.Process(holder).ppid() == doomed.pid
+        os.kill(doomed.pid, signal.SIGKILL)
+        os.kill(holder, signal.SIGKILL)
+        doomed.wait(10)
+        killed = time.monotonic()
+    finally:
+        stop_process(doomed)
+    time.sleep(1)
+    assert client.get(job_url).json()["state"] == "running"  # nobody has noticed yet
+    assert client.get("/api/v1/clusters/orphan").json()["servers"] == 0
+    successor = start_process(["worker", "--concurrency", "1"], backing_services, "successor-builder.log", _ready)
+    try:
+        job = wait_until(lambda: (j := client.get(job_url).json())["state"] == "failed" and j, timeout=60,
+                         what="the orphaned build failed by the reaper")
+        print(f"\na cluster build of a kill -9'd worker failed by the reaper {time.monotonic() - killed:.1f} s after the kill")
+    finally:
+        stop_process(successor)
+    assert job["error"]["code"] == "worker_lost" and "create the cluster again" in job["error"]["message"], job
+    assert client.get("/api/v1/clusters/orphan").status_code == 404  # the half-built cluster is gone
+    events = client.get("/api/v1/events", params={"kind": "job.worker_lost"}).json()["items"]
+    assert [e["subject"] for e in events] == ["cluster/orphan"]
+    # its name is free again
+    assert client.post("/api/v1/clusters", json={**big, "servers": 40}).status_code == 201
+    assert client.get("/api/v1/clusters/orphan").json()["servers"] == 40
