@@ -31,13 +31,13 @@ def running_jobs(session: Session) -> list[uuid.UUID]:
 def end_job(session: Session, job: Job, code: str, message: str) -> None:
     """Fail `job` (code, message); its deployment too when it was not placed yet, or its cluster's name is given
     back (a cluster build). An event says so."""
-    error = {"code": code, "message": message, "errors": []}
     if job.kind == cluster_jobs.KIND:
         name = _cluster_name(session, job)
         cluster_jobs.give_up(session, job, code, message)
         # no cluster_id: the cluster's row is gone, and its events with it
         events.emit(session, f"job.{code}", f"cluster/{name}", None, job=str(job.id), job_kind=job.kind, error=message)
         return
+    error = {"code": code, "message": message, "errors": []}
     jobs.mark_finished(session, job, error=error, message=message)
     deployment = session.get(Deployment, job.deployment_id) if job.deployment_id else None
     if deployment is not None and deployment.state in ("pending", "placing"):

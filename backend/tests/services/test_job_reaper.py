@@ -153,7 +153,8 @@ def test_issue19_a_cluster_build_whose_worker_died_is_failed_by_the_reaper_and_i
     try:
         job = wait_until(lambda: (j := client.get(job_url).json())["state"] == "failed" and j, timeout=60,
                          what="the orphaned build failed by the reaper")
-        print(f"\na cluster build of a kill -9'd worker failed by the reaper {time.monotonic() - killed:.1f} s after the kill")
+        print(f"\na cluster build of a kill -9'd worker failed by the reaper {time.monotonic() - killed:.1f} s "
+              "after the kill")
     finally:
         stop_process(successor)
     assert job["error"]["code"] == "worker_lost" and "create the cluster again" in job["error"]["message"], job
