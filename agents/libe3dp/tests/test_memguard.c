@@ -2,11 +2,12 @@
 /*
  * memguard: a burst that touches unmapped memory while its port's link is down (a memif peer gone
  * mid-burst) comes back as faulted and the process lives on; the same fault on a port whose link is up,
- * or outside any guarded burst, still crashes the process with SIGSEGV. The "memif" here is a net_ring
+ * or outside any guarded burst, still crashes the process with SIGSEGV (a guarded one saying so first). The "memif" here is a net_ring
  * port whose link the test sets down, and a burst function that reads an unmapped page, as DPDK's memif
  * PMD does when its interrupt thread has unmapped the shared memory.
  */
 #include <signal.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -28,15 +29,24 @@ static uint16_t burst_into_unmapped(uint16_t port, uint16_t queue, struct rte_mb
     return (uint16_t)(g_unmapped[0] + n);
 }
 
-/* The signal `fn(port)` ended a forked child with, or 0 if it exited. */
-static int signal_of_child(void (*fn)(uint16_t), uint16_t port) {
+/* The signal `fn(port)` ended a forked child with, or 0 if it exited; what it wrote on stderr in `out`. */
+static int signal_of_child(void (*fn)(uint16_t), uint16_t port, char *out, size_t out_len) {
+    int pipe_fds[2];
+    CHECK(pipe(pipe_fds) == 0);
     pid_t pid = fork();
     CHECK(pid >= 0);
     if (pid == 0) {
         setrlimit(RLIMIT_CORE, &(struct rlimit){0, 0}); /* the crash is expected: no core file */
+        dup2(pipe_fds[1], STDERR_FILENO);
         fn(port);
         _exit(0);
     }
+    close(pipe_fds[1]);
+    size_t got = 0;
+    ssize_t n;
+    while (got + 1 < out_len && (n = read(pipe_fds[0], out + got, out_len - 1 - got)) > 0) got += (size_t)n;
+    out[got] = 0;
+    close(pipe_fds[0]);
     int status;
     CHECK(waitpid(pid, &status, 0) == pid);
     return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
@@ -77,9 +87,13 @@ int main(void) {
     CHECK_EQ_INT(faulted, 0);
     rte_pktmbuf_free(pkts[0]);
 
-    /* Link up: a fault is a real crash, guarded or not. */
-    CHECK_EQ_INT(signal_of_child(guarded_fault, link.id), SIGSEGV);
-    CHECK_EQ_INT(signal_of_child(unguarded_fault, link.id), SIGSEGV);
+    /* Link up: a fault is a real crash, guarded or not; a guarded one names the address it touched. */
+    char said[512], expected[128];
+    CHECK_EQ_INT(signal_of_child(guarded_fault, link.id, said, sizeof(said)), SIGSEGV);
+    snprintf(expected, sizeof(expected), "memguard: SIGSEGV at address %p in a burst on port %u whose link is up",
+             (void *)g_unmapped, (unsigned)link.id);
+    CHECK(strstr(said, expected) != NULL);
+    CHECK_EQ_INT(signal_of_child(unguarded_fault, link.id, said, sizeof(said)), SIGSEGV);
 
     /* The peer left (link down): the guarded burst is abandoned, again and again, and the process lives. */
     CHECK_EQ_INT(rte_eth_dev_set_link_down(link.id), 0);
@@ -89,7 +103,7 @@ int main(void) {
         CHECK_EQ_INT(faulted, 1);
     }
     /* ... but not a fault outside a guarded burst. */
-    CHECK_EQ_INT(signal_of_child(unguarded_fault, link.id), SIGSEGV);
+    CHECK_EQ_INT(signal_of_child(unguarded_fault, link.id, said, sizeof(said)), SIGSEGV);
     /* Back up: bursts run as before. */
     CHECK_EQ_INT(rte_eth_dev_set_link_up(link.id), 0);
     ring_port_inject(&link, mp, (const uint8_t *)"again", 5);

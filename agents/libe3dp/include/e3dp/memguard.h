@@ -13,8 +13,11 @@
  * that race: the burst is abandoned and reported as faulted; the caller counts its frames lost and the next
  * burst on the port returns at once (the PMD checks "connected" first) until the peer is back. A fault
  * anywhere else, or in a burst on a port whose link is still up, is a real crash and gets the default action
- * (a core dump). Rx: nothing received (an mbuf the PMD had allocated for the burst leaks). Tx: the frames
- * are the PMD's (it may have freed some): the caller must neither free nor resend them.
+ * (a core dump); the latter first says so on stderr, with the faulting address, since its core's stack ends
+ * in dp_guarded_burst: the signal handler does only async-signal-safe things (it records the fault and jumps
+ * back), and the link state is read after it. Rx: nothing received (an mbuf the PMD had allocated for the
+ * burst leaks). Tx: the frames are the PMD's (it may have freed some): the caller must neither free nor
+ * resend them.
  */
 #ifndef E3DP_MEMGUARD_H
 #define E3DP_MEMGUARD_H
