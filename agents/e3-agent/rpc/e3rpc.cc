@@ -201,6 +201,17 @@ bool from_proto(const pb::Command &in, e3rpc_command *out) {
         out->instance_id = s(in.resume_instance().instance_id());
         out->epoch = in.resume_instance().epoch();
         break;
+    case pb::Command::kPromoteInstance: {
+        const pb::PromoteInstance &p = in.promote_instance();
+        out->kind = E3RPC_CMD_PROMOTE;
+        out->instance_id = s(p.instance_id());
+        out->epoch = p.epoch();
+        out->backups = s(p.backups());
+        std::string replaces;
+        for (const std::string &id : p.replaces()) replaces += (replaces.empty() ? "" : ",") + id;
+        out->replaces = s(replaces);
+        break;
+    }
     case pb::Command::kSetRoutes: {
         out->kind = E3RPC_CMD_SET_ROUTES;
         const auto &routes = in.set_routes().routes();
@@ -466,6 +477,7 @@ void e3rpc_command_free(e3rpc_command *c) {
     free(c->role);
     free(c->peer);
     free(c->backups);
+    free(c->replaces);
     for (size_t i = 0; i < c->n_config; i++) {
         free(c->config[i].key);
         free(c->config[i].value);

@@ -104,6 +104,7 @@ typedef enum e3rpc_command_kind {
     E3RPC_CMD_SET_ROUTES = 5,   /* set_routes */
     E3RPC_CMD_CONFIRM_IMPORT = 6, /* confirm_import */
     E3RPC_CMD_RESUME = 7,       /* resume_instance */
+    E3RPC_CMD_PROMOTE = 8,      /* promote_instance */
 } e3rpc_command_kind;
 
 typedef struct e3rpc_kv {
@@ -123,7 +124,7 @@ typedef struct e3rpc_command {
     uint64_t version;          /* per node, strictly increasing */
     char *node_id;             /* the node it is for */
     e3rpc_command_kind kind;   /* which action */
-    char *instance_id;         /* deploy, remove, export, import, confirm, resume */
+    char *instance_id;         /* deploy, remove, export, import, confirm, resume, promote */
     char *service_type;        /* deploy: catalogue name */
     uint32_t shard;            /* deploy: shard index */
     char *role;                /* deploy: "primary" / "backup" */
@@ -132,9 +133,10 @@ typedef struct e3rpc_command {
     size_t n_config;           /* entries in config */
     char *peer;                /* export: destination "ip:port"; import: source IP ("": any) */
     int keep_serving;          /* export: 1 copy (seed a backup, serve on), 0 move (stop here) */
-    char *backups;             /* export, copy: backups afterwards, "<id>[,<id>...]" ("": none) */
+    char *backups;             /* export, copy; promote: backups afterwards, "<id>[,<id>...]" ("": none) */
+    char *replaces;            /* promote: the primary ids it supersedes, "<id>[,<id>...]" */
     uint32_t listen_port;      /* import: TCP port to listen on for the transfer */
-    uint64_t epoch;            /* deploy, export, import, confirm, resume: the instance's epoch (0: none) */
+    uint64_t epoch;            /* deploy, export, import, confirm, resume, promote: the instance's epoch (0: none) */
     e3rpc_route *routes;       /* set_routes: the whole table */
     size_t n_routes;           /* entries in routes */
 } e3rpc_command;

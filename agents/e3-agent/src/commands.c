@@ -57,7 +57,8 @@ typedef struct cmd_inst {
                              * readers on other threads (written under the lock) */
     cmd_repl *repl;         /* its log hook's view of `primary` (stateful services), or NULL */
     rep_counters rep_past;  /* primary counters of replaced targets (at their switch) */
-    int backup_role;        /* deployed with role "backup": takes another instance's state */
+    int backup_role;        /* deployed with role "backup" and not promoted: takes another instance's state */
+    int promoted;           /* made the primary by promote_instance (at `epoch`) */
     rep_backup *backup;     /* its side as a backup (stateful services), or NULL */
     cmd_xfer *import;       /* the last ImportState's transfer, or NULL (command thread only) */
 } cmd_inst;
@@ -530,39 +531,55 @@ static int cmd_port_reopen(cmd_state *s, cmd_inst *in, char *err) {
     return 1;
 }
 
-/* A switch of replication targets: `next` in, the replaced ones out. */
+/* A switch of replication targets: `next` in, the replaced ones out; for a promotion, the
+ * primaries it replaces fenced on the instance's own backup side and the new targets told. */
 typedef struct cmd_switch_ctx {
     cmd_repl *repl;     /* the instance's hook view */
     rep_primary *next;  /* the new targets, or NULL (none) */
     rep_primary *prev;  /* out: the replaced targets, or NULL */
+    rep_backup *fence;  /* promotion: the instance's backup side, or NULL (a plain switch) */
+    char (*fenced)[E3RPC_ID_LEN]; /* promotion: the primaries it replaces */
+    size_t n_fenced;    /* entries in fenced */
+    uint64_t epoch;     /* promotion: the epoch they are fenced at */
 } cmd_switch_ctx;
 
 /* eng_op_fn (op_ctx = cmd_switch_ctx), instance entered: a backup in both lists continues its
- * numbering with its unconfirmed updates; a new one starts at 0 (its first update is seq 1). */
+ * numbering with its unconfirmed updates; a new one starts at 0 (its first update is seq 1). A
+ * promotion first refuses the replaced primaries' later updates here (no update of theirs can
+ * be applied after the op: the instance serves its own writes now), then announces itself to
+ * its backups before any request of the new primary can change the state. */
 static int cmd_switch_op(void *op_ctx, const svc_type *type, svc_instance *inst, const uint8_t *data, size_t len,
                          svc_buf *resp, char *err) {
     cmd_switch_ctx *x = op_ctx;
     (void)type, (void)inst, (void)data, (void)len, (void)resp, (void)err;
+    for (size_t i = 0; x->fence && i < x->n_fenced; i++) rep_backup_fence(x->fence, x->fenced[i], x->epoch);
     rep_primary_adopt(x->next, x->repl->p); /* kept backups: numbers and unconfirmed updates */
     x->prev = x->repl->p;
     x->repl->p = x->next;
+    if (x->fence && x->next) rep_primary_announce(x->next);
     return ENG_OK;
 }
 
-/* Replace `in`'s replication targets with `next` (NULL: none; taken over on SX_OK) in one op
- * on the instance; the replaced ones are released, their counters kept in rep_past. */
-static int cmd_switch(cmd_state *s, cmd_inst *in, rep_primary *next, char *err) {
-    cmd_switch_ctx x = {.repl = in->repl, .next = next};
+/* Run switch `x` (its `next` taken over on SX_OK) in one op on `in`; the replaced targets are
+ * released, their counters kept in rep_past. */
+static int cmd_switch_run(cmd_state *s, cmd_inst *in, cmd_switch_ctx *x, char *err) {
     rep_counters old = {0};
+    x->repl = in->repl;
     if (!in->repl) return SX_OK; /* stateless: nothing to replicate (next is NULL) */
-    if (sx_run_op(s->e, in->engine_id, cmd_switch_op, &x, err) != SX_OK) return SX_ERR;
-    if (x.prev) rep_primary_counters(x.prev, &old);
+    if (sx_run_op(s->e, in->engine_id, cmd_switch_op, x, err) != SX_OK) return SX_ERR;
+    if (x->prev) rep_primary_counters(x->prev, &old);
     pthread_mutex_lock(&s->lock);
-    in->primary = next;
+    in->primary = x->next;
     cmd_rep_add_past(&in->rep_past, &old);
     pthread_mutex_unlock(&s->lock);
-    rep_primary_release(x.prev); /* updates in flight hold it until answered */
+    rep_primary_release(x->prev); /* updates in flight hold it until answered */
     return SX_OK;
+}
+
+/* Replace `in`'s replication targets with `next` (NULL: none; taken over on SX_OK). */
+static int cmd_switch(cmd_state *s, cmd_inst *in, rep_primary *next, char *err) {
+    cmd_switch_ctx x = {.next = next};
+    return cmd_switch_run(s, in, &x, err);
 }
 
 /* export_state: pause (copy) or stop (move) serving, send the state; on the importer's OK a
@@ -676,6 +693,53 @@ static int cmd_resume(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
     return 1;
 }
 
+/* promote_instance: a backup copy becomes the primary at a new epoch, superseding the primaries it
+ * replaces (docs/agents.md "Never two primaries"). */
+static int cmd_promote(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
+    char err[ENG_ERRBUF_LEN], fenced[REP_MAX_SUPERSEDED][E3RPC_ID_LEN];
+    size_t n_fenced = 0;
+    pthread_mutex_lock(&s->lock);
+    cmd_inst *in = c->instance_id ? cmd_find(s, c->instance_id) : NULL;
+    cmd_inst_state st = in ? in->state : CMD_STOPPED;
+    pthread_mutex_unlock(&s->lock);
+    if (!in) return cmd_nack(out, "unknown_instance", "no instance %s on this node", c->instance_id ? c->instance_id : "");
+    if (!c->epoch) return cmd_nack(out, "bad_command", "promote_instance of %s names no epoch", in->id);
+    if (cmd_stale(in, c, out)) return 0;
+    if (in->promoted && c->epoch == in->epoch) { /* a replay: already the primary at this epoch */
+        out->ok = 1;
+        return 1;
+    }
+    if (!in->backup_role || !in->repl)
+        return cmd_nack(out, "not_a_backup", "instance %s is %s: only a stateful backup copy is promoted", in->id,
+                        in->repl ? "a primary" : "stateless");
+    if (st != CMD_SERVING)
+        return cmd_nack(out, "not_serving", "instance %s is %s: it holds no state to serve", in->id, cmd_state_names[st]);
+    if (pl_parse_ids("replaces", c->replaces, fenced, REP_MAX_SUPERSEDED, &n_fenced, err) != PL_OK)
+        return cmd_nack(out, "bad_config", "%s", err);
+    const char *backups = c->backups ? c->backups : "";
+    rep_primary *next = NULL;
+    if (*backups && (!(next = rep_primary_new(s->routes, pl_egress(s->pl), in->id, backups, err)) ||
+                     rep_primary_supersede(next, c->replaces, err) != 0)) {
+        rep_primary_release(next);
+        return cmd_nack(out, "bad_config", "%s", err);
+    }
+    if (next) rep_primary_set_epoch(next, c->epoch);
+    cmd_switch_ctx x = {.next = next, .fence = in->backup, .fenced = fenced, .n_fenced = n_fenced, .epoch = c->epoch};
+    if (cmd_switch_run(s, in, &x, err) != SX_OK) {
+        rep_primary_release(next);
+        return cmd_nack(out, "internal", "instance %s not promoted: %s", in->id, err);
+    }
+    pthread_mutex_lock(&s->lock); /* the ticker reads the epoch */
+    in->epoch = c->epoch;
+    in->backup_role = 0;
+    in->promoted = 1;
+    pthread_mutex_unlock(&s->lock);
+    alog(ALOG_INFO, "instance %s: promoted to primary at epoch %llu, superseding \"%s\"; backups \"%s\"", in->id,
+         (unsigned long long)c->epoch, c->replaces ? c->replaces : "", backups);
+    out->ok = 1;
+    return 1;
+}
+
 static int cmd_set_routes(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
     char err[RT_ERRBUF_LEN];
     if (rt_replace(s->routes, c->routes, c->n_routes, err) != RT_OK) return cmd_nack(out, "bad_route", "%s", err);
@@ -700,6 +764,7 @@ int cmd_apply(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
     case E3RPC_CMD_IMPORT_STATE: cmd_import(s, c, out); break;
     case E3RPC_CMD_CONFIRM_IMPORT: cmd_confirm_import(s, c, out); break;
     case E3RPC_CMD_RESUME: cmd_resume(s, c, out); break;
+    case E3RPC_CMD_PROMOTE: cmd_promote(s, c, out); break;
     default: cmd_nack(out, "unknown_command", "command %llu carries no action this agent knows", (unsigned long long)c->version); break;
     }
     s->applied = c->version;

@@ -39,6 +39,14 @@
  *                    the SX_* timeouts). NACK unknown_instance, bad_command (destination),
  *                    bad_config (copy: a bad backups list), not_serving (awaiting state, or
  *                    already moved: a replayed version gets its first outcome).
+ *   promote_instance (failover; docs/agents.md "Never two primaries") a serving stateful backup
+ *                    copy becomes the primary at `epoch`: in one op on its worker it refuses from
+ *                    then on the updates of the primaries in `replaces` (their epoch is raised on
+ *                    its own backup side), takes `backups` as its targets, whose frames name
+ *                    `replaces` as superseded (replica.h), and announces itself to them with an
+ *                    empty update. NACK unknown_instance, bad_command (epoch 0), stale_epoch,
+ *                    not_a_backup (a primary, or stateless), not_serving, bad_config (a bad list).
+ *                    An instance already promoted at `epoch` is ACKed (a replay).
  *   anything else    NACK unknown_command.
  *
  * Idempotent by version: commands are applied in increasing version order; a version at or

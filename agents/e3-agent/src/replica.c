@@ -61,6 +61,8 @@ struct rep_primary {
     atomic_uint_fast64_t sent, resent, replicated, failed, dropped; /* counters (rep_counters) */
     atomic_uint_fast64_t epoch;    /* this copy's epoch, in every frame (rep_primary_set_epoch) */
     atomic_uint_fast64_t newer;    /* highest epoch a backup follows above ours ("STALE"), or 0 */
+    char sup[REP_MAX_SUPERSEDED][E3RPC_ID_LEN]; /* primaries this one supersedes (in every frame) */
+    size_t n_sup;                  /* entries in sup (set before the first send) */
 };
 
 /* What an answer must find: which frame of which backup it answers. */
@@ -110,19 +112,31 @@ static uint64_t rep_now_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-int rep_encode(svc_buf *out, uint64_t seq, uint64_t epoch, const char *primary_id, const uint8_t *records,
-               size_t len) {
+int rep_encode_superseding(svc_buf *out, uint64_t seq, uint64_t epoch, const char *primary_id,
+                           const char (*sup)[E3RPC_ID_LEN], size_t n_sup, const uint8_t *records, size_t len) {
     size_t idl = strlen(primary_id);
-    if (idl >= E3RPC_ID_LEN) return -1;
+    if (idl >= E3RPC_ID_LEN || n_sup > REP_MAX_SUPERSEDED) return -1;
     uint8_t hdr[17];
-    rep_put_u64(hdr, seq);
+    rep_put_u64(hdr, n_sup ? seq | REP_SUPERSEDES : seq);
     rep_put_u64(hdr + 8, epoch);
     hdr[16] = (uint8_t)idl;
     svc_buf_reset(out);
-    if (svc_buf_append(out, hdr, sizeof(hdr)) != SVC_OK || svc_buf_append(out, primary_id, idl) != SVC_OK ||
-        svc_buf_append(out, records, len) != SVC_OK)
+    if (svc_buf_append(out, hdr, sizeof(hdr)) != SVC_OK || svc_buf_append(out, primary_id, idl) != SVC_OK)
         return -1;
-    return 0;
+    if (n_sup) {
+        uint8_t n = (uint8_t)n_sup;
+        if (svc_buf_append(out, &n, 1) != SVC_OK) return -1;
+        for (size_t i = 0; i < n_sup; i++) {
+            uint8_t l = (uint8_t)strlen(sup[i]);
+            if (svc_buf_append(out, &l, 1) != SVC_OK || svc_buf_append(out, sup[i], l) != SVC_OK) return -1;
+        }
+    }
+    return len && svc_buf_append(out, records, len) != SVC_OK ? -1 : 0;
+}
+
+int rep_encode(svc_buf *out, uint64_t seq, uint64_t epoch, const char *primary_id, const uint8_t *records,
+               size_t len) {
+    return rep_encode_superseding(out, seq, epoch, primary_id, NULL, 0, records, len);
 }
 
 /* ---- primary: the kept updates ------------------------------------------------------------ */
@@ -213,7 +227,8 @@ static int rep_xmit(rep_primary *p, size_t i, uint64_t seq) {
         snprintf(err, sizeof(err), "no route to instance %s", b->id);
         goto fail;
     }
-    if (rep_encode(&p->payload, seq | flags, atomic_load(&p->epoch), p->self, k->data, k->len) != 0) {
+    if (rep_encode_superseding(&p->payload, seq | flags, atomic_load(&p->epoch), p->self, p->sup, p->n_sup, k->data,
+                               k->len) != 0) {
         snprintf(err, sizeof(err), "out of memory");
         goto fail;
     }
@@ -388,6 +403,27 @@ void rep_primary_set_epoch(rep_primary *p, uint64_t epoch) {
     atomic_store(&p->epoch, epoch);
 }
 
+int rep_primary_supersede(rep_primary *p, const char *ids_csv, char *err) {
+    char ids[REP_MAX_SUPERSEDED][E3RPC_ID_LEN];
+    size_t n = 0;
+    if (pl_parse_ids("replaces", ids_csv, ids, REP_MAX_SUPERSEDED, &n, err) != PL_OK) return -1;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(ids[i], p->self) == 0) {
+            pl_set_error(err, "replaces: instance %s cannot supersede itself", p->self);
+            return -1;
+        }
+    pthread_mutex_lock(&p->lock);
+    memcpy(p->sup, ids, sizeof(ids));
+    p->n_sup = n;
+    pthread_mutex_unlock(&p->lock);
+    return 0;
+}
+
+void rep_primary_announce(rep_primary *p) {
+    static const uint8_t nothing[1];
+    rep_primary_on_log(p, nothing, 0);
+}
+
 uint64_t rep_primary_newer_epoch(rep_primary *p) {
     uint64_t newer = atomic_load(&p->newer);
     return newer > atomic_load(&p->epoch) ? newer : 0;
@@ -516,6 +552,10 @@ void rep_primary_adopt(rep_primary *next, rep_primary *prev) {
     pthread_mutex_lock(&prev->lock);
     pthread_mutex_lock(&next->lock); /* not yet visible to any other thread: no lock order issue */
     uint64_t now = rep_now_ns();
+    if (!next->n_sup) { /* the backups kept still refuse the superseded; new ones learn it too */
+        memcpy(next->sup, prev->sup, sizeof(prev->sup));
+        next->n_sup = prev->n_sup;
+    }
     for (size_t i = 0; i < next->n; i++) {
         int j = rep_peer_index(prev, next->peers[i].id);
         if (j < 0) continue;
@@ -554,10 +594,17 @@ void rep_backup_free(rep_backup *b) {
     free(b);
 }
 
-/* The stream of primary `id` (`idl` bytes), created (evicting the oldest-made when full). */
-static rep_stream *rep_stream_of(rep_backup *b, const uint8_t *id, size_t idl) {
+/* The stream of primary `id` (`idl` bytes), or NULL. */
+static rep_stream *rep_stream_find(rep_backup *b, const uint8_t *id, size_t idl) {
     for (size_t i = 0; i < b->n_streams; i++)
         if (strlen(b->streams[i].id) == idl && memcmp(b->streams[i].id, id, idl) == 0) return &b->streams[i];
+    return NULL;
+}
+
+/* The stream of primary `id` (`idl` bytes), created (evicting the oldest-made when full). */
+static rep_stream *rep_stream_of(rep_backup *b, const uint8_t *id, size_t idl) {
+    rep_stream *found = rep_stream_find(b, id, idl);
+    if (found) return found;
     rep_stream *s = b->n_streams < REP_MAX_PRIMARIES ? &b->streams[b->n_streams++]
                                                       : &b->streams[b->evict++ % REP_MAX_PRIMARIES];
     rep_stream_clear(s);
@@ -566,6 +613,32 @@ static rep_stream *rep_stream_of(rep_backup *b, const uint8_t *id, size_t idl) {
     s->last = 0;
     s->epoch = 0;
     return s;
+}
+
+/* Primary `id` (`idl` bytes) is superseded at `epoch`: its updates from a lower epoch are refused. */
+static void rep_stream_fence(rep_backup *b, const uint8_t *id, size_t idl, uint64_t epoch) {
+    rep_stream *s = rep_stream_of(b, id, idl);
+    if (epoch <= s->epoch) return;
+    s->epoch = epoch;
+    alog(ALOG_INFO, "replica of engine instance %u: primary %s superseded at epoch %llu: its older updates are refused",
+         b->engine_id, s->id, (unsigned long long)epoch);
+}
+
+void rep_backup_fence(rep_backup *b, const char *primary_id, uint64_t epoch) {
+    size_t idl = strlen(primary_id);
+    if (idl && idl < E3RPC_ID_LEN) rep_stream_fence(b, (const uint8_t *)primary_id, idl, epoch);
+}
+
+/* The superseded ids of a REP_SUPERSEDES header at `data` (`len` bytes left): the bytes they take,
+ * or 0 when malformed. */
+static size_t rep_superseded_len(const uint8_t *data, size_t len) {
+    if (len < 1 || data[0] > REP_MAX_SUPERSEDED) return 0;
+    size_t at = 1;
+    for (uint8_t i = 0; i < data[0]; i++) {
+        if (at >= len || data[at] == 0 || data[at] >= E3RPC_ID_LEN || len - at - 1 < data[at]) return 0;
+        at += 1u + data[at];
+    }
+    return at;
 }
 
 /* Answer "OK <n>" into `resp`. */
@@ -592,6 +665,10 @@ static int rep_apply_one(rep_backup *b, const svc_type *type, svc_instance *inst
         atomic_fetch_add(&b->gaps, 1);
         alog(ALOG_WARN, "replica of engine instance %u: update %llu from %s was too large to send; state diverged",
              b->engine_id, (unsigned long long)seq, s->id);
+        return SVC_OK;
+    }
+    if (len == 0) { /* an announcement (rep_primary_announce): nothing to change */
+        atomic_fetch_add(&b->applied, 1);
         return SVC_OK;
     }
     if (type->apply_log(inst, rec, len, serr) != SVC_OK) {
@@ -646,15 +723,24 @@ static int rep_apply_op(void *op_ctx, const svc_type *type, svc_instance *inst, 
         return eng_set_error(err, "replica: %s is stateless", type->name);
     }
     uint64_t raw = rep_get_u64(data), seq = raw & ~REP_FLAGS, epoch = rep_get_u64(data + 8);
-    size_t idl = data[16];
-    const uint8_t *rec = data + 17 + idl;
-    size_t rec_len = len - 17 - idl;
-    rep_stream *s = rep_stream_of(b, data + 17, idl);
-    if (epoch < s->epoch) { /* a copy of this primary that another copy superseded */
+    size_t idl = data[16], sup_len = 0;
+    const uint8_t *sup = data + 17 + idl;
+    if ((raw & REP_SUPERSEDES) && !(sup_len = rep_superseded_len(sup, len - 17 - idl))) {
+        atomic_fetch_add(&b->refused, 1);
+        return eng_set_error(err, "replica: malformed list of superseded primaries");
+    }
+    const uint8_t *rec = sup + sup_len;
+    size_t rec_len = len - 17 - idl - sup_len;
+    rep_stream *s = rep_stream_find(b, data + 17, idl);
+    if (s && epoch < s->epoch) { /* a copy of this primary that another copy superseded */
         atomic_fetch_add(&b->refused, 1);
         return eng_set_error(err, "STALE %llu: update %llu from %s at epoch %llu", (unsigned long long)s->epoch,
                              (unsigned long long)seq, s->id, (unsigned long long)epoch);
     }
+    for (size_t at = 1; at < sup_len; at += 1u + sup[at]) /* then the sender's stream is looked up again */
+        if (sup[at] != idl || memcmp(sup + at + 1, data + 17, idl) != 0)
+            rep_stream_fence(b, sup + at + 1, sup[at], epoch);
+    s = rep_stream_of(b, data + 17, idl);
     s->epoch = epoch;
     if (seq <= s->last) { /* a resend of what is applied: confirm again */
         atomic_fetch_add(&b->duplicates, 1);

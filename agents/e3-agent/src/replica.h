@@ -14,10 +14,12 @@
  * dies can be missing at the backup).
  *
  * Replicate payload (network byte order):
- *   u64 seq (top bits: REP_JUMP, REP_HOLE) | u64 epoch | u8 id_len | primary id (id_len bytes, the controller's
- *   id) | records
+ *   u64 seq (top bits: REP_JUMP, REP_HOLE, REP_SUPERSEDES) | u64 epoch | u8 id_len | primary id (id_len bytes,
+ *   the controller's id) | [REP_SUPERSEDES: u8 n | n x (u8 id_len | id)] | records
  * seq counts from 1 per (primary, backup) pair. epoch is the primary copy's controller-issued epoch
- * (docs/agents.md, "Never two primaries"; 0: none given).
+ * (docs/agents.md, "Never two primaries"; 0: none given). The superseded ids are the primaries a
+ * promoted backup replaces (rep_primary_supersede): a backup takes the frame's epoch as the
+ * highest it saw from each of them too, so it refuses their later updates ("STALE").
  *
  * Backup side (rep_backup): each stateful instance takes replicate frames on its own port
  * (chan_udp_node_set_replicate with rep_backup_deliver). An update is applied through the
@@ -35,6 +37,9 @@
  *     primary that moved or was superseded): refused, error answer "STALE <epoch>: ...", counted
  *     as refused; the stale primary notes the newer epoch (rep_primary_newer_epoch) and its owner
  *     stops serving it;
+ *   - from a primary that supersedes others (REP_SUPERSEDES, its epoch accepted): each superseded
+ *     id's highest epoch is raised to the frame's, so their later updates are refused as stale;
+ *   - no records (a promoted primary's first update, which announces it): applied as nothing;
  *   - malformed records: refused (apply_log's reason), counted; its number is used up;
  *   - REP_HOLE (an update too large for one datagram, given up by the primary): its number is
  *     used up and it counts as a gap.
@@ -76,10 +81,12 @@
 
 #define REP_MAX_BACKUPS 8   /* backups per primary */
 #define REP_MAX_PRIMARIES 8 /* primaries a backup follows at once (the oldest is forgotten) */
-#define REP_HDR_MAX (8 + 8 + 1 + E3RPC_ID_LEN) /* bytes of payload header, at most */
+#define REP_MAX_SUPERSEDED 8 /* ids a promoted primary supersedes, at most */
+#define REP_HDR_MAX (8 + 8 + 1 + E3RPC_ID_LEN + 1 + REP_MAX_SUPERSEDED * E3RPC_ID_LEN) /* payload header, at most */
 #define REP_JUMP (1ull << 63)              /* seq flag: the updates before this one are not coming */
 #define REP_HOLE (1ull << 62)              /* seq flag: this update was given up (no records follow) */
-#define REP_FLAGS (REP_JUMP | REP_HOLE)
+#define REP_SUPERSEDES (1ull << 61)        /* seq flag: superseded primary ids follow the primary id */
+#define REP_FLAGS (REP_JUMP | REP_HOLE | REP_SUPERSEDES)
 #define REP_WINDOW 16384                   /* updates kept per backup until confirmed */
 #define REP_WINDOW_BYTES (16u << 20)       /* record bytes kept per backup until confirmed */
 #define REP_ROUND_MAX 512                  /* updates per resend round */
@@ -116,6 +123,16 @@ rep_primary *rep_primary_new(rt_table *routes, chan_udp_node *egress, const char
 
 /* The epoch this primary's frames carry from now on (0 until set). Any thread. */
 void rep_primary_set_epoch(rep_primary *p, uint64_t epoch);
+
+/* Every frame of `p` from now on names the primaries listed in `ids_csv` (pl_parse_ids, at most
+ * REP_MAX_SUPERSEDED; its own id may not be one) as superseded at its epoch: the backups refuse
+ * their later updates. Returns 0, or -1 with `err` on a bad list (nothing changed). Before the
+ * primary sends anything (in practice, right after rep_primary_new). */
+int rep_primary_supersede(rep_primary *p, const char *ids_csv, char *err);
+
+/* Number, keep and send an update with no records to every backup: it tells them this primary's
+ * epoch (and what it supersedes) before any client writes. With the instance entered. */
+void rep_primary_announce(rep_primary *p);
 
 /* The highest epoch a backup answered it follows for this primary's id, above this primary's own
  * (its "STALE" answers), or 0: this copy is stale, another serves the instance. Any thread. */
@@ -155,12 +172,18 @@ size_t rep_primary_sequences(rep_primary *p, char (*ids)[E3RPC_ID_LEN], uint64_t
 int rep_primary_continue(rep_primary *p, const char *backup_id, uint64_t seq);
 
 /* Hand every backup of `prev` that `next` lists too over to `next`: its numbers and its kept,
- * unconfirmed updates (answers still due go to `prev` and are ignored; the tick resends). With
- * the instance entered, in the op that switches the targets, before `next` sends anything. */
+ * unconfirmed updates (answers still due go to `prev` and are ignored; the tick resends); and what
+ * `prev` supersedes, unless `next` was given its own list. With the instance entered, in the op
+ * that switches the targets, before `next` sends anything. */
 void rep_primary_adopt(rep_primary *next, rep_primary *prev);
 
 /* The backup side of engine instance `engine_id`. NULL when memory runs out. */
 rep_backup *rep_backup_new(eng *e, uint32_t engine_id);
+
+/* Refuse, from now on, updates from primary `primary_id` at an epoch below `epoch` (a promoted
+ * backup fences the primary it replaces, which counts it among its backups). Only in an engine
+ * op on the instance (its streams are touched only there). */
+void rep_backup_fence(rep_backup *b, const char *primary_id, uint64_t epoch);
 
 /* Free it; the instance's UDP node must be freed first (no update in flight). NULL is fine. */
 void rep_backup_free(rep_backup *b);
@@ -177,5 +200,10 @@ void rep_backup_counters(rep_backup *b, rep_counters *out);
  * then `records`. Returns 0, or -1 when memory runs out or the id is longer than E3RPC_ID_LEN - 1. */
 int rep_encode(svc_buf *out, uint64_t seq, uint64_t epoch, const char *primary_id, const uint8_t *records,
                size_t len);
+
+/* rep_encode with the `n_sup` ids in `sup` as superseded (REP_SUPERSEDES set when n_sup > 0; at most
+ * REP_MAX_SUPERSEDED). */
+int rep_encode_superseding(svc_buf *out, uint64_t seq, uint64_t epoch, const char *primary_id,
+                           const char (*sup)[E3RPC_ID_LEN], size_t n_sup, const uint8_t *records, size_t len);
 
 #endif

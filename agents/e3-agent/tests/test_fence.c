@@ -130,18 +130,7 @@ int main(void) {
     expect(A.s, resume_cmd(va++, "z", 1), NULL); /* the controller's mistake (say, a partition) */
     call(client, pza, "PUT split 1", "OK"); /* acknowledged by the stale copy, refused by the backup */
     wait_counter(B.s, "bz", offsetof(rep_counters, refused), 1);
-    int refusing = 0;
-    for (int t = 0; t < 200 && !refusing; t++) { /* the next tick (REP_TICK_MS) fences it */
-        reply r = {0};
-        char err[CHAN_ERRBUF_LEN];
-        chan *c = chan_udp_open(client, "127.0.0.1", pza, err);
-        CHECK(c && chan_send(c, 0, (const uint8_t *)"GET old", 7, on_reply, &r, err) == CHAN_OK);
-        chan_close(c);
-        wait_done(&r);
-        refusing = r.status == CHAN_ERR && strstr(r.text, "stale_epoch") != NULL;
-        if (!refusing) sleep_ms(10);
-    }
-    CHECK(refusing);
+    CHECK(refuses_stale(client, pza, "GET old")); /* the next tick (REP_TICK_MS) fences it */
     call(client, pzb, "PUT still 3", "OK"); /* the epoch-2 copy serves on, its backup follows */
     wait_counter(B.s, "bz", offsetof(rep_counters, applied), 3);
     call(client, pbz, "GET split", "NOT_FOUND");

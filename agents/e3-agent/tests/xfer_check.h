@@ -117,6 +117,22 @@ static inline void sleep_ms(long ms) {
     nanosleep(&ts, NULL);
 }
 
+/* Send `req` to `port` every 10 ms, up to 2 s, until the instance refuses it with stale_epoch (a
+ * stale copy, fenced by its ticker); 1 if it did. */
+static inline int refuses_stale(chan_udp_node *client, uint16_t port, const char *req) {
+    for (int t = 0; t < 200; t++) {
+        reply r = {0};
+        char err[CHAN_ERRBUF_LEN];
+        chan *c = chan_udp_open(client, "127.0.0.1", port, err);
+        CHECK(c && chan_send(c, 0, (const uint8_t *)req, strlen(req), on_reply, &r, err) == CHAN_OK);
+        chan_close(c);
+        wait_done(&r);
+        if (r.status == CHAN_ERR && strstr(r.text, "stale_epoch") != NULL) return 1;
+        sleep_ms(10);
+    }
+    return 0;
+}
+
 /* The exported state (the service's export_state bytes) of instance `id` on `r` into `out`
  * (reset first), read with an export op on its worker. */
 static inline void instance_state(cmd_rig *r, const char *id, svc_buf *out) {

@@ -10,7 +10,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 from e3.models.base import Base, UuidPk, utcnow
 
 COMMAND_KINDS = ("deploy_instance", "remove_instance", "export_state", "import_state", "set_routes", "confirm_import",
-                 "resume_instance")
+                 "resume_instance", "promote_instance")
 COMMAND_STATES = ("pending", "acked", "nacked")
 
 

@@ -12,6 +12,7 @@ Blocking functions taking a Session: used by the worker (placement), the API (de
 controller (registration, ACKs) from worker threads.
 """
 
+import logging
 import uuid
 from collections.abc import Iterable
 from datetime import datetime, timezone
@@ -34,6 +35,7 @@ from e3.models.migration import ACTIVE_MIGRATION_STATES
 from e3.schemas.dag import ApplicationSpec
 from e3.services import events
 
+log = logging.getLogger(__name__)
 NOTIFY_CHANNEL = "e3_commands"
 PORT_RANGE = range(21000, 30000)  # UDP ports handed to instances, per node address
 DOWNSTREAM_KEY = "e3.downstream"  # agent-level config keys (agent.proto, DeployInstance)
@@ -284,6 +286,17 @@ def latest_versions(session: Session, node_ids: Iterable[uuid.UUID]) -> dict[uui
                                 .where(NodeCommand.node_id.in_(ids)).group_by(NodeCommand.node_id)).all())
 
 
+def _promote_refused(session: Session, cluster_id: uuid.UUID | None, command: NodeCommand, error: dict) -> None:
+    """A promoted backup's agent refused its PromoteInstance (failover): the copy still answers on its port, but its
+    backups are not told to refuse the lost primary, which could serve on behind a partition (docs/agents.md, "Never
+    two primaries"). Not retried (the agent would refuse the same command again): said loudly instead."""
+    log.error("PromoteInstance of %s NACKed by node %s: %s: %s; the lost primary is not fenced", command.instance_id,
+              command.node_id, error["code"], error["message"])
+    events.emit(session, "failover.promote_refused", f"instance/{command.instance_id}", cluster_id,
+                application=events.application_of(session, instance_id=command.instance_id),
+                epoch=command.payload.get("epoch"), error_code=error["code"], error_message=error["message"])
+
+
 def record_outcome(session: Session, cluster_id: uuid.UUID | None, node_id: uuid.UUID, version: int,
                    ok: bool, error_code: str, error_message: str) -> NodeCommand:
     """An ACK or NACK: the command's state, its instance's state, and a `command.ack|nack` event.
@@ -308,4 +321,6 @@ def record_outcome(session: Session, cluster_id: uuid.UUID | None, node_id: uuid
     if error:
         data.update(error_code=error["code"], error_message=error["message"])
     events.emit(session, "command.ack" if ok else "command.nack", f"node/{node_id}", cluster_id, **data)
+    if command.kind == "promote_instance" and not ok:
+        _promote_refused(session, cluster_id, command, error)
     return command

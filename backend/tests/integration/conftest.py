@@ -63,9 +63,22 @@ def agent_env() -> dict:
 
 
 @pytest.fixture
-def trio(e3, worker, backing_services, tmp_path, client, agent_env):
-    """A controller and 3 local agents (their environment plus `agent_env`); the gw -> kvs application placed
-    and running."""
+def trio_app() -> dict:
+    """The application the trio runs (a test overrides it, e.g. with more backups)."""
+    return APP
+
+
+@pytest.fixture
+def controller_route():
+    """The address the trio's agents dial for the controller at `address` (a test overrides it, e.g. with a
+    proxy that can cut one agent off)."""
+    return lambda address: address
+
+
+@pytest.fixture
+def trio(e3, worker, backing_services, tmp_path, client, agent_env, trio_app, controller_route):
+    """A controller and 3 local agents (their environment plus `agent_env`, dialling the controller through
+    `controller_route`); `trio_app` (gw -> kvs) placed and running."""
     if not AGENT.is_file():
         pytest.fail(f"{AGENT} is missing: `make test` builds it (make agents)")
     port = free_tcp_port()
@@ -75,10 +88,10 @@ def trio(e3, worker, backing_services, tmp_path, client, agent_env):
     agents = []
     try:
         up = e3("cluster", "up", "--mode", "local", "--servers", "3", "--type", "beefy", "--name", "trio",
-                "--controller", f"127.0.0.1:{port}", "--output", "json", extra_env=env)
+                "--controller", controller_route(f"127.0.0.1:{port}"), "--output", "json", extra_env=env)
         agents = json.loads(up.stdout)
-        assert client.post("/api/v1/applications", json=APP).status_code == 201
-        r = client.post("/api/v1/deployments", json={"application": "mig-kv", "cluster": "trio"})
+        assert client.post("/api/v1/applications", json=trio_app).status_code == 201
+        r = client.post("/api/v1/deployments", json={"application": trio_app["metadata"]["name"], "cluster": "trio"})
         assert wait_for_job(client, r.json()["job_id"])["state"] == "succeeded"
         deployment_id = r.json()["deployment_id"]
         placed = wait_until(lambda: running(client, deployment_id), timeout=30, what="instances running")

@@ -11,6 +11,7 @@ from sqlalchemy import select, update
 
 from e3.core.db import session_scope
 from e3.models import ComputeNode, Event, Instance, Migration, NodeCommand
+from e3.services.commands import record_outcome
 from e3.services.migration.failover import fail_over
 
 APP = {
@@ -65,6 +66,11 @@ def test_the_backup_is_promoted_under_the_lost_primarys_id_and_a_new_backup_is_s
             return session.scalars(select(NodeCommand).where(NodeCommand.node_id == node_id, NodeCommand.kind == kind)
                                    .order_by(NodeCommand.version.desc())).first()
 
+        # its agent is told, before the routes lead to it: its epoch, whom it supersedes, its backups (none left)
+        promote = latest(promoted.node_id, "promote_instance")
+        assert promote.payload == dict(instance_id=str(promoted.id), epoch=promoted.epoch, replaces=[str(running.primary)],
+                                       backups="")
+        assert promoted.epoch == 2 and promote.version < latest(promoted.node_id, "set_routes").version
         routes = {r["instance_id"]: (r["address"], r["port"])
                   for r in latest(promoted.node_id, "set_routes").payload["routes"]}
         # the old primary's id leads to the promoted backup; the seeding backup is not routed yet
@@ -84,6 +90,21 @@ def test_the_backup_is_promoted_under_the_lost_primarys_id_and_a_new_backup_is_s
     # api_gateway keeps state (its rate limiter) and had no backup: its state is lost, and said so
     assert sorted(kinds[1:-1]) == ["failover.backup_placed", "failover.promoted", "failover.replaced",
                                    "failover.state_lost"]
+
+
+def test_a_refused_promotion_is_an_event_naming_the_agents_reason(running):
+    with session_scope() as session:
+        fail_over(session, running.lost)
+    with session_scope() as session:
+        promote = session.scalars(select(NodeCommand).where(NodeCommand.kind == "promote_instance")).one()
+        record_outcome(session, running.cluster, promote.node_id, promote.version, False, "not_serving",
+                       "instance awaits its state")
+    with session_scope() as session:
+        (refused,) = session.scalars(select(Event).where(Event.kind == "failover.promote_refused"))
+        assert refused.subject == f"instance/{running.backup}"
+        assert (refused.data["error_code"], refused.data["epoch"], refused.data["application"]) == (
+            "not_serving", 2, "fo")
+        assert session.get(Instance, running.backup).state == "running"  # it answers on its port all the same
 
 
 def test_a_lost_backup_is_replaced_and_nothing_happens_twice(running):

@@ -7,7 +7,10 @@ row locked, like every writer of commands). For each instance that was on the no
   replica) is promoted. It becomes the shard's primary (replica 0), takes the lost primary's id as an
   alias (upstream instances deployed before still name it: the route table leads that id to the
   backup), and serves at once from the state the replication log gave it, at an epoch above the lost
-  primary's (docs/agents.md, "Never two primaries"). The lost row is deleted.
+  primary's (docs/agents.md, "Never two primaries"). Its agent is told so (PromoteInstance, in the same
+  transaction): it serves at that epoch, replicates to the shard's other running backups, and names the
+  lost primary (and its aliases) as superseded, so those backups refuse the lost primary's updates should it
+  be alive behind a partition, and it stops serving. The lost row is deleted.
 - a stateful backup: its row is deleted.
 - anything else (a stateless instance, a stateful one with no live backup): it is placed again by HCM
   and deployed afresh, keeping its id; a stateful one starts empty (`failover.state_lost`).
@@ -42,6 +45,7 @@ from e3.services.migration.queue import queue_migration
 
 log = logging.getLogger(__name__)
 LOST_STATES = ("placed", "deploying", "running", "seeding")
+MAX_SUPERSEDED = 8  # ids a PromoteInstance names as replaced, at most (agent.proto; the most recent first)
 
 
 def _stateful(inst: Instance) -> bool:
@@ -168,6 +172,7 @@ def _fail_over_deployment(session: Session, dep: _Deployment, gone: list[Instanc
             backup.replica, backup.role, backup.ordinal = 0, "primary", inst.ordinal
             backup.aliases = [*(backup.aliases or ()), str(inst.id), *(inst.aliases or ())]
             backup.epoch = max(backup.epoch or 1, inst.epoch or 1) + 1
+            _promote(session, cluster_id, backup, inst, [i for i in live if i.role == "backup" and i.id != backup.id])
             events.emit(session, "failover.promoted", f"instance/{backup.id}", cluster_id, application=app,
                         replaces=str(inst.id), dag_node=inst.dag_node, shard=inst.shard, node=names.get(backup.node_id),
                         lost_node=names.get(lost_node))
@@ -198,6 +203,16 @@ def _fail_over_deployment(session: Session, dep: _Deployment, gone: list[Instanc
     return [seed for primary, replica in new_backups
             if (seed := _new_backup(session, primary, replica, placed[(primary.dag_node, primary.shard, replica)],
                                     names, cluster_id, app)) is not None]
+
+
+def _promote(session: Session, cluster_id: uuid.UUID, backup: Instance, lost: Instance, others: list[Instance]) -> None:
+    """PromoteInstance to the promoted backup's agent: it serves at its new epoch, replicating to the shard's `others`
+    (running backups, which followed `lost`) and superseding `lost` and its aliases (docs/agents.md, "Never two
+    primaries"). A NACK leaves it serving unfenced, as before promotion was a command: services.commands records it."""
+    replaces = [str(lost.id), *(lost.aliases or ())][:MAX_SUPERSEDED]
+    backups = ",".join(str(i.id) for i in sorted(others, key=lambda i: i.replica))
+    commands.issue(session, cluster_id, backup.node_id, "promote_instance",
+                   dict(instance_id=str(backup.id), epoch=backup.epoch, replaces=replaces, backups=backups), backup.id)
 
 
 def _new_backup(session: Session, primary: Instance, replica: int, target: uuid.UUID | None, names: dict,
