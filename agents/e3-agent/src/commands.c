@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "alog.h"
 #include "e3svc/svc.h"
@@ -605,15 +606,26 @@ static int cmd_export(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
     else if (*backups && !(next = rep_primary_new(s->routes, pl_egress(s->pl), in->id, backups, err)))
         return cmd_nack(out, "bad_config", "%s", err);
     if (next) rep_primary_set_epoch(next, in->epoch);
+    /* Connected first, while it still serves: the importer's ImportState may reach its node after
+     * this command (the controller issues them together), and the port stays open meanwhile. */
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int fd = sx_connect_importer(ip, port, SX_LISTEN_WAIT_MS, err);
+    if (fd < 0) {
+        rep_primary_release(next);
+        alog(ALOG_WARN, "state %s of %s to %s not started: %s; serving here still", copy ? "copy" : "export", in->id,
+             c->peer, err);
+        return cmd_nack(out, "transfer_failed", "state of %s not %s to %s: %s; serving here still", in->id,
+                        copy ? "copied" : "moved", c->peer, err);
+    }
     /* A copy keeps the port closed from before the export op until after the switch op: no
      * request, hence no update, runs between them, so the new backups hold the state as of the
      * export and then get every later update, from seq 1: no gap. */
     cmd_port_close(s, in);
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
     svc_buf frame = {0};
     int rc = sx_export_frame(s->e, in->engine_id, in->id, in->primary, &frame, err);
-    if (rc == SX_OK) rc = sx_send_frame(ip, port, frame.data, frame.len, err);
+    if (rc == SX_OK) rc = sx_send_frame_on(fd, frame.data, frame.len, err);
+    else close(fd); /* the importer sees the connection close without a frame: it refuses nothing, serves nothing */
     if (rc == SX_UNSURE && copy) rc = SX_ERR; /* a new backup serving unasked is no second primary */
     if (rc == SX_OK && copy && (rc = cmd_switch(s, in, next, err)) == SX_OK) next = NULL;
     clock_gettime(CLOCK_MONOTONIC, &t1);

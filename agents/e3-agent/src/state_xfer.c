@@ -357,7 +357,8 @@ static int sx_read_line(int fd, char *line, size_t cap, uint32_t timeout_ms, cha
     }
 }
 
-/* A TCP connection to `ip`:`port` within SX_CONNECT_TIMEOUT_MS, non-blocking; -1 with `err`. */
+/* A TCP connection to `ip`:`port` within SX_CONNECT_TIMEOUT_MS, non-blocking; -1 with `err` (and
+ * errno the connect's, when it failed). */
 static int sx_connect(const char *ip, uint16_t port, char *err) {
     struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(port)};
     if (inet_pton(AF_INET, ip, &to.sin_addr) != 1) return sx_set_error(err, "bad address %s", ip), -1;
@@ -371,21 +372,61 @@ static int sx_connect(const char *ip, uint16_t port, char *err) {
     if (r == 0) {
         sx_set_error(err, "connect to %s:%u: no answer within %d ms", ip, port, SX_CONNECT_TIMEOUT_MS);
         close(fd);
+        errno = ETIMEDOUT;
         return -1;
     }
     if (r < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &so, &sl) != 0) goto fail;
     if (so == 0) return fd;
     errno = so;
-fail:
-    sx_set_error(err, "connect to %s:%u: %s", ip, port, strerror(errno));
+fail:;
+    int why = errno;
+    sx_set_error(err, "connect to %s:%u: %s", ip, port, strerror(why));
+    close(fd);
+    errno = why; /* sx_connect_importer retries a refused one */
+    return -1;
+}
+
+/* `fd` once its importer's first line is SX_GREETING; else closed, -1 with the reason. */
+static int sx_greeted(int fd, const char *ip, uint16_t port, char *err) {
+    char line[SX_ANSWER_LEN], why[SX_ERRBUF_LEN];
+    if (sx_read_line(fd, line, sizeof(line), SX_GREETING_TIMEOUT_MS, why) != SX_OK)
+        sx_set_error(err, "%s:%u is no importer ready for this state: %s", ip, port, why);
+    else if (strncmp(line, "ERR ", 4) == 0)
+        sx_set_error(err, "importer: %s", line + 4);
+    else if (strcmp(line, SX_GREETING) != 0)
+        sx_set_error(err, "%s:%u is no importer: it said \"%.64s\"", ip, port, line);
+    else
+        return fd;
     close(fd);
     return -1;
 }
 
+int sx_connect_importer(const char *ip, uint16_t port, uint32_t listen_wait_ms, char *err) {
+    uint64_t deadline = sx_now_ms() + listen_wait_ms;
+    struct timespec pause = {0, SX_LISTEN_RETRY_MS * 1000000L};
+    for (;;) {
+        errno = 0;
+        int fd = sx_connect(ip, port, err);
+        if (fd >= 0) return sx_greeted(fd, ip, port, err);
+        if (errno != ECONNREFUSED) return -1;
+        if (sx_now_ms() >= deadline) {
+            char why[SX_ERRBUF_LEN];
+            snprintf(why, sizeof(why), "%s", err);
+            sx_set_error(err, "%s (no importer listening within %u ms)", why, listen_wait_ms);
+            return -1;
+        }
+        nanosleep(&pause, NULL);
+    }
+}
+
 int sx_send_frame(const char *ip, uint16_t port, const uint8_t *frame, size_t len, char *err) {
+    int fd = sx_connect_importer(ip, port, 0, err);
+    return fd < 0 ? SX_ERR : sx_send_frame_on(fd, frame, len, err);
+}
+
+int sx_send_frame_on(int fd, const uint8_t *frame, size_t len, char *err) {
     char line[SX_ANSWER_LEN];
-    int fd = sx_connect(ip, port, err), rc = SX_OK;
-    if (fd < 0) return SX_ERR;
+    int rc = SX_OK;
     /* Send, watching for an early answer: an importer that refuses the header says why at once
      * and closes, and its reason beats "connection reset". */
     while (len && rc == SX_OK) {
@@ -527,6 +568,11 @@ static void *sx_import_main(void *arg) {
     close(im->lfd); /* one connection per transfer; a retry comes with a new ImportState */
     im->lfd = -1;
     if (fd < 0) goto out;
+    if (sx_write_all(fd, (const uint8_t *)SX_GREETING "\n", sizeof(SX_GREETING), im->cancel[0], err) != SX_OK) {
+        alog(ALOG_WARN, "state import of %s: greeting the exporter: %s; still awaiting state", sp->instance_id, err);
+        close(fd);
+        goto out;
+    }
     uint64_t t0 = sx_now_ms();
     int rc = sx_receive(im, fd, &buf, &f, err);
     if (rc == SX_OK) rc = sx_import_frame(sp->e, sp->engine_id, sp->instance_id, &f, sp->primary, err);

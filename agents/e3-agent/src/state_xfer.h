@@ -42,6 +42,10 @@
 #define SX_MAX_STATE (1ull << 30)      /* bytes of state in one frame, at most (1 GiB) */
 #define SX_ACCEPT_TIMEOUT_MS 30000     /* importer: wait this long for the exporter to connect */
 #define SX_CONNECT_TIMEOUT_MS 5000     /* exporter: TCP connect */
+#define SX_LISTEN_WAIT_MS 5000         /* exporter: retry a refused connect this long (the importer may not listen yet) */
+#define SX_LISTEN_RETRY_MS 2           /* exporter: pause between two refused connects */
+#define SX_GREETING_TIMEOUT_MS 2000    /* exporter: wait this long for the importer's READY once connected */
+#define SX_GREETING "READY"            /* the importer's first line: it is an importer, and it takes this source */
 #define SX_ANSWER_TIMEOUT_MS 10000     /* exporter: wait for the importer's line once all is sent */
 #define SX_IO_TIMEOUT_MS 10000         /* either side: longest silence while a frame moves */
 #define SX_DRAIN_MS 250                /* exporter: wait this long for the backups to confirm every update */
@@ -125,6 +129,17 @@ int sx_parse_hostport(const char *s, char *ip, uint16_t *port);
  * SX_UNSURE (reason in `err`) when the whole frame went out but no answer line came within
  * SX_ANSWER_TIMEOUT_MS (timeout, close, reset): the importer may have loaded it and serve. */
 int sx_send_frame(const char *ip, uint16_t port, const uint8_t *frame, size_t len, char *err);
+
+/* A TCP connection to an importer at `ip`:`port`, for sx_send_frame_on, once the importer said
+ * SX_GREETING (within SX_GREETING_TIMEOUT_MS): whatever else listens there (a stray listener, an
+ * importer refusing this source with its "ERR ..." line) is no importer of ours, and no state is
+ * sent. A refused connect is retried every SX_LISTEN_RETRY_MS for up to `listen_wait_ms`: the
+ * controller issues a move's ImportState and ExportState together, so the exporter may be told
+ * first. Lets the exporter connect before it stops serving. -1 with the reason in `err`. */
+int sx_connect_importer(const char *ip, uint16_t port, uint32_t listen_wait_ms, char *err);
+
+/* sx_send_frame on a connection from sx_connect_importer (closed here, whatever the outcome). */
+int sx_send_frame_on(int fd, const uint8_t *frame, size_t len, char *err);
 
 /* ---- the importer ------------------------------------------------------------------------- */
 

@@ -33,11 +33,12 @@ static e3rpc_command resume_cmd(uint64_t v, char *id, uint64_t epoch) {
     return (e3rpc_command){.version = v, .kind = E3RPC_CMD_RESUME, .instance_id = id, .epoch = epoch};
 }
 
-/* A mute importer: accepts one connection on `fd`, reads until the peer stops sending for a
- * moment (the whole frame), then closes without an answer. */
+/* A mute importer: accepts one connection on `fd`, greets the exporter as an importer does, reads
+ * until the peer stops sending for a moment (the whole frame), then closes without an answer. */
 static void *mute_importer(void *arg) {
     int lfd = *(int *)arg, fd = accept(lfd, NULL, NULL);
     char buf[65536];
+    CHECK(send(fd, SX_GREETING "\n", sizeof(SX_GREETING), MSG_NOSIGNAL) == (ssize_t)sizeof(SX_GREETING));
     struct timeval tv = {0, 300000};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
     while (recv(fd, buf, sizeof(buf), 0) > 0) {}

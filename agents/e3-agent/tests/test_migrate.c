@@ -6,14 +6,19 @@
  *     not bind its port; ImportState listens; ExportState ACKs; B answers every key, A's port is
  *     closed; a second ExportState is NACKed not_serving, a replay gets its first outcome;
  *     RemoveInstance of the stopped X works.
- *   - export to a port nobody listens on: transfer_failed, A serves every key again;
+ *   - export to a port nobody listens on, or to a listener that is no importer (it never greets):
+ *     transfer_failed, A never stopped serving;
  *   - the importer refuses (wrong service type): the reason reaches the NACK, A serves again, B
  *     stays awaiting state; a timed-out import is retried by a new ImportState;
  *   - RemoveInstance of an instance awaiting state, with its listener open;
  *   - a primary with a backup moves, and the backup applies its next updates (no stale refusal).
  * E3_MIGRATE_KEYS=<n> changes N (default 10000) for a timing run; the log lines give bytes and ms.
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "xfer_check.h"
 
@@ -53,14 +58,27 @@ int main(void) {
     expect(A.s, remove_cmd(va++, "x"), NULL);
     CHECK_EQ_INT(eng_stats_all(A.e, NULL, 0), 0);
 
-    /* ---- nobody listens: A serves again ---- */
+    /* ---- nobody listens: A never stops serving (it connects before it stops), and gives up after
+     * its wait for an importer ---- */
     uint16_t py = free_port();
     expect(A.s, deploy(va++, "y", "kvs", py, NULL, 0), NULL);
     put_keys(client, py, "y", 100);
     snprintf(dest, sizeof(dest), "127.0.0.1:%u", free_tcp_port());
     o = outcome(A.s, export_cmd(va++, "y", dest));
-    CHECK(!o.ok && strcmp(o.code, "transfer_failed") == 0 && strstr(o.message, "serving here again"));
-    CHECK(strstr(o.message, "Connection refused"));
+    CHECK(!o.ok && strcmp(o.code, "transfer_failed") == 0 && strstr(o.message, "serving here still"));
+    CHECK(strstr(o.message, "Connection refused") && strstr(o.message, "no importer listening within"));
+    check_keys(client, py, "y", 100);
+    /* ---- something else listens there (it never greets): no state is sent to it, A serves on ---- */
+    int stray = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in at = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t atl = sizeof(at);
+    CHECK(bind(stray, (struct sockaddr *)&at, sizeof(at)) == 0 && listen(stray, 1) == 0);
+    CHECK(getsockname(stray, (struct sockaddr *)&at, &atl) == 0);
+    snprintf(dest, sizeof(dest), "127.0.0.1:%u", ntohs(at.sin_port));
+    o = outcome(A.s, export_cmd(va++, "y", dest));
+    close(stray);
+    CHECK(!o.ok && strcmp(o.code, "transfer_failed") == 0 && strstr(o.message, "serving here still"));
+    CHECK(strstr(o.message, "is no importer ready for this state"));
     check_keys(client, py, "y", 100);
 
     /* ---- the importer refuses (y is a kvs, B's y an ema): A serves again, B still awaits; an

@@ -4,10 +4,12 @@
  * with a reason, every proper prefix asking for more, never a crash), host:port parsing, the
  * primary's sequence numbers moved with rep_primary_sequences / rep_primary_continue, and the
  * importer on its own: a frame for the wrong instance is answered ERR, an importer nobody
- * connects to gives up after its accept timeout, a cancelled one is joined at once.
+ * connects to gives up after its accept timeout, a cancelled one is joined at once; an exporter
+ * told before its importer listens connects once it does, and says so when none ever does.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,6 +33,22 @@ static int count_ready(void *ctx, char *err) {
     (void)ctx, (void)err;
     ready_calls++;
     return SX_OK;
+}
+
+/* An importer started late (the ImportState reaching its node after the ExportState). */
+typedef struct late_start {
+    sx_import_spec *spec;
+    sx_importer *im;
+    int delay_ms;
+} late_start;
+
+static void *start_late(void *arg) {
+    late_start *l = arg;
+    char err[SX_ERRBUF_LEN];
+    struct timespec d = {0, (long)l->delay_ms * 1000000L};
+    nanosleep(&d, NULL);
+    l->im = sx_importer_start(l->spec, err);
+    return NULL;
 }
 
 int main(void) {
@@ -184,6 +202,22 @@ int main(void) {
     CHECK_EQ_INT(sx_send_frame("127.0.0.1", spec.port, st.data, st.len, err), SX_ERR);
     CHECK(strstr(err, "connect to 127.0.0.1"));
     sx_importer_stop(im);
+    /* the exporter first: its connect is refused until the importer listens 150 ms later, then the
+     * frame goes through; with nobody listening it gives up after its wait, naming it */
+    ready_calls = 0;
+    spec.accept_timeout_ms = 3000;
+    late_start late = {.spec = &spec, .delay_ms = 150};
+    pthread_t starter;
+    CHECK(pthread_create(&starter, NULL, start_late, &late) == 0);
+    int fd = sx_connect_importer("127.0.0.1", spec.port, 3000, err);
+    CHECK(fd >= 0);
+    CHECK(pthread_join(starter, NULL) == 0 && late.im);
+    CHECK_EQ_INT(sx_send_frame_on(fd, st.data, st.len, err), SX_OK);
+    for (int i = 0; i < 2000 && !sx_importer_done(late.im); i++) nanosleep(&ms, NULL);
+    CHECK(sx_importer_ok(late.im) && ready_calls == 1);
+    sx_importer_stop(late.im);
+    CHECK_EQ_INT(sx_connect_importer("127.0.0.1", spec.port, 50, err), -1);
+    CHECK(strstr(err, "no importer listening within 50 ms"));
     /* cancelled while waiting: joined at once; the port can be listened on again */
     spec.accept_timeout_ms = SX_ACCEPT_TIMEOUT_MS;
     im = sx_importer_start(&spec, err);

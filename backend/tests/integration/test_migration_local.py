@@ -112,8 +112,9 @@ def test_a_migration_whose_runner_is_killed_is_finished_by_the_next_worker(clien
 
 
 def test_a_migration_whose_transfer_cannot_start_is_rolled_back_and_the_source_keeps_serving(client, e3, trio):
-    """The target cannot listen on the transfer port (taken): ImportState is NACKed, the target copy is
-    removed, the migration ends rolled_back with the agent's reason, and the instance serves where it was."""
+    """The target cannot listen on the transfer port (taken): ImportState is NACKed, the ExportState sends
+    nothing to whatever listens there, the target copy is removed, the migration ends rolled_back with the
+    agent's reason, and the instance serves where it was."""
     import socket
 
     from e3.services.migration.records import TRANSFER_PORTS
@@ -132,8 +133,11 @@ def test_a_migration_whose_transfer_cannot_start_is_rolled_back_and_the_source_k
     assert done.returncode == 1
     m = json.loads(done.stdout)
     assert m["state"] == "rolled_back" and m["error"]["code"] == "listen_failed", m
+    # the ExportState went out with the ImportState: the source found no importer (the squatter never greets
+    # as one), sent nothing and never stopped serving
     assert [(s["name"], s["state"]) for s in m["steps"]] == [("push", "done"), ("open_transfer", "failed"),
-                                                             ("undo_push", "done")]
+                                                             ("stop_and_transfer", "failed"), ("undo_push", "done")]
+    assert "is no importer ready for this state" in m["steps"][2]["detail"], m["steps"][2]
     now = running(client, trio["deployment_id"])["kv"]
     assert (now["node"], now["port"]) == (kv["node"], kv["port"])
     assert ask(kv, "GET stays") == (True, "VALUE here")

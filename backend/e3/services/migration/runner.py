@@ -4,7 +4,8 @@ Steps of a stateful instance (docs/orchestrator.md, "Migration protocol"):
   push               DeployInstance on the target with e3.await_state=1: the binary and config are there,
                      its port is not open yet;
   open_transfer      ImportState on the target: it listens for the state on the migration's TCP port;
-  stop_and_transfer  ExportState on the source: it stops serving (in-flight requests answered first),
+  stop_and_transfer  ExportState on the source, issued with the two above: it connects to the importer
+                     (retrying until it listens), then stops serving (in-flight requests answered first),
                      cleans up its sockets, sends the reliable-collection state; the target loads it and
                      starts serving; the ACK is the source's confirmation. The point of no return: from
                      here the instance row says "on the target";
@@ -54,12 +55,14 @@ log = logging.getLogger(__name__)
 
 # Steps in rounds: the steps of a round are issued together (one commit) and waited for in order, each with its
 # own record and timing. Together only where nothing waits on the other's outcome: the target applies its
-# commands in version order (DeployInstance, then ImportState); after a stateful transfer the source copy is
-# stopped and its state is on the target, so removing it need not wait for the routes. A stateless move
-# removes its serving source only once every node routes to the target (make before break).
-STATEFUL_ROUNDS = (("push", "open_transfer"), ("stop_and_transfer",), ("update_routes", "cleanup_source"))
+# commands in version order (DeployInstance, then ImportState); the source's ExportState goes out with them,
+# because its agent connects to the importer before it stops serving and retries a refused connect until the
+# importer listens (SX_LISTEN_WAIT_MS, 5 s; then a NACK, the source never stopped). After a stateful transfer
+# the source copy is stopped and its state is on the target, so removing it need not wait for the routes. A
+# stateless move removes its serving source only once every node routes to the target (make before break).
+STATEFUL_ROUNDS = (("push", "open_transfer", "stop_and_transfer"), ("update_routes", "cleanup_source"))
 STATELESS_ROUNDS = (("push",), ("update_routes",), ("cleanup_source",))
-SEED_ROUNDS = (("push", "open_transfer"), ("copy_state",), ("update_routes",))
+SEED_ROUNDS = (("push", "open_transfer", "copy_state"), ("update_routes",))
 STATEFUL_STEPS = tuple(n for r in STATEFUL_ROUNDS for n in r)
 STATELESS_STEPS = tuple(n for r in STATELESS_ROUNDS for n in r)
 SEED_STEPS = tuple(n for r in SEED_ROUNDS for n in r)
@@ -68,6 +71,8 @@ AWAIT_STATE_KEY = "e3.await_state"
 STEP_TIMEOUT_S = 20.0  # a command unanswered this long (its node up) fails the step
 EXPORT_TIMEOUT_S = 120.0  # stop_and_transfer: the agent bounds its own wait; after this the migration fails
 POLL_S = 0.01
+# a transfer's failures that leave nothing to roll back: its outcome unknown, its source down, or fenced
+NOT_ROLLED_BACK = ("export_unanswered", "source_down", "unconfirmed")
 ADVISORY_LOCK_SPACE = 0x45334D47  # "E3MG": the advisory lock key's high half
 
 
@@ -125,7 +130,8 @@ class _Run:
             steps[at] = entry
         self.m.steps = steps
         flag_modified(self.m, "steps")  # written even when equal to what the session last loaded
-        self.m.step = entry["name"]
+        # the step under way: the first of its round still waited for (a round's steps end in order)
+        self.m.step = next((e["name"] for e in steps if e["state"] == "running"), entry["name"])
         if commit:
             self.s.commit()
 
@@ -336,13 +342,36 @@ class _Run:
             except StepFailed as exc:
                 self.s.rollback()
                 self._step_failed(entry, exc)
-                for later in list(entries)[list(entries).index(name) + 1:]:
-                    self._step_failed(entries[later], StepFailed("not_waited", f"{name} failed first"))
+                later = list(entries)[list(entries).index(name) + 1:]
+                for after in later:
+                    if after in TRANSFER_STEPS and entries[after]["commands"]:
+                        self._settle_transfer(entries[after])
+                    else:
+                        self._step_failed(entries[after], StepFailed("not_waited", f"{name} failed first"))
                 raise
-            entry.update(state="done", finished_at=_now().isoformat(),
-                         ms=_elapsed_ms(datetime.fromisoformat(entry["started_at"])))
-            self._event("migration.step", step=name, state="done", ms=entry["ms"])
-            self._save_entry(entry, commit=not (last and name == names[-1]))
+            self._step_done(entry, commit=not (last and name == names[-1]))
+
+    def _step_done(self, entry: dict, commit: bool = True) -> None:
+        entry.update(state="done", finished_at=_now().isoformat(),
+                     ms=_elapsed_ms(datetime.fromisoformat(entry["started_at"])))
+        self._event("migration.step", step=entry["name"], state="done", ms=entry["ms"])
+        self._save_entry(entry, commit=commit)
+
+    def _settle_transfer(self, entry: dict) -> None:
+        """A step before the transfer in its round failed, but the ExportState is out: its outcome decides, never
+        a guess (a step that merely went unanswered in time may have happened, and the state moved). Waited for
+        as usual; recorded done (the move is committed, the run goes on) or failed (its agent serves again)."""
+        try:
+            self._wait_step(entry["name"], entry["commands"])
+        except StepFailed as exc:
+            self.s.rollback()
+            self._step_failed(entry, exc)
+            if exc.code in NOT_ROLLED_BACK:
+                raise
+            return
+        log.warning("migration %s: a step before %s failed, yet the transfer went through: going on",
+                    self.m.id, entry["name"])
+        self._step_done(entry)
 
     def run_step(self, name: str) -> None:
         self.run_round((name,))
@@ -361,6 +390,9 @@ class _Run:
         """The step that commits the change: the transfer (a stateful move, a seed), else the routes."""
         return "copy_state" if self.seed else "stop_and_transfer" if self.m.stateful else "update_routes"
 
+    def _transfer_done_in(self, names: tuple[str, ...]) -> bool:
+        return any((self._entry(n) or {}).get("state") == "done" for n in names if n in TRANSFER_STEPS)
+
     def past_no_return(self) -> bool:
         entry = self._entry(self.no_return_step())
         return bool(entry and (entry["state"] == "done" or (not self.m.stateful and entry.get("commands"))))
@@ -376,9 +408,11 @@ class _Run:
             try:
                 self.run_round(names, last=names == rounds[-1])
             except StepFailed as exc:
+                if self._transfer_done_in(names):  # see _settle_transfer
+                    continue
                 name = next((e["name"] for e in self.m.steps if e["name"] in names and e["state"] == "failed"),
                             names[0])
-                if self.past_no_return() or exc.code in ("export_unanswered", "source_down", "unconfirmed"):
+                if self.past_no_return() or exc.code in NOT_ROLLED_BACK:
                     if exc.code == "source_down":  # the backup is promoted: a target copy that has the state and
                         self._remove_target_copy()  # serves must not serve beside it
                     self._finish("failed", dict(code=exc.code, message=f"{name}: {exc.message}"))
@@ -413,9 +447,12 @@ def begin(session: Session, migration_id: uuid.UUID) -> bool:
     if migration is None or migration.state != "pending" or migration.steps:
         return False
     run = _Run(session, migration)
+    # Not the transfer: a migration whose worker never comes is abandoned (the target copy removed), which is
+    # safe only while no ExportState could be moving the state there.
+    first = tuple(n for n in run.rounds()[0] if n not in TRANSFER_STEPS)
     try:
         with session.begin_nested():
-            run.issue_round(run.rounds()[0], commit=False)
+            run.issue_round(first, commit=False)
     except StepFailed:
         session.expire(migration)
         return False
