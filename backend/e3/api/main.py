@@ -1,5 +1,7 @@
 """Wires the application: middleware, error handlers, routers, the built UI at `/`."""
 
+import multiprocessing
+import os
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -19,6 +21,7 @@ from e3.api.routers import (applications, audit, clusters, deployments, events, 
                             migrations, nodes, orchestrator, placements, templates, tokens)
 from e3.api.security_headers import SecurityHeaders
 from e3.core.config import get_settings
+from e3.core.processes import die_with_parent
 from e3.schemas.common import ErrorBody
 
 API_PREFIX = "/api/v1"
@@ -40,6 +43,11 @@ def frontend_dist() -> Path:
 @asynccontextmanager
 async def _lifespan(app: FastAPI):
     size_thread_pool()
+    parent = multiprocessing.parent_process()
+    if parent is not None:  # one of E3_API_WORKERS processes: none outlives `e3 api`
+        die_with_parent()
+        if os.getppid() != parent.pid:  # it died while this one started
+            raise RuntimeError("`e3 api` exited while its worker process started")
     yield
 
 
