@@ -3,6 +3,7 @@
 from collections.abc import AsyncIterator
 from typing import Annotated
 
+import anyio.to_thread
 from fastapi import Depends, Query, Request
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
@@ -24,9 +25,16 @@ async def get_session() -> AsyncIterator[Session]:
     try:
         yield session
     except BaseException as exc:
-        await run_in_threadpool(scope.__exit__, type(exc), exc, exc.__traceback__)  # rolls back
+        await _finish(scope, type(exc), exc, exc.__traceback__)  # rolls back
         raise
-    await run_in_threadpool(scope.__exit__, None, None, None)  # commits
+    await _finish(scope, None, None, None)  # commits
+
+
+async def _finish(scope, *exc_info) -> None:
+    """Leave the session's scope in a thread outside the shared thread limit (as FastAPI leaves a blocking
+    dependency's): the commit that gives a connection back never waits for a thread. FastAPI shields a
+    dependency's exit from cancellation, so a client gone meanwhile does not skip it."""
+    await anyio.to_thread.run_sync(scope.__exit__, *exc_info, limiter=anyio.CapacityLimiter(1))
 
 
 # scope="function": the commit runs when the route returns, before the response is sent. With FastAPI's default
