@@ -1,21 +1,40 @@
 """Typed dependencies: a database session per request and the authenticated actor with a scope."""
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from typing import Annotated
 
+import anyio.to_thread
 from fastapi import Depends, Query, Request
 from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
 
+from e3.api.verified_tokens import verified_tokens
 from e3.core.db import request_session_scope, session_scope
 from e3.core.security import Actor
 from e3.schemas.common import INT8_MAX, PageParams
 from e3.services.tokens import authorize_bearer
 
 
-def get_session() -> Iterator[Session]:
-    """Committed when the route returns, rolled back on any error: nothing half-written."""
-    with request_session_scope() as session:
+async def get_session() -> AsyncIterator[Session]:
+    """Committed when the route returns, rolled back on any error: nothing half-written.
+
+    async: making the session does no I/O (it connects when first used), so it is made on the event loop, and
+    only the commit (or rollback) and close take a trip through the thread pool, one instead of two."""
+    scope = request_session_scope()
+    session = scope.__enter__()
+    try:
         yield session
+    except BaseException as exc:
+        await _finish(scope, type(exc), exc, exc.__traceback__)  # rolls back
+        raise
+    await _finish(scope, None, None, None)  # commits
+
+
+async def _finish(scope, *exc_info) -> None:
+    """Leave the session's scope in a thread outside the shared thread limit (as FastAPI leaves a blocking
+    dependency's): the commit that gives a connection back never waits for a thread. FastAPI shields a
+    dependency's exit from cancellation, so a client gone meanwhile does not skip it."""
+    await anyio.to_thread.run_sync(scope.__exit__, *exc_info, limiter=anyio.CapacityLimiter(1))
 
 
 # scope="function": the commit runs when the route returns, before the response is sent. With FastAPI's default
@@ -26,8 +45,10 @@ SessionDep = Annotated[Session, Depends(get_session, scope="function")]
 
 
 def _actor(request: Request, session: Session, scope: str) -> Actor:
-    actor = authorize_bearer(session, scope, authorization=request.headers.get("authorization"),
+    authorization = request.headers.get("authorization")
+    actor = authorize_bearer(session, scope, authorization=authorization,
                              how_to_send="send 'Authorization: Bearer <token>' (see `e3 token create`)")
+    verified_tokens.remember(authorization, actor)
     request.state.actor = actor
     # Ends the token check's transaction: a refreshed last_used_at (services.tokens.authenticate) is not
     # row-locked while the route works, so concurrent requests with the same token never wait for each other.
@@ -38,8 +59,15 @@ def _actor(request: Request, session: Session, scope: str) -> Actor:
 def require(scope: str):
     """A dependency that yields the request's actor if its token grants `scope`, else 401/403."""
 
-    def dependency(request: Request, session: SessionDep) -> Actor:
-        return _actor(request, session, scope)
+    async def dependency(request: Request, session: SessionDep) -> Actor:
+        # A token verified a moment ago (api/verified_tokens.py) is answered on the event loop: no query, no
+        # trip through the thread pool. Otherwise, or when it lacks the scope (the check's 403 says so), the
+        # full check, blocking, in the thread pool.
+        actor = verified_tokens.recall(request.headers.get("authorization"))
+        if actor is None or not actor.can(scope):
+            return await run_in_threadpool(_actor, request, session, scope)
+        request.state.actor = actor
+        return actor
 
     return dependency
 

@@ -1,9 +1,11 @@
 """Wires the application: middleware, error handlers, routers, the built UI at `/`."""
 
+import multiprocessing
+import os
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from fastapi import APIRouter, FastAPI
+from fastapi import FastAPI
 from fastapi.responses import HTMLResponse
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
@@ -19,6 +21,7 @@ from e3.api.routers import (applications, audit, clusters, deployments, events, 
                             migrations, nodes, orchestrator, placements, templates, tokens)
 from e3.api.security_headers import SecurityHeaders
 from e3.core.config import get_settings
+from e3.core.processes import die_with_parent
 from e3.schemas.common import ErrorBody
 
 API_PREFIX = "/api/v1"
@@ -40,6 +43,11 @@ def frontend_dist() -> Path:
 @asynccontextmanager
 async def _lifespan(app: FastAPI):
     size_thread_pool()
+    parent = multiprocessing.parent_process()
+    if parent is not None:  # one of E3_API_WORKERS processes: none outlives `e3 api`
+        die_with_parent()
+        if os.getppid() != parent.pid:  # it died while this one started
+            raise RuntimeError("`e3 api` exited while its worker process started")
     yield
 
 
@@ -57,11 +65,12 @@ def create_app() -> FastAPI:
     app.add_middleware(SecurityHeaders)  # ...and, outermost, every answer (refusals too) carries the headers
     install_error_handlers(app)
     app.include_router(health.router)
-    api = APIRouter(prefix=API_PREFIX, responses=ERROR_RESPONSES)
+    # Each resource's router straight on the app, not under one /api/v1 router: a request is matched against
+    # the routes of each level it passes, twice (FastAPI's routing: found, then dispatched); the extra level
+    # cost about a tenth of a cheap read's CPU (docs/reliability.md, "API under concurrency and load").
     for module in (clusters, live, nodes, applications, templates, deployments, placements, jobs, migrations,
                    events, orchestrator, tokens, audit, me, local):
-        api.include_router(module.router)
-    app.include_router(api)
+        app.include_router(module.router, prefix=API_PREFIX, responses=ERROR_RESPONSES)
     install_method_answers(app, API_PREFIX)
     dist = frontend_dist()
     if (dist / "index.html").is_file():

@@ -229,6 +229,19 @@ async def _burst(url: str, token: str, in_flight: int, hang_s: float) -> dict:
     return dict(outcomes.summary(), in_flight=in_flight, last_answer_s=round(took, 2))
 
 
+def _api_cpu_s(api_proc) -> float:
+    """CPU seconds of `e3 api` and of its worker processes (E3_API_WORKERS > 1)."""
+    import psutil
+
+    total = cpu_s(api_proc)
+    for child in api_proc.children(recursive=True):
+        try:
+            total += cpu_s(child)
+        except psutil.Error:
+            pass
+    return total
+
+
 def run_api_load(cfg: ApiLoadConfig, report=print) -> dict:
     """One run; returns its figures. Everything started here is stopped before returning or raising."""
     import psutil
@@ -249,10 +262,14 @@ def run_api_load(cfg: ApiLoadConfig, report=print) -> dict:
                           ("overload", lambda: _open_loop(url, token, cfg.overload_rate, cfg.seconds, cfg.hang_s)),
                           ("burst", lambda: _burst(url, token, cfg.in_flight, cfg.hang_s))):
             report(f"section {name}")
-            api_before, pg_before, wall_before = cpu_s(api_proc), postgres_cpu_s(postmaster), time.perf_counter()
+            api_before, pg_before, wall_before = _api_cpu_s(api_proc), postgres_cpu_s(postmaster), time.perf_counter()
             sections[name] = asyncio.run(run())
             wall = time.perf_counter() - wall_before
-            sections[name].update(api_cpu_pct=round(100 * (cpu_s(api_proc) - api_before) / wall, 1),
+            api_cpu = _api_cpu_s(api_proc) - api_before
+            answered = sections[name].get("requests", sections[name].get("in_flight"))
+            sections[name].update(api_cpu_pct=round(100 * api_cpu / wall, 1),
+                                  # what a request costs the API, whatever share of the cores it was given
+                                  api_cpu_ms_per_request=round(1000 * api_cpu / answered, 2),
                                   postgres_cpu_pct=round(100 * (postgres_cpu_s(postmaster) - pg_before) / wall, 1),
                                   load_average=round(os.getloadavg()[0], 2))
         from e3.core.config import Settings

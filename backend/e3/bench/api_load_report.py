@@ -19,8 +19,8 @@ def render(r: dict) -> str:
         lines.append(f"    served p50 {fmt(s['served_p50_ms'])}, p99 {fmt(s['served_p99_ms'])}, max "
                      f"{fmt(s['served_max_ms'])}; refused (503) {s['refused']}, p99 {fmt(s['refused_p99_ms'])}; "
                      f"hangs {s['hangs']}; sender late p99 {fmt(s['sender_late_p99_ms'])}")
-        lines.append(f"    CPU, % of one core: API {s['api_cpu_pct']}, Postgres {s['postgres_cpu_pct']}; machine load "
-                     f"average {s['load_average']}")
+        lines.append(f"    CPU, % of one core: API {s['api_cpu_pct']} ({s['api_cpu_ms_per_request']:g} ms a request), "
+                     f"Postgres {s['postgres_cpu_pct']}; machine load average {s['load_average']}")
     lines.append(f"  burst: {burst['in_flight']} requests at once (1 in 10 a write): statuses {burst['counts']}; "
                  f"last answer after {burst['last_answer_s']} s")
     lines.append(f"    served p99 {fmt(burst['served_p99_ms'])}; refused {burst['refused']}, p99 "

@@ -27,13 +27,14 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def api(host: str = typer.Option(None, help="Bind address (default E3_API_HOST or 127.0.0.1)"),
-            port: int = typer.Option(None, help="Port (default E3_API_PORT or 8000)")) -> None:
+            port: int = typer.Option(None, help="Port (default E3_API_PORT or 8000)"),
+            workers: int = typer.Option(None, min=1, max=64, help="Processes (default E3_API_WORKERS or 1)")) -> None:
         """Serve the REST API, its docs and the UI."""
         import uvicorn
 
         settings = get_settings()
         uvicorn.run("e3.api.main:app", host=host or settings.api_host, port=port or settings.api_port,
-                    log_level="info", proxy_headers=False)
+                    workers=workers or settings.api_workers, log_level="info", proxy_headers=False)
 
     @app.command()
     def worker(concurrency: int = typer.Option(2, min=1, help="Worker processes")) -> None:

@@ -72,6 +72,8 @@ class Settings(BaseSettings):
     api_db_connections: int = Field(default=8, alias="E3_API_DB_CONNECTIONS", ge=1, le=500)
     api_queue: int = Field(default=128, alias="E3_API_QUEUE", ge=0, le=100_000)
     api_queue_wait_s: float = Field(default=5.0, alias="E3_API_QUEUE_WAIT_S", gt=0, le=300)
+    # `e3 api` processes sharing the port (uvicorn workers), each with the limits above of its own.
+    api_workers: int = Field(default=1, alias="E3_API_WORKERS", ge=1, le=64)
     # Every session of an API request: a write waiting this long for a row lock answers 409, a statement
     # running this long 503, a transaction left idle this long is ended by Postgres (0 turns one off).
     db_lock_timeout_ms: int = Field(default=3000, alias="E3_DB_LOCK_TIMEOUT_MS", ge=0)

@@ -78,28 +78,27 @@ def get_cluster(session: Session, name: str) -> Cluster:
 
 
 def cluster_summaries(session: Session, clusters: list[Cluster]) -> list[dict]:
-    """Counts per cluster (racks, servers, nodes, nodes run by agents, server types, deployments) in a few grouped
-    queries."""
+    """Counts per cluster (racks, servers, nodes, nodes run by agents, server types, deployments) in two queries
+    (each a round trip of every cluster read: a list of clusters is one of the API's common reads)."""
     ids = [c.id for c in clusters]
     if not ids:
         return []
-    racks = dict(session.execute(select(Rack.cluster_id, func.count()).where(Rack.cluster_id.in_(ids))
-                                 .group_by(Rack.cluster_id)).all())
-    nodes = dict(session.execute(select(ComputeNode.cluster_id, func.count()).where(ComputeNode.cluster_id.in_(ids))
-                                 .group_by(ComputeNode.cluster_id)).all())
-    agent_nodes = dict(session.execute(select(ComputeNode.cluster_id, func.count())
-                                       .where(ComputeNode.cluster_id.in_(ids), ComputeNode.agent_id.is_not(None))
-                                       .group_by(ComputeNode.cluster_id)).all())
-    deps = dict(session.execute(select(Deployment.cluster_id, func.count()).where(Deployment.cluster_id.in_(ids))
-                                .group_by(Deployment.cluster_id)).all())
+
+    def count(model, *where):
+        return select(func.count()).select_from(model).where(model.cluster_id == Cluster.id, *where).scalar_subquery()
+
+    counts = {row.id: row for row in session.execute(
+        select(Cluster.id, count(Rack).label("racks"), count(ComputeNode).label("nodes"),
+               count(ComputeNode, ComputeNode.agent_id.is_not(None)).label("agent_nodes"),
+               count(Deployment).label("deployments")).where(Cluster.id.in_(ids)))}
     types: dict = defaultdict(dict)
     for cid, t, n in session.execute(select(Server.cluster_id, Server.server_type, func.count())
                                      .where(Server.cluster_id.in_(ids)).group_by(Server.cluster_id, Server.server_type)):
         types[cid][t] = n
-    return [dict(id=c.id, name=c.name, created_at=c.created_at, racks=racks.get(c.id, 0),
-                 servers=sum(types[c.id].values()), nodes=nodes.get(c.id, 0),
-                 agent_nodes=agent_nodes.get(c.id, 0), server_types=types[c.id],
-                 deployments=deps.get(c.id, 0)) for c in clusters]
+    return [dict(id=c.id, name=c.name, created_at=c.created_at, racks=counts[c.id].racks,
+                 servers=sum(types[c.id].values()), nodes=counts[c.id].nodes,
+                 agent_nodes=counts[c.id].agent_nodes, server_types=types[c.id],
+                 deployments=counts[c.id].deployments) for c in clusters]
 
 
 def list_clusters(session: Session, page: PageParams) -> tuple[list[dict], int]:

@@ -5,6 +5,7 @@ import uuid
 from fastapi import APIRouter, status
 
 from e3.api.deps import AdminDep, PageDep, SessionDep
+from e3.api.verified_tokens import verified_tokens
 from e3.schemas.auth import TokenCreate, TokenCreated, TokenPublic, TokensPublic
 from e3.services import tokens
 
@@ -30,4 +31,6 @@ def list_tokens(session: SessionDep, actor: AdminDep, page: PageDep) -> dict:
 @router.delete("/{token_id}", response_model=TokenPublic)
 def revoke_token(token_id: uuid.UUID, session: SessionDep, actor: AdminDep):
     """Revoke a token at once."""
-    return tokens.revoke_token(session, token_id, actor)
+    row = tokens.revoke_token(session, token_id, actor)
+    verified_tokens.forget(token_id)  # this process's next request with it is checked again (and refused)
+    return row
