@@ -11,6 +11,7 @@ gone by the time the event is read. Events about a node alone (node.down, failov
 """
 
 import uuid
+from collections.abc import Iterable
 
 from sqlalchemy import String, func, or_, select, text
 from sqlalchemy.orm import Session
@@ -71,13 +72,23 @@ def cluster_id_named(session: Session, cluster: str) -> uuid.UUID:
     return cluster_id
 
 
+def ids_after(session: Session, since: int, also: Iterable[int] = (), limit: int = 500) -> list[int]:
+    """The ids of the events stored with an id above `since`, or among `also`, ascending, at most `limit` (every
+    kind, no filter: a follower tells a gap in the ids, a transaction not committed yet, from a filtered-out
+    event)."""
+    also = list(also)
+    cond = Event.id > since if not also else (Event.id > since) | Event.id.in_(also)
+    return list(session.scalars(select(Event.id).where(cond).order_by(Event.id).limit(limit)))
+
+
 def list_events(session: Session, *, since: int = 0, limit: int = 100, last: int | None = None,
                 kind: str | None = None, cluster: str | None = None, subject: str | None = None,
-                application: str | None = None, deployment: uuid.UUID | None = None) -> list[dict]:
-    """Up to `limit` events with an id above `since`, oldest first; with `last`, the newest `last` of them
-    instead (still oldest first). `kind` ending in "." is a prefix. `deployment`: only its own events and
-    those about its instances (see `_about_deployment`)."""
-    stmt = select(Event).where(Event.id > since)
+                application: str | None = None, deployment: uuid.UUID | None = None,
+                ids: Iterable[int] | None = None) -> list[dict]:
+    """Up to `limit` events with an id above `since` (or, with `ids`, those of them that match), oldest first;
+    with `last`, the newest `last` of them instead (still oldest first). `kind` ending in "." is a prefix.
+    `deployment`: only its own events and those about its instances (see `_about_deployment`)."""
+    stmt = select(Event).where(Event.id > since) if ids is None else select(Event).where(Event.id.in_(list(ids)))
     if kind:
         stmt = stmt.where(Event.kind.startswith(kind, autoescape=True) if kind.endswith(".") else Event.kind == kind)
     if cluster:
