@@ -55,3 +55,18 @@ def test_the_parts_add_up_to_the_reading(watts, nics):
     split = split_server(watts, "h", [SmartNicLoad(f"n{i}", s) for i, s in enumerate(nics)])
     assert math.isclose(sum(n.watts for n in split.nodes), watts, rel_tol=1e-9, abs_tol=1e-12)
     assert all(n.watts >= 0 for n in split.nodes)
+
+
+def test_the_worked_example_of_docs_energy_md():
+    from e3.energy.attribution import InstanceUsage, NodeInterval, attribute
+
+    host, nic = split_server(180.0, "s1/host", [SmartNicLoad("s1/nic0", frozenset({"nids"}))]).nodes
+    assert nic.watts == pytest.approx(38.4) and host.watts == pytest.approx(141.6)
+    types = catalog.server_types()
+    host_idle = types["type1-smartnic"].idle_watts - 15.0
+    node = attribute(NodeInterval.from_watts("s1/host", host.watts, 10.0, host_idle, host.source, [
+        InstanceUsage("a", 0.3, requests=3000, reserved_cores=1.0),
+        InstanceUsage("b", 0.1, requests=1000, reserved_cores=0.5)], cpu_utilization=0.5))
+    a, b = node.instances
+    assert (a.joules, b.joules, node.unattributed_joules) == pytest.approx((904.933, 393.867, 117.2), abs=1e-3)
+    assert a.source == "ipmi-split"
