@@ -15,7 +15,7 @@ Two readings give joules per zone; a counter that went down wrapped once, so its
 max_energy_range_uj + 1 - before + after. Never negative.
 
 Anything that stops an honest reading raises `RaplUnavailable` with the reason in words ("no RAPL here: ...",
-"permission denied reading ...", "zone ... disappeared"); the caller falls back to its next source and can
+"permission denied reading ...", "zone file ... is missing"); the caller falls back to its next source and can
 show the reason. Nothing else is raised for a broken tree.
 """
 
@@ -63,7 +63,7 @@ def _read_text(path: Path) -> str:
     except PermissionError:
         raise RaplUnavailable(f"permission denied reading {path} (energy_uj is root-only on recent kernels)") from None
     except FileNotFoundError:
-        raise RaplUnavailable(f"{path} disappeared") from None
+        raise RaplUnavailable(f"{path} is missing (the zone disappeared?)") from None
     except OSError as e:
         raise RaplUnavailable(f"cannot read {path}: {e.strerror or e}") from None
 
