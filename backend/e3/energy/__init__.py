@@ -1,0 +1,1 @@
+"""Energy: power sources, attribution to instances, cost (docs/energy.md)."""
