@@ -12,6 +12,16 @@ describe("the event buffer", () => {
     expect(b.dropped).toBe(2);
   });
 
+  it("puts an event that committed late (below the last id, not held) in its place", () => {
+    let b = appendEvents(emptyBuffer<{ id: number }>(), evs(1, 2, 4), 10);
+    b = appendEvents(b, evs(5, 3), 10); // 3's transaction committed after 4 was pushed
+    expect(b.items.map((e) => e.id)).toEqual([1, 2, 3, 4, 5]);
+    expect(b.lastId).toBe(5);
+    expect(b.dropped).toBe(0);
+    b = appendEvents(b, evs(3), 10);
+    expect(b.dropped).toBe(1); // held: a repeat
+  });
+
   it("returns the same buffer when nothing is new (no re-render)", () => {
     const b = appendEvents(emptyBuffer<{ id: number }>(), evs(1), 10);
     expect(appendEvents(b, [], 10)).toBe(b);

@@ -80,6 +80,25 @@ describe("the event stream", () => {
     expect(stream.cursor).toBe(5);
   });
 
+  it("delivers an event that committed after a higher one was pushed (a gap the API filled)", async () => {
+    const fetchFn = vi.fn(async () => streamResponse([sse(1), sse(2), sse(4), sse(3), sse(4)], true));
+    const got: EventRow[] = [];
+    const stream = new EventStream({
+      cluster: "rack",
+      token: "e3_t",
+      origin: "http://api",
+      fetch: fetchFn as unknown as typeof fetch,
+      backoffMs: () => 0,
+      onEvents: (e) => got.push(...e),
+      onState: () => {},
+    });
+    stream.start();
+    await until(() => got.length === 4);
+    stream.stop();
+    expect(got.map((e) => e.id)).toEqual([1, 2, 4, 3]); // 3 late, the second 4 a repeat
+    expect(stream.cursor).toBe(4);
+  });
+
   it("asks for the newest `last` first, then resumes after the last event received, not the newest again", async () => {
     const { requests, fetchFn } = recordingFetch([
       () => new Response("oops", { status: 502 }), // lost before any event: the newest are asked for again

@@ -7,6 +7,9 @@
 import type { EventRow } from "../api/client";
 import { SseParser } from "../live/sse";
 
+/** Ids remembered as delivered: far more than a gap the API looks for (its newest 1,000 ids). */
+const DELIVERED_KEPT = 5000;
+
 export type StreamConnection = "connecting" | "live" | "reconnecting" | "refused";
 
 export interface EventStreamState {
@@ -52,6 +55,8 @@ export function parseEventData(data: string): EventRow | null {
 
 export class EventStream {
   private lastId: number;
+  /** The ids delivered lately (the newest DELIVERED_KEPT), to tell a repeat from an event that committed late. */
+  private delivered = new Set<number>();
   private running = false;
   private abort: AbortController | null = null;
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -132,9 +137,11 @@ export class EventStream {
         const events: EventRow[] = [];
         for (const sse of parser.push(decoder.decode(value, { stream: true }))) {
           const e = parseEventData(sse.data);
-          if (e !== null && e.id > this.lastId) {
+          // an event below the cursor that was never delivered committed late (a gap the API filled): it is
+          // delivered too; one delivered already is a repeat
+          if (e !== null && !this.delivered.has(e.id)) {
             events.push(e);
-            this.lastId = e.id;
+            this.remember(e.id);
           }
         }
         if (events.length > 0) {
@@ -146,6 +153,14 @@ export class EventStream {
       // aborted or broken: the stream is over either way
     }
     if (this.running && this.abort === abort) this.lost(abort.signal.aborted ? "no data from the API" : "the event stream ended");
+  }
+
+  private remember(id: number): void {
+    this.delivered.add(id);
+    this.lastId = Math.max(this.lastId, id);
+    if (this.delivered.size > 2 * DELIVERED_KEPT) {
+      this.delivered = new Set([...this.delivered].sort((a, b) => a - b).slice(-DELIVERED_KEPT));
+    }
   }
 
   private lost(error: string): void {
