@@ -3,5 +3,5 @@
 - `joules`: joules per request (energy over an interval / requests completed in it) and its inverse;
 - `cost`: the paper's cost efficiency (§5.5), CAPEX and power from Table 4.
 
-Pure: no database, no web framework.
+Both are pure: no database, no web framework.
 """
