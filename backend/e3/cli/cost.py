@@ -42,7 +42,9 @@ def _print(answer: dict) -> None:
     if not answer["complete"]:
         console.print("  some nodes are not reporting: the live figures leave them out")
     if answer["points"]:
-        emit(answer["points"], Output.table, POINT_COLUMNS)
+        rows = [dict(years=p["years"], energy_usd=f"${p['energy_usd']:,.2f}", total_usd=f"${p['total_usd']:,.2f}",
+                     requests_per_usd=f"{p['requests_per_usd']:,.0f}") for p in answer["points"]]
+        emit(rows, Output.table, POINT_COLUMNS)
 
 
 def show_cost(cluster: str | None, what_if: Path | None, years: int | None, price: float | None,

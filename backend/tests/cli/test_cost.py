@@ -20,7 +20,7 @@ def test_what_if_from_a_yaml_file(e3, tmp_path):
     table = e3("cost", "--what-if", str(plan), "--price", "0.2").stdout
     assert "$13,500 = 2 x type2-smartnic at $6,750 (source: model)" in table
     assert "504 W (source: model)" in table and "0.2 $/kWh (source: request)" in table
-    assert "requests_per_usd" in table
+    assert "requests_per_usd" in table and f"${13500 + 0.504 * HOURS_PER_YEAR * 0.2:,.2f}" in table  # year 1
 
 
 def test_what_if_with_a_bad_field_exits_1_naming_it(e3, tmp_path):
