@@ -24,6 +24,7 @@ from e3.bench.orchestrator_rack import (
 from e3.bench.rack import Report, _cluster_watts, deploy, rack_up
 from e3.client.api import Api
 from e3.emulation.demo import API_KEY, demo_application
+from e3.energy.joules import joules_per_request
 from e3.schemas.dag import ApplicationSpec
 
 FIG7_PAYLOAD = f"{API_KEY} thermostat-1\\nSELECT WHERE id = 1"  # the demo's readings: gateway -> sql
@@ -102,7 +103,7 @@ def _phase(api: Api, deployment: str, seconds: float, connections: int, report: 
     first = next((e for e in evs if e["kind"] == "orchestrator.detection"), None)
     rps = load["throughput_rps"]
     return dict(load, gateway=gw["node"], gateway_kind=gw["node_kind"], watts=watts, energy_source="model",
-                joules_per_request=watts / rps if rps else None,
+                joules_per_request=joules_per_request(watts, rps),
                 queue={"heartbeats": len(queues), "max": max(queues, default=None),
                        "median": sorted(queues)[len(queues) // 2] if queues else None,
                        "at_least_32": sum(q >= 32 for q in queues)},

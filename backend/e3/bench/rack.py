@@ -31,6 +31,7 @@ from e3.emulation.binaries import loadgen_binary
 from e3.emulation.rack_plan import plan_rack
 from e3.emulation.rack_processes import nic_stats_path
 from e3.emulation.rack_supervisor import load_status
+from e3.energy.joules import joules_per_request
 from e3.schemas.dag import ApplicationSpec
 
 RACK = "rack"  # the cluster `e3 up` names its rack
@@ -182,7 +183,7 @@ def _measure(api: Api, instances: list[dict], seconds: float, connections: int) 
     run = json.loads(out)
     rps = run["throughput_rps"]
     return {"throughput_rps": rps, "p99_us": run["latency_us"]["p99"], "errors": run["errors"],
-            "timeouts": run["timeouts"], "watts": watts, "joules_per_request": watts / rps if rps else None,
+            "timeouts": run["timeouts"], "watts": watts, "joules_per_request": joules_per_request(watts, rps),
             "on_nics": sum(i["node_kind"] == "smartnic" for i in instances), "instances": len(instances)}
 
 

@@ -5,6 +5,7 @@ import sys
 import typer
 
 from e3.cli import bench, migrations, resources, servers
+from e3.cli import cost
 from e3.client.api import ClientError
 from e3.cli.output import errors
 
@@ -14,6 +15,7 @@ servers.register(app)
 resources.register(app)
 bench.register(app)
 migrations.register(app)
+cost.register(app)
 
 
 def main() -> None:

@@ -22,7 +22,7 @@ average execution time and its CPU share; per node the queue depth, CPU, and pow
   them, labelled `source: "model"`;
 - its power: each node's watts shared among the instances on it by their CPU share (evenly when none
   reports a share), summed over the application's instances; joules per request = those watts / its
-  throughput. The sources (rapl | ipmi | model) are those of the nodes it drew from;
+  throughput (e3.energy.joules). The sources (rapl | ipmi | model) are those of the nodes it drew from;
 - the cluster: the watts of the nodes reporting, the summed throughput of its applications, requests
   per joule.
 
@@ -35,6 +35,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from e3.energy.joules import joules_per_request, requests_per_joule
 from e3.heartbeat_record import INSTANCE_FIELDS, NODE_FIELDS, public_dict, read_instance, read_node
 
 STALE_AFTER_MS = 500  # ten heartbeat periods (50 ms) without one
@@ -284,7 +285,7 @@ def aggregate(meta: ClusterMeta, windows: dict[str, NodeWindow], now: float) -> 
             throughput_rps=_round(throughput),
             latency=entry_latency([i for i in live if i.dag_node in entries and i.role == "primary"], latencies, path),
             power=dict(watts=_round(watts), source=_source(sources), sources=sorted(sources)),
-            joules_per_request=_round(watts / throughput) if watts is not None and throughput else None,
+            joules_per_request=_round(joules_per_request(watts, throughput)),
             predicted=predicted))
     watts = sum(w.latest["power_watts"] for w in fresh.values())
     sources = {w.latest["power_source"] for w in fresh.values()}
@@ -294,5 +295,5 @@ def aggregate(meta: ClusterMeta, windows: dict[str, NodeWindow], now: float) -> 
                   complete=len(fresh) == len(meta.nodes),
                   power=dict(watts=_round(watts) if fresh else None, source=_source(sources), sources=sorted(sources)),
                   throughput_rps=_round(throughput),
-                  requests_per_joule=_round(throughput / watts) if throughput is not None and watts > 0 else None)
+                  requests_per_joule=_round(requests_per_joule(watts, throughput)))
     return apps, totals

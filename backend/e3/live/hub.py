@@ -226,6 +226,22 @@ class LiveHub:
             cluster.subscriptions.add(sub)
             return sub
 
+    async def current_totals(self, cluster_name: str, settle_s: float = agg.RATE_WINDOW_S + 0.25) -> dict:
+        """The cluster's totals now, as its dashboard shows them (NotFound if there is no such cluster). A cluster
+        nobody watched starts from each node's latest heartbeat, and rates need a second of them: while its
+        nodes report and it has applications, this waits up to `settle_s` for a throughput."""
+        sub = await self.subscribe(cluster_name)
+        try:
+            deadline = time.monotonic() + settle_s
+            while True:
+                _, totals = sub.cluster.aggregates(time.time())
+                if (totals["throughput_rps"] is not None or not totals["nodes_reporting"]
+                        or not sub.cluster.meta.apps or time.monotonic() >= deadline):
+                    return totals
+                await asyncio.sleep(0.1)
+        finally:
+            self.unsubscribe(sub)
+
     def unsubscribe(self, sub: Subscription) -> None:
         """The client left. Its cluster's state is kept LINGER_S for clients that come back (a reconnect, a
         poll): their rates need the heartbeats of the last second. Synchronous, so a cancelled stream can

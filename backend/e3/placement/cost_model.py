@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, fields
 from functools import cache
 
 from e3 import catalog
+from e3.energy.joules import joules_per_request, requests_per_joule
 from e3.placement import power_model
 from e3.placement.model import InstanceRequest, NodeCapacity, Placement, PlacementProblem
 from e3.placement.network_model import (HOST_HOST_RTT_US, LEVEL_NAMES, LEVEL_RTT_US, PORT_KNEE_UTILISATION,
@@ -362,8 +363,8 @@ def predict(problem: PlacementProblem, nodes: Sequence[NodeCapacity], placement:
         offered_rps=offered_rps, throughput_rps=served, knee_rps=_finite(knee), capacity_rps=_finite(capacity),
         saturated=saturated,
         avg_latency_ms=avg_ms, p99_latency_ms=p99_ms, critical_path=path, power_watts=power,
-        joules_per_request=power / served if served > 0 else None,
-        requests_per_joule=served / power if power > 0 else 0.0,
+        joules_per_request=joules_per_request(power, served),
+        requests_per_joule=requests_per_joule(power, served) or 0.0,
         bottleneck=bottleneck, edges=c.edges, nodes=node_rows, servers=server_rows, dag_nodes=dag_rows)
 
 

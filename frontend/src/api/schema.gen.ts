@@ -286,6 +286,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/clusters/{name}/cost-efficiency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Cluster Cost Efficiency
+         * @description The cluster's cost efficiency at its current throughput and power (the live dashboard's figures), its
+         *     CAPEX from paper Table 4.
+         */
+        get: operations["get_cluster_cost_efficiency"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/clusters/{name}/layout": {
         parameters: {
             query?: never;
@@ -320,6 +341,27 @@ export interface paths {
         get: operations["list_cluster_nodes"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/cost-efficiency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview Cost Efficiency
+         * @description What-if: the cost efficiency of given servers at a given throughput and power (or utilisation; default
+         *     peak, as the paper). Computes only; nothing is stored.
+         */
+        post: operations["preview_cost_efficiency"];
         delete?: never;
         options?: never;
         head?: never;
@@ -953,6 +995,34 @@ export interface components {
              */
             total: number;
         };
+        /** CapexPartPublic */
+        CapexPartPublic: {
+            /** Count */
+            count: number;
+            /** Server Type */
+            server_type: string;
+            /**
+             * Unit Usd
+             * @description list price per server, paper Table 4
+             */
+            unit_usd: number | null;
+        };
+        /** CapexPublic */
+        CapexPublic: {
+            /** Parts */
+            parts: components["schemas"]["CapexPartPublic"][];
+            /**
+             * Source
+             * @default model
+             * @constant
+             */
+            source: "model";
+            /**
+             * Usd
+             * @description servers x list price; switches and cabling not included
+             */
+            usd: number | null;
+        };
         /**
          * ClusterAccepted
          * @description A large cluster is built by a worker: its name is taken, poll the job until it has succeeded.
@@ -1074,6 +1144,126 @@ export interface components {
              * @description Items in the whole collection, across pages
              */
             total: number;
+        };
+        /**
+         * CostEfficiencyPublic
+         * @description Throughput x T / (CAPEX + Power x T x Electricity) after 1..`years` years, with each input and its source.
+         */
+        CostEfficiencyPublic: {
+            /**
+             * Basis
+             * @description live: the cluster's current throughput and power (the paper uses peak figures); what_if: the request's
+             * @enum {string}
+             */
+            basis: "live" | "what_if";
+            capex: components["schemas"]["CapexPublic"];
+            /**
+             * Cluster
+             * @description the live cluster priced; null for a what-if
+             */
+            cluster: string | null;
+            /**
+             * Complete
+             * @description false: some of the cluster's nodes are not reporting, so the live figures leave them out
+             */
+            complete: boolean;
+            /**
+             * Formula
+             * @default Throughput x T / (CAPEX + Power x T x Electricity)
+             */
+            formula: string;
+            /**
+             * Points
+             * @description one per year of ownership, 1..years; empty when unavailable
+             */
+            points: components["schemas"]["CostPointPublic"][];
+            power_watts: components["schemas"]["CostFigure"];
+            price_per_kwh: components["schemas"]["CostFigure"];
+            throughput_rps: components["schemas"]["CostFigure"];
+            /**
+             * Unavailable
+             * @description why there are no points, for a person; null when there are
+             */
+            unavailable: string | null;
+            /** Years */
+            years: number;
+        };
+        /** CostFigure */
+        CostFigure: {
+            /**
+             * Source
+             * @description where the figure comes from: model (paper Table 4), paper, request (given by the caller), live (the cluster's heartbeats), or the power source of the nodes reporting (rapl | ipmi | model | mixed)
+             */
+            source: string | null;
+            /**
+             * Value
+             * @description null: not known (see `unavailable`)
+             */
+            value: number | null;
+        };
+        /** CostPointPublic */
+        CostPointPublic: {
+            /**
+             * Energy Usd
+             * @description electricity over the period, $
+             */
+            energy_usd: number;
+            /**
+             * Requests
+             * @description requests served over the period
+             */
+            requests: number;
+            /**
+             * Requests Per Usd
+             * @description the cost efficiency: requests per dollar of ownership
+             */
+            requests_per_usd: number;
+            /**
+             * Total Usd
+             * @description CAPEX + electricity, $
+             */
+            total_usd: number;
+            /** Years */
+            years: number;
+        };
+        /**
+         * CostWhatIf
+         * @description A cluster that need not exist: its servers, and the throughput and power to price.
+         */
+        CostWhatIf: {
+            /**
+             * Power Watts
+             * @description The cluster's wall power, W; or give utilisation (not both)
+             */
+            power_watts?: number | null;
+            /**
+             * Price Per Kwh
+             * @description Electricity price in $/kWh (default: the paper's $0.0733, the U.S. average)
+             */
+            price_per_kwh?: number | null;
+            /**
+             * Servers
+             * @description Servers per server type (paper Table 4 names), e.g. {"type2-smartnic": 2}
+             */
+            servers: {
+                [key: string]: number;
+            };
+            /**
+             * Throughput Rps
+             * @description Requests/s the cluster serves
+             */
+            throughput_rps: number;
+            /**
+             * Utilisation
+             * @description 0 idle .. 1 peak: power from Table 4 idle/peak watts, linear between. Neither this nor power_watts: peak (the paper's §5.5)
+             */
+            utilisation?: number | null;
+            /**
+             * Years
+             * @description Years of ownership: the answer gives the cost efficiency after 1, 2, ... up to this many
+             * @default 5
+             */
+            years: number;
         };
         /** DeploymentCreate */
         DeploymentCreate: {
@@ -4725,6 +4915,123 @@ export interface operations {
             };
         };
     };
+    get_cluster_cost_efficiency: {
+        parameters: {
+            query?: {
+                /** @description Years of ownership: the answer gives the cost efficiency after 1, 2, ... up to this many */
+                years?: number;
+                /** @description Electricity price in $/kWh (default: the paper's $0.0733, the U.S. average) */
+                price_per_kwh?: number | null;
+            };
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CostEfficiencyPublic"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Precondition Failed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     get_cluster_layout: {
         parameters: {
             query?: never;
@@ -4861,6 +5168,120 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NodesPublic"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Precondition Failed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    preview_cost_efficiency: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CostWhatIf"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CostEfficiencyPublic"];
                 };
             };
             /** @description Bad Request */
