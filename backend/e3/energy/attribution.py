@@ -122,7 +122,8 @@ def attribute(node: NodeInterval) -> NodeEnergy:
 
     shares = [u.cpu_share for u in node.instances]
     busy = max(sum(shares), node.cpu_utilization or 0.0)
-    dynamic_parts = [dynamic * s / busy for s in shares] if busy > 0 else [0.0] * len(shares)
+    # the share of the busy CPU first (a ratio of like magnitudes): dynamic * s would underflow for a tiny share
+    dynamic_parts = [dynamic * (s / busy) for s in shares] if busy > 0 else [0.0] * len(shares)
     idle_parts = [idle * w for w in idle_weights(node.instances)]
 
     charged = tuple(InstanceEnergy(u.instance_id, node.node_id, i, d, u.requests, node.source)
