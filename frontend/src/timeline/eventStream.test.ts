@@ -28,6 +28,21 @@ function streamResponse(chunks: string[], open = false): Response {
   return new Response(body, { status: 200, headers: { "Content-Type": "text/event-stream" } });
 }
 
+/** A started stream of the cluster "rack" on `fetchFn`, reconnecting at once; what it delivers goes to `got`. */
+function startStream(fetchFn: typeof fetch, got: EventRow[], onState: (s: EventStreamState) => void = () => {}): EventStream {
+  const stream = new EventStream({
+    cluster: "rack",
+    token: "e3_t",
+    origin: "http://api",
+    fetch: fetchFn,
+    backoffMs: () => 0,
+    onEvents: (e) => got.push(...e),
+    onState,
+  });
+  stream.start();
+  return stream;
+}
+
 async function until(check: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 1));
   expect(check()).toBe(true);
@@ -57,16 +72,7 @@ describe("the event stream", () => {
     });
     const got: EventRow[] = [];
     const states: EventStreamState[] = [];
-    const stream = new EventStream({
-      cluster: "rack",
-      token: "e3_t",
-      origin: "http://api",
-      fetch: fetchFn as unknown as typeof fetch,
-      backoffMs: () => 0,
-      onEvents: (e) => got.push(...e),
-      onState: (s) => states.push(s),
-    });
-    stream.start();
+    const stream = startStream(fetchFn as unknown as typeof fetch, got, (s) => states.push(s));
     await until(() => got.length === 5);
     stream.stop();
     expect(got.map((e) => e.id)).toEqual([1, 2, 3, 4, 5]);
@@ -83,16 +89,7 @@ describe("the event stream", () => {
   it("delivers an event that committed after a higher one was pushed (a gap the API filled)", async () => {
     const fetchFn = vi.fn(async () => streamResponse([sse(1), sse(2), sse(4), sse(3), sse(4)], true));
     const got: EventRow[] = [];
-    const stream = new EventStream({
-      cluster: "rack",
-      token: "e3_t",
-      origin: "http://api",
-      fetch: fetchFn as unknown as typeof fetch,
-      backoffMs: () => 0,
-      onEvents: (e) => got.push(...e),
-      onState: () => {},
-    });
-    stream.start();
+    const stream = startStream(fetchFn as unknown as typeof fetch, got);
     await until(() => got.length === 4);
     stream.stop();
     expect(got.map((e) => e.id)).toEqual([1, 2, 4, 3]); // 3 late, the second 4 a repeat
