@@ -7,21 +7,23 @@ import { streamFreshness } from "./freshness";
 import { NodePanel } from "./NodePanel";
 import { StatusLine } from "./StatusLine";
 import { useClusterInfo } from "./useClusterInfo";
-import { useElectricityPrice } from "./useElectricityPrice";
+import { useCostControls } from "./useCostControls";
+import { useCostEfficiency } from "./useCostEfficiency";
 import { useLiveHistory } from "./useLiveHistory";
 import { useSession } from "../hooks/useSession";
 import { routeHref } from "../lib/route";
 import { useLive } from "../live/useLive";
 
-/** A cluster's live dashboard (issue 8): nodes, applications, cluster totals and cost efficiency, from the live
- * channel (docs/live.md); nothing old is shown as current. The page re-renders on every message and every
+/** A cluster's live dashboard (issue 8): nodes, applications and cluster totals from the live channel
+ * (docs/live.md), the cost efficiency from the API (docs/energy.md); nothing old is shown as current. The page re-renders on every message and every
  * 250 ms tick; its cards and rows are memoised on primitive props, so only what changed is redrawn. */
 export function DashboardPage({ clusterName }: { clusterName: string }) {
   const session = useSession();
   const live = useLive(clusterName, session.token);
   const history = useLiveHistory(live.view);
   const info = useClusterInfo(clusterName);
-  const price = useElectricityPrice();
+  const costControls = useCostControls();
+  const cost = useCostEfficiency(clusterName, costControls.controls);
 
   const now = Date.now();
   // Sparkline windows move on whole seconds: an idle card is then redrawn once a second, not every render.
@@ -53,13 +55,7 @@ export function DashboardPage({ clusterName }: { clusterName: string }) {
           windowEnd={windowEnd}
           receivedAt={history.lastMessageAt}
         />
-        <CostPanel
-          totals={live.view.totals}
-          freshness={stream.freshness}
-          capex={info.capex}
-          capexError={info.error}
-          price={price}
-        />
+        <CostPanel cost={cost} controls={costControls} />
       </div>
       {/* Below the fixed-height panels only once the topology is known: the node cards then take their places
           at once, and nothing under them moves when they fill in. */}

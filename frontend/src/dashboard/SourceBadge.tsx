@@ -1,15 +1,23 @@
-import { isMeasured, sourceLabel } from "./format";
+import { sourceLabel, sourceTone } from "./format";
 
-/** The source of an energy figure: RAPL or IPMI (measured), MODEL (estimated), or MIXED; the tooltip spells it
- * out. A modelled figure never carries a measured badge. */
-export function SourceBadge({ source, sources = [] }: { source: string | null | undefined; sources?: readonly string[] }) {
-  const measured = isMeasured(source);
+/** The source of a figure: RAPL, IPMI or LIVE (measured), MODEL (estimated), MIXED, or PAPER / REQUEST (given);
+ * the tooltip spells it out. A modelled figure never carries a measured badge. */
+export function SourceBadge({
+  source,
+  sources = [],
+  testId = "power-source",
+}: {
+  source: string | null | undefined;
+  sources?: readonly string[];
+  testId?: string;
+}) {
+  const tone = sourceTone(source);
   const text = source == null ? "NONE" : source.toUpperCase();
   return (
     <span
-      className={`dash-source ${measured ? "dash-source-measured" : "dash-source-estimated"}`}
+      className={`dash-source dash-source-${tone}`}
       title={`Source: ${sourceLabel(source, sources)}`}
-      data-testid="power-source"
+      data-testid={testId}
       data-source={source ?? ""}
     >
       {text}

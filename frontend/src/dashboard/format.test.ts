@@ -11,6 +11,7 @@ import {
   formatUsd,
   isMeasured,
   sourceLabel,
+  sourceTone,
 } from "./format";
 
 describe("dashboard formatting", () => {
@@ -52,5 +53,13 @@ describe("dashboard formatting", () => {
     expect(isMeasured("rapl")).toBe(true);
     expect(isMeasured("model")).toBe(false);
     expect(isMeasured("mixed")).toBe(false);
+    // the cost efficiency's sources: a modelled figure is never drawn as measured, nor as given
+    expect(sourceTone("live")).toBe("measured");
+    expect(sourceTone("rapl")).toBe("measured");
+    expect(sourceTone("model")).toBe("estimated");
+    expect(sourceTone("mixed")).toBe("estimated");
+    expect(sourceTone("paper")).toBe("given");
+    expect(sourceTone("request")).toBe("given");
+    expect(sourceLabel("paper")).toBe("the paper's figure");
   });
 });

@@ -74,6 +74,14 @@ export type PowerSource = "rapl" | "ipmi" | "model" | "mixed";
 /** Whether a power source is a measurement (RAPL, IPMI) rather than the model's estimate. */
 export const isMeasured = (source: string | null | undefined): boolean => source === "rapl" || source === "ipmi";
 
+/** How a figure's source is drawn: measured (RAPL, IPMI, live heartbeats), estimated (the model, or a mix
+ * with it), or given (the paper's default, or the person's own). */
+export function sourceTone(source: string | null | undefined): "measured" | "estimated" | "given" {
+  if (isMeasured(source) || source === "live") return "measured";
+  if (source === "paper" || source === "request") return "given";
+  return "estimated";
+}
+
 /** The label of a power source: measured ones named, the model's called an estimate, a mix spelled out. */
 export function sourceLabel(source: string | null | undefined, sources: readonly string[] = []): string {
   switch (source) {
@@ -83,6 +91,12 @@ export function sourceLabel(source: string | null | undefined, sources: readonly
       return "IPMI (measured)";
     case "model":
       return "model (estimated)";
+    case "live":
+      return "live (the cluster's heartbeats)";
+    case "paper":
+      return "the paper's figure";
+    case "request":
+      return "as you entered it";
     case "mixed": {
       const parts = [...sources].sort().map((s) => (s === "model" ? "model" : s.toUpperCase()));
       return `mixed: ${parts.join(" + ")}`;

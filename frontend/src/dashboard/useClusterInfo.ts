@@ -2,7 +2,6 @@ import { useEffect, useState } from "react";
 
 import { api, type components, unwrap } from "../api/http";
 import { describeError } from "../lib/errors";
-import { type Capex, capexOf } from "./costEfficiency";
 
 type ClusterDetail = components["schemas"]["ClusterDetail"];
 
@@ -18,7 +17,6 @@ export interface PlannedNode {
 export interface ClusterInfo {
   nodes: PlannedNode[];
   deployments: number;
-  capex: Capex | null;
   loading: boolean;
   error: string | null;
 }
@@ -35,23 +33,18 @@ function plannedNodes(detail: ClusterDetail): PlannedNode[] {
   return out;
 }
 
-/** GET /clusters/{name} (topology, servers per type) and /catalog/server-types (list prices): the node cards'
- * places before live data comes, and the CAPEX of the cost efficiency. */
+/** GET /clusters/{name} (topology): the node cards' places before live data comes. */
 export function useClusterInfo(clusterName: string): ClusterInfo {
-  const [state, setState] = useState<ClusterInfo>({ nodes: [], deployments: 0, capex: null, loading: true, error: null });
+  const [state, setState] = useState<ClusterInfo>({ nodes: [], deployments: 0, loading: true, error: null });
   useEffect(() => {
     const controller = new AbortController();
     const { signal } = controller;
-    Promise.all([
-      api.GET("/api/v1/clusters/{name}", { params: { path: { name: clusterName } }, signal }).then(unwrap),
-      api.GET("/api/v1/catalog/server-types", { signal }).then(unwrap),
-    ]).then(
-      ([detail, types]) => {
+    api.GET("/api/v1/clusters/{name}", { params: { path: { name: clusterName } }, signal }).then(unwrap).then(
+      (detail) => {
         if (signal.aborted) return;
         setState({
           nodes: plannedNodes(detail),
           deployments: detail.deployments,
-          capex: capexOf(detail.server_types, types),
           loading: false,
           error: null,
         });
