@@ -26,6 +26,7 @@ function Control({
   hint,
   refusal,
   testId,
+  inputMode,
   onChange,
   children,
 }: {
@@ -36,6 +37,7 @@ function Control({
   hint: ReactNode;
   refusal: Refusal<CostControl> | null;
   testId: string;
+  inputMode: "numeric" | "decimal";
   onChange: (text: string) => void;
   children?: ReactNode;
 }) {
@@ -47,7 +49,7 @@ function Control({
       <input
         id={id}
         data-testid={testId}
-        inputMode="decimal"
+        inputMode={inputMode}
         value={value}
         aria-invalid={refused !== null}
         aria-describedby={`${id}-message`}
@@ -100,6 +102,7 @@ export function CostPanel({ cost, controls }: { cost: CostEfficiencyState; contr
           hint="the table gives 1 year up to this many"
           refusal={refusal}
           testId="cost-years"
+          inputMode="numeric"
           onChange={(text) => controls.set("years", text)}
         />
         <Control
@@ -118,6 +121,7 @@ export function CostPanel({ cost, controls }: { cost: CostEfficiencyState; contr
           }
           refusal={refusal}
           testId="electricity-price"
+          inputMode="decimal"
           onChange={(text) => controls.set("price", text)}
         >
           <button type="button" className="link" onClick={() => controls.set("price", "")}>
