@@ -33,6 +33,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 POWER_SOURCES = ("rapl", "ipmi", "model")  # agent.proto's PowerSource 1, 2, 3, stored by name
+# what a stored or published heartbeat may say: an agent's source, or the controller's share of a whole
+# server's IPMI reading given to one of its nodes (e3.energy.server_split)
+STORED_POWER_SOURCES = (*POWER_SOURCES, "ipmi-split")
 
 
 class _Kind(ABC):

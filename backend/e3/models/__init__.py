@@ -6,6 +6,7 @@ from e3.models.base import Base
 from e3.models.catalog import ServerTypeRow, ServiceTypeRow
 from e3.models.command import NodeCommand
 from e3.models.deployment import Deployment, Instance
+from e3.models.energy_rollup import energy_rollups
 from e3.models.event import Event
 from e3.models.heartbeat import heartbeats
 from e3.models.job import Job
@@ -13,5 +14,5 @@ from e3.models.migration import Migration
 from e3.models.topology import Cluster, ComputeNode, Rack, Server
 
 __all__ = ["Application", "ApplicationVersion", "ApiToken", "AuditEntry", "Base", "ServerTypeRow",
-           "ServiceTypeRow", "NodeCommand", "Deployment", "Instance", "Event", "heartbeats", "Job", "Migration",
+           "ServiceTypeRow", "NodeCommand", "Deployment", "Instance", "energy_rollups", "Event", "heartbeats", "Job", "Migration",
            "Cluster", "ComputeNode", "Rack", "Server"]

@@ -24,10 +24,10 @@ heartbeats = Table(
     Column("tx_packets", BigInteger, nullable=False),
     Column("cpu_util", Float, nullable=False),  # 0..1
     Column("power_watts", Float),
-    Column("power_source", String(8)),  # rapl | ipmi | model
+    Column("power_source", String(12)),  # e3.heartbeat_record.STORED_POWER_SOURCES
     Column("instances", JSONB),  # per instance: its id and e3.heartbeat_record.INSTANCE_FIELDS
     Index("ix_heartbeats_node_ts", "node_id", "ts"),
-    CheckConstraint("power_source IN ('rapl', 'ipmi', 'model')", name="power_source"),
+    CheckConstraint("power_source IN ('rapl', 'ipmi', 'ipmi-split', 'model')", name="power_source"),
     postgresql_partition_by="RANGE (ts)",
 )
 
