@@ -12,7 +12,9 @@ import typer
 from e3.client.api import Api, ClientError
 from e3.cli.output import Output, console, emit
 
-TABLE_COLUMNS = ["ts", "watts_mean", "watts_max", "joules", "requests", "joules_per_request", "source"]
+# the table's headings for the point's fields
+TABLE_COLUMNS = {"ts": "ts", "watts_mean": "watts mean", "watts_max": "watts max", "joules": "joules",
+                 "requests": "requests", "joules_per_request": "J/req", "source": "source"}
 CSV_COLUMNS = ["ts", "joules", "requests", "seconds", "watts_mean", "watts_max", "joules_per_request", "source",
                "sources"]
 _AGO = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd])\s*$")
@@ -62,7 +64,8 @@ def _table(answer: dict) -> None:
     console.print(f"energy of {scope['kind']} {scope['name']}{where}, {answer['from']} to {answer['to']}, "
                   f"{answer['step_s']} s steps (rollups every {answer['rollup_step_s']} s, kept "
                   f"{answer['retention_days']} days; empty: no rollup)")
-    emit(answer["points"], Output.table, TABLE_COLUMNS)
+    rows = [{heading: point[field] for field, heading in TABLE_COLUMNS.items()} for point in answer["points"]]
+    emit(rows, Output.table, list(TABLE_COLUMNS.values()))
     totals = answer["totals"]
     if totals["joules"] is None:
         console.print("total: no energy recorded in this window")
