@@ -18,8 +18,10 @@ DEFAULT_RETENTION_DAYS = 30  # E3_ENERGY_RETENTION_DAYS (e3.core.config) overrid
 DEFAULT_WINDOW = timedelta(hours=1)  # without `from`: this long before `to`
 DEFAULT_POINTS = 500  # without `step`: the finest step giving at most this many points
 MAX_POINTS = 2000  # a chart's worth; a finer step over a longer range is refused
+MAX_STEP_S = 366 * 86400  # a year: coarser says nothing more (and keeps every instant a datetime can hold)
 
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+LATEST = datetime(9000, 1, 1, tzinfo=timezone.utc)  # a year's step after it is still a datetime
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,8 @@ def history_window(start: datetime | None, end: datetime | None, step_s: int | N
             raise ValidationFailed([FieldError(field, "needs a time zone, e.g. 2026-11-21T10:00:00Z",
                                                "naive_datetime")])
     end = end or now
+    if end > LATEST:
+        raise ValidationFailed([FieldError("to", f"must be before {LATEST.isoformat()}", "out_of_range")])
     start = start or end - DEFAULT_WINDOW
     if start > end:
         raise ValidationFailed([FieldError("from", f"is after `to` ({end.isoformat()})", "from_after_to")])
@@ -84,6 +88,8 @@ def history_window(start: datetime | None, end: datetime | None, step_s: int | N
         raise ValidationFailed([FieldError(
             "step", f"must be a multiple of the rollup step, {ROLLUP_STEP_S} s (got {step_s})", "step_not_rollup",
             {"rollup_step_s": ROLLUP_STEP_S})])
+    elif step_s > MAX_STEP_S:
+        raise ValidationFailed([FieldError("step", f"must be at most {MAX_STEP_S} s (a year)", "step_too_long")])
     window = _aligned(start, end, step_s)
     if window.points > MAX_POINTS:
         raise ValidationFailed([FieldError(

@@ -64,6 +64,11 @@ def test_more_than_2000_points_is_refused_naming_step_with_the_step_that_would_d
     assert history_window(start, NOW, needed, NOW, 30).points <= MAX_POINTS
 
 
+def test_steps_and_times_beyond_a_calendars_reach_are_refused_naming_them():
+    assert refused(None, None, 10**18, NOW, 30)["field"] == "step"
+    assert refused(NOW, datetime.max.replace(tzinfo=timezone.utc), None, NOW, 30)["field"] == "to"
+
+
 def test_times_without_a_time_zone_are_refused_naming_them():
     assert refused(datetime(2026, 11, 26, 11), None, None, NOW, 30)["field"] == "from"
     assert refused(None, datetime(2026, 11, 26, 11), None, NOW, 30)["field"] == "to"
