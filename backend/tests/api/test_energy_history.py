@@ -123,23 +123,25 @@ def test_watts_per_step_from_the_rollup_buckets(client):
     base = _base()
     later = base + timedelta(seconds=10)
     insert_rollups([
-        # bucket 1: host 100 J over 10 s (10 W) + NIC 50 J over 5 s (10 W) = 20 W
+        # bucket 1: host 100 J over 10 s (10 W) + NIC 50 J over 5 s (10 W) = 20 W (not 150 J / 15 s)
         dict(ts=base, cluster_id=cluster_id, node_id=host, joules=100.0, requests=40, watts_max=42.0, source="rapl"),
         dict(ts=base, cluster_id=cluster_id, node_id=nic, joules=50.0, requests=0, seconds=5.0, watts_max=11.0,
-             source="model"),
+             source="rapl"),
         # bucket 2: host alone, 300 J over 10 s = 30 W
         dict(ts=later, cluster_id=cluster_id, node_id=host, joules=300.0, requests=60, watts_max=35.0,
-             source="rapl"),
+             source="model"),
     ])
     window = {"from": base.isoformat(), "to": (base + timedelta(seconds=30)).isoformat(), "step": 30}
     (point,) = client.get("/api/v1/clusters/east/energy", params=window).json()["points"]
     assert point["watts_mean"] == pytest.approx(25.0) and point["watts_max"] == pytest.approx(30.0)
     assert point["joules"] == 450.0 and point["requests"] == 100 and point["seconds"] == 25.0
     assert point["joules_per_request"] == pytest.approx(4.5) and point["source"] == "mixed"
-    assert point["joules_by_source"] == {"model": 50.0, "rapl": 400.0}
+    assert point["joules_by_source"] == {"model": 300.0, "rapl": 150.0}
     (host_point,) = client.get(f"/api/v1/nodes/{host}/energy", params=window).json()["points"]
     assert host_point["watts_mean"] == pytest.approx(20.0) and host_point["watts_max"] == 42.0
-    assert host_point["source"] == "rapl" and host_point["sources"] == ["rapl"]
+    assert host_point["source"] == "mixed" and host_point["sources"] == ["model", "rapl"]
+    (nic_point,) = client.get(f"/api/v1/nodes/{nic}/energy", params=window).json()["points"]
+    assert nic_point["watts_mean"] == pytest.approx(10.0) and nic_point["source"] == "rapl"
 
 
 def test_an_application_is_known_by_its_definition_or_its_rollups(client):
