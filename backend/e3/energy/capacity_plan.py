@@ -24,7 +24,8 @@ from e3.placement.model import NodeCapacity, PlacementError, PlacementProblem
 
 SOURCE = "model"
 DEFAULT_MAX_SERVERS = 16  # per server type: Figure 10's clusters have 1 to 4 servers
-MAX_SERVERS = 32  # per server type: bounds one request's work (about 1.7 s for 3 paper applications, 5 types)
+MAX_INSTANCES = 1000  # of all the applications together: the 8 paper applications have 672
+MAX_SERVERS = 16  # per server type; with MAX_INSTANCES, keeps one request under about 2 s (docs/energy.md)
 COUNTS_PAST_FEASIBLE = 2  # after the fewest servers that carry the load, this many more are priced too
 SERVERS_PER_RACK = 40  # as the cluster generator (fattree) lays servers out
 RACKS_PER_POD = 8
