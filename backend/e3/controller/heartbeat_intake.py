@@ -162,6 +162,9 @@ def accept(self, agent_id, heartbeats, token_id=None):
         t = f"{second_text}.{micros:06d}+00:00"
         inst = "[" + ", ".join(parts) + "]"
         @NODE_TEXT@
+        override = entry.tracked.power_override  # the controller's own measurement, while fresh
+        if override is not None and override[2] > now:
+            n_power_watts, n_power_source = repr(override[0]), override[1]
         copy.append(f"{entry.copy_prefix}{t}\t@COPY_FIELDS@\t"
                     f"{inst.replace(chr(92), chr(92) * 2) if chr(92) in inst else inst}\n")
         hset.append(f"{entry.hset_prefix}$2\r\nts\r\n$32\r\n{t}\r\n@HSET_FIELDS@"
