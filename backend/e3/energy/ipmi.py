@@ -34,7 +34,8 @@ REQUEST_DATA = (DCMI_GROUP, MODE_SYSTEM_POWER, 0x00, 0x00)
 MEASUREMENT_ACTIVE = 0x40  # state byte, bit 6
 _BODY = struct.Struct("<BHHHHIIB")  # group, current, min, max, avg, timestamp, period, state: 18 bytes
 SOURCE = "ipmi"
-INTERFACES = ("lanplus", "open")  # out-of-band RMCP+ | in-band /dev/ipmi0
+INTERFACES = ("lanplus", "open")
+MAX_USER_BYTES, MAX_PASSWORD_BYTES = 16, 20  # IPMI 2.0 user name and password limits  # out-of-band RMCP+ | in-band /dev/ipmi0
 
 
 class IpmiError(Exception):
@@ -131,6 +132,10 @@ def read_credentials(path: str | Path) -> Credentials:
     password = lines[1].rstrip("\r") if len(lines) > 1 else ""
     if not user or not password:
         raise IpmiError(f"credentials file {path}: two lines expected, the user then the password")
+    for what, value, limit in (("user", user, MAX_USER_BYTES), ("password", password, MAX_PASSWORD_BYTES)):
+        if len(value.encode()) > limit:  # a BMC would cut it or refuse it: say so rather than fail later
+            raise IpmiError(f"credentials file {path}: the {what} is {len(value.encode())} bytes long; IPMI 2.0 "
+                            f"allows at most {limit}")
     return Credentials(user, password)
 
 

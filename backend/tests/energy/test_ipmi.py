@@ -79,5 +79,9 @@ def test_a_missing_or_incomplete_credentials_file_is_refused(tmp_path):
         read_credentials(tmp_path / "nope")
     with pytest.raises(IpmiError, match="two lines expected"):
         read_credentials(_file(tmp_path, "admin\n"))
+    with pytest.raises(IpmiError, match="the password is 21 bytes long; IPMI 2.0 allows at most 20"):
+        read_credentials(_file(tmp_path, "admin\n" + "p" * 21 + "\n"))
+    with pytest.raises(IpmiError, match="the user is 17 bytes long"):
+        read_credentials(_file(tmp_path, "u" * 17 + "\nsecret\n"))
     with pytest.raises(IpmiError, match="not a regular file"):
         read_credentials(tmp_path)
