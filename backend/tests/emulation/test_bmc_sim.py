@@ -3,39 +3,25 @@ read its DCMI power reading; its fault modes and wrong credentials fail as a rea
 
 import os
 import subprocess
-import sys
 
 import pytest
+from emulated_bmc import private_file, start_bmc, stop_bmc
 
-from e3.core.embedded import free_tcp_port
 from e3.energy.ipmi import IpmiError, LanReader
 
 if not os.path.exists("/usr/bin/ipmitool"):
     pytest.skip("ipmitool is not installed", allow_module_level=True)
 
 
-def _secret(path, text):
-    path.write_text(text)
-    os.chmod(path, 0o600)
-    return path
-
-
 @pytest.fixture
 def bmc(tmp_path):
-    port = free_tcp_port()  # a TCP port free now; UDP's is almost surely free too on loopback
-    creds = _secret(tmp_path / "bmc.cred", "admin\nsecret\n")
-    watts = tmp_path / "watts"
-    watts.write_text("345\n")
-    proc = subprocess.Popen([sys.executable, "-m", "e3.emulation.bmc_sim", "--port", str(port), "--credentials-file",
-                             str(creds), "--watts-file", str(watts)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    assert b"listening" in proc.stdout.readline()
-    yield dict(port=port, creds=creds, watts=watts, dir=tmp_path)
-    proc.terminate()
-    proc.wait(10)
+    proc, bmc = start_bmc(tmp_path, 345)
+    yield bmc
+    stop_bmc(proc)
 
 
 def _ipmitool(bmc, password="secret"):
-    passfile = _secret(bmc["dir"] / "pass", password)
+    passfile = private_file(bmc["dir"] / "pass", password)
     return subprocess.run(["ipmitool", "-I", "lanplus", "-H", "127.0.0.1", "-p", str(bmc["port"]), "-U", "admin",
                            "-f", str(passfile), "-N", "1", "-R", "1", "dcmi", "power", "reading"],
                           capture_output=True, text=True, timeout=30)
@@ -77,7 +63,7 @@ def test_the_lan_reader_reads_it_and_each_fault_fails_with_its_reason(bmc):
 
 def test_the_lan_reader_is_refused_wrong_credentials(bmc):
     for text, says in (("admin\nwrong\n", "refused the credentials"), ("mallory\nsecret\n", "Unauthorized name")):
-        _secret(bmc["creds"].parent / "client.cred", text)
+        private_file(bmc["creds"].parent / "client.cred", text)
         reader = LanReader("127.0.0.1", bmc["port"], bmc["creds"].parent / "client.cred", timeout_s=3.0)
         try:
             with pytest.raises(IpmiError, match=says):

@@ -4,39 +4,22 @@ telemetry and the live channel, are the BMC's reading split to the node (`ipmi-s
 silent or refuses the credentials, the node goes back to its agent's own figure within the reading's
 validity, an event says why, and no heartbeat after that shows the old reading."""
 
-import os
-import subprocess
-import sys
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from emulated_bmc import private_file, start_bmc, stop_bmc
 from helpers import wait_until
 
 from e3.controller.power_readings import REFRESH_S, VALID_S
-from e3.core.embedded import free_tcp_port
 
 BMC_WATTS = 287  # a beefy server has no SmartNIC: its host node gets the whole reading
 
 
-def _secret(path, text):
-    path.write_text(text)
-    os.chmod(path, 0o600)
-    return path
-
-
 @pytest.fixture
 def bmc(tmp_path):
-    port = free_tcp_port()
-    creds = _secret(tmp_path / "bmc-side.cred", "admin\nsecret\n")
-    watts = tmp_path / "watts"
-    watts.write_text(f"{BMC_WATTS}\n")
-    proc = subprocess.Popen([sys.executable, "-m", "e3.emulation.bmc_sim", "--port", str(port),
-                             "--credentials-file", str(creds), "--watts-file", str(watts)],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    assert b"listening" in proc.stdout.readline()
-    yield dict(port=port, watts=watts, client_creds=_secret(tmp_path / "e3-side.cred", "admin\nsecret\n"))
-    proc.terminate()
-    proc.wait(10)
+    proc, bmc = start_bmc(tmp_path, BMC_WATTS)
+    yield dict(bmc, client_creds=private_file(tmp_path / "e3-side.cred", "admin\nsecret\n"))
+    stop_bmc(proc)
 
 
 def _since(seconds_ago=3.0) -> str:
@@ -115,7 +98,7 @@ def test_the_host_node_draws_from_its_bmc_and_falls_back_to_its_agent_when_the_b
     bmc["watts"].write_text("300")
     wait_until(lambda: (p := _measured(client, metered["id"])) and p["power"]["watts"] == 300, timeout=10,
                what="the BMC's reading again")
-    _secret(bmc["client_creds"], "admin\nnot-the-password\n")
+    private_file(bmc["client_creds"], "admin\nnot-the-password\n")
     refused_at = datetime.now(timezone.utc)
     wait_until(lambda: _fallen_back(client, metered["id"]), timeout=VALID_S + 10, what="the fallback")
     late = _stored_after(client, metered["id"], refused_at + timedelta(seconds=VALID_S + 0.5))
