@@ -1,0 +1,65 @@
+"""The controller's Prometheus families, rendered from its energy ledger every `interval_s` into Redis
+(e3.metrics.CONTROLLER_KEY), where the API's /metrics appends them to its own (docs/energy.md, "Prometheus
+metrics").
+
+Rendered in a worker thread from a snapshot taken on the loop, so heartbeat intake goes on meanwhile. The key
+lives three intervals: a controller that stops or dies takes its figures with it within that, never leaving
+them frozen. Cluster names are read from the database when a cluster id is new, and every `names_max_age_s`.
+"""
+
+import asyncio
+import logging
+import time
+
+import redis.asyncio as aioredis
+
+from e3.core.aio import cancel_and_wait
+from e3.core.db import in_session
+from e3.metrics import CONTROLLER_KEY
+from e3.metrics.ledger_exposition import LedgerExposition, LedgerSnapshot
+from e3.services.metrics import cluster_names
+
+log = logging.getLogger(__name__)
+
+
+class MetricsExport:
+    def __init__(self, ledger, redis: aioredis.Redis, interval_s: float, names_max_age_s: float = 60.0,
+                 clock=time.monotonic):
+        self.ledger, self.redis, self.interval_s = ledger, redis, interval_s
+        self.names_max_age_s, self.clock = names_max_age_s, clock
+        self.exposition = LedgerExposition()
+        self.cluster_names: dict[str, str] = {}
+        self._names_read_at = float("-inf")
+        self.last_render_s = 0.0  # how long the latest render took (e3 bench metrics prints it)
+        self._task: asyncio.Task | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="metrics-export")
+
+    async def stop(self) -> None:
+        await cancel_and_wait(self._task)
+        try:
+            await self.redis.delete(CONTROLLER_KEY)  # stopped: its figures go at once
+        except Exception:
+            log.warning("removing the controller's metrics from Redis failed", exc_info=True)
+
+    async def export_once(self) -> int:
+        """Render the ledger as it is now and store it; returns the text's size in bytes."""
+        snapshot = LedgerSnapshot.of(self.ledger)
+        if not snapshot.cluster_ids() <= self.cluster_names.keys() \
+                or self.clock() - self._names_read_at >= self.names_max_age_s:
+            self.cluster_names = await asyncio.to_thread(in_session, cluster_names)
+            self._names_read_at = self.clock()
+        started = time.perf_counter()
+        text = (await asyncio.to_thread(self.exposition.render, snapshot, self.cluster_names)).encode()
+        self.last_render_s = time.perf_counter() - started
+        await self.redis.set(CONTROLLER_KEY, text, px=max(1, round(3 * self.interval_s * 1000)))
+        return len(text)
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                await self.export_once()
+            except Exception:
+                log.exception("exporting the controller's metrics failed")
+            await asyncio.sleep(self.interval_s)
