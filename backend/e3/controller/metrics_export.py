@@ -2,8 +2,8 @@
 (e3.metrics.CONTROLLER_KEY), where the API's /metrics appends them to its own (docs/energy.md, "Prometheus
 metrics").
 
-Rendered in a worker thread from a snapshot taken on the loop, so heartbeat intake goes on meanwhile. The key
-lives three intervals: a controller that stops or dies takes its figures with it within that, never leaving
+Rendered and compressed (e3.metrics.gzip_join) in a worker thread from a snapshot taken on the loop, so
+heartbeat intake goes on meanwhile. The key lives three intervals: a controller that stops or dies takes its figures with it within that, never leaving
 them frozen. Cluster names are read from the database when a cluster id is new, and every `names_max_age_s`.
 """
 
@@ -16,6 +16,7 @@ import redis.asyncio as aioredis
 from e3.core.aio import cancel_and_wait
 from e3.core.db import in_session
 from e3.metrics import CONTROLLER_KEY
+from e3.metrics.gzip_join import DeflatePart, deflate_part
 from e3.metrics.ledger_exposition import LedgerExposition, LedgerSnapshot
 from e3.services.metrics import cluster_names
 
@@ -44,17 +45,23 @@ class MetricsExport:
             log.warning("removing the controller's metrics from Redis failed", exc_info=True)
 
     async def export_once(self) -> int:
-        """Render the ledger as it is now and store it; returns the text's size in bytes."""
+        """Render the ledger as it is now and store it; returns the text's size in bytes (uncompressed)."""
         snapshot = LedgerSnapshot.of(self.ledger)
         if not snapshot.cluster_ids() <= self.cluster_names.keys() \
                 or self.clock() - self._names_read_at >= self.names_max_age_s:
             self.cluster_names = await asyncio.to_thread(in_session, cluster_names)
             self._names_read_at = self.clock()
         started = time.perf_counter()
-        text = (await asyncio.to_thread(self.exposition.render, snapshot, self.cluster_names)).encode()
+        part = await asyncio.to_thread(self._render, snapshot, dict(self.cluster_names))
         self.last_render_s = time.perf_counter() - started
-        await self.redis.set(CONTROLLER_KEY, text, px=max(1, round(3 * self.interval_s * 1000)))
-        return len(text)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(CONTROLLER_KEY, mapping=part.fields())
+            pipe.pexpire(CONTROLLER_KEY, max(1, round(3 * self.interval_s * 1000)))
+            await pipe.execute()
+        return part.size
+
+    def _render(self, snapshot: LedgerSnapshot, names: dict[str, str]) -> DeflatePart:
+        return deflate_part(self.exposition.render(snapshot, names).encode())
 
     async def _run(self) -> None:
         while True:

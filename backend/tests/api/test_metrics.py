@@ -3,6 +3,7 @@ durations by route template and status class (never the raw path), placement dur
 database, and the controller's families from Redis while it keeps them there."""
 
 import uuid
+import zlib
 
 import httpx
 import pytest
@@ -15,6 +16,7 @@ from e3.core.config import get_settings
 from e3.core.db import session_scope
 from e3.core.embedded import free_tcp_port
 from e3.metrics import CONTROLLER_KEY
+from e3.metrics.gzip_join import deflate_part
 from e3.models import Migration
 
 APP = {"apiVersion": "e3/v1", "kind": "Application", "metadata": {"name": "prom"},
@@ -77,9 +79,21 @@ def test_placement_durations_and_migrations_come_from_the_database(client, worke
 
 def test_the_controllers_families_are_appended_while_it_keeps_them(client):
     store = redis.Redis.from_url(get_settings().redis_url)
-    store.set(CONTROLLER_KEY, b"# HELP e3_heartbeats_received_total x\n# TYPE e3_heartbeats_received_total counter\n"
-                              b"e3_heartbeats_received_total 42.0\n", px=60_000)
+    text = (b"# HELP e3_heartbeats_received_total x\n# TYPE e3_heartbeats_received_total counter\n"
+            b"e3_heartbeats_received_total 42.0\n")
+    store.hset(CONTROLLER_KEY, mapping=deflate_part(text).fields())
     try:
+        with client.stream("GET", "/metrics", headers={"Accept-Encoding": "gzip"}) as zipped:
+            raw = b"".join(zipped.iter_raw())
+        assert zipped.headers["content-encoding"] == "gzip"
+        member = zlib.decompressobj(zlib.MAX_WBITS | 16)  # one gzip member, whole: a strict reader reads it all
+        zipped_text = member.decompress(raw).decode()
+        assert member.eof and not member.unused_data
+        plain = client.get("/metrics", headers={"Accept-Encoding": "identity"})
+        assert "content-encoding" not in plain.headers
+        for answer in (zipped_text, plain.text):
+            assert answer.startswith(text.decode())
+            assert "e3_http_request_duration_seconds" in answer
         assert _samples(client)[("e3_heartbeats_received_total", ())] == 42
     finally:
         store.delete(CONTROLLER_KEY)
