@@ -10,7 +10,7 @@ Under `e3 api` the durations are kept in prometheus_client's multiprocess mode (
 import os
 import time
 
-from prometheus_client import CollectorRegistry, Histogram, generate_latest
+from prometheus_client import CollectorRegistry, Histogram, disable_created_metrics, generate_latest
 from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily
 from prometheus_client.multiprocess import MultiProcessCollector
 
@@ -21,6 +21,7 @@ from e3.services.metrics import CachedFigures, MIGRATION_OUTCOMES
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 UNMATCHED = "unmatched"
 MULTIPROCESS = bool(os.environ.get(ENV))
+disable_created_metrics()  # a `_created` series per labelled child doubles the count and says little here
 
 # One process alone (tests in process): a registry of its own. Several: each writes to the shared folder and a
 # scrape reads them all (registering the histogram in a registry too would count this process twice).
