@@ -34,28 +34,30 @@ class MetricsBenchConfig:
 
 
 def build_ledger(nodes: int, instances: int):
-    """A ledger as a controller holds it after a while: a third of the nodes hosts (RAPL, and the model before
-    RAPL was read), the rest SmartNICs (a split IPMI reading), instances spread over the nodes."""
-    from e3.energy.ledger import EnergyLedger, InstanceTotals, NodeTotals
+    """A ledger as a controller holds it after a while, fed heartbeats through its own interface: a third of
+    the nodes hosts (RAPL, and the model before RAPL was read), the rest SmartNICs (a split IPMI reading);
+    instances spread over the nodes, their first step closed and attributed, a step open."""
+    from e3.energy.ledger import EnergyLedger
 
     cluster = str(uuid.uuid4())
     ledger = EnergyLedger()
-    node_ids = []
-    for i in range(nodes):
+    node_ids = [str(uuid.uuid4()) for _ in range(nodes)]
+    instance_ids = [str(uuid.uuid4()) for _ in range(instances)]
+    on_node: dict[str, list] = {}
+    for i, instance_id in enumerate(instance_ids):
+        on_node.setdefault(node_ids[i % nodes], []).append(instance_id)
+    t = 1_000_000.0
+    for i, node_id in enumerate(node_ids):
         host = i % 3 == 0
-        node_id = str(uuid.uuid4())
-        joules = {"rapl": 1e5 + i * 1.5, "model": 12.5} if host else {"ipmi-split": 4e4 + i * 0.75}
-        ledger.nodes[node_id] = NodeTotals(cluster_id=cluster, kind="host" if host else "smartnic",
-                                           name=f"r{i // 120}-s{i // 3 % 40:02d}-{'host' if host else f'nic{i % 3}'}",
-                                           joules_by_source=joules, heartbeats=1000 + i, watts=40.0 + i % 50,
-                                           source="rapl" if host else "ipmi-split")
-        node_ids.append(node_id)
-    for i in range(instances):
-        node_id = node_ids[i % nodes]
-        ledger.instances[str(uuid.uuid4())] = InstanceTotals(
-            node_id=node_id, joules_by_source={ledger.nodes[node_id].source: 100.0 + i * 0.125},
-            requests=10_000 + i, labels=(str(uuid.uuid4()), f"app-{i % APPLICATIONS}", f"node-{i % DAG_NODES}"))
-    ledger.heartbeats = sum(t.heartbeats for t in ledger.nodes.values())
+        node = ledger.account(node_id, cluster, "host" if host else "smartnic",
+                              f"r{i // 120}-s{i // 3 % 40:02d}-{'host' if host else f'nic{i % 3}'}")
+        stats = [(iid, 25, 0.1) for iid in on_node.get(node_id, [])]
+        sources = ("model", "rapl", "rapl") if host else ("ipmi-split",) * 3
+        for dt, source in zip((0.0, 0.05, 10.0), sources):
+            node.add(t + dt, 40.0 + i % 50, source, 0.4, stats)
+    ledger.close(t + 10, idle_watts=lambda node_id: 20.0, reserved_cores=lambda instance_id: 1.0)
+    for i, instance_id in enumerate(instance_ids):
+        ledger.instances[instance_id].labels = (str(uuid.uuid4()), f"app-{i % APPLICATIONS}", f"node-{i % DAG_NODES}")
     return ledger, {cluster: "bench"}
 
 

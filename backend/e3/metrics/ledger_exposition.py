@@ -56,21 +56,45 @@ class _NodeLabels:
     node: str
 
 
+@dataclass(frozen=True, slots=True)
+class NodeFigures:
+    node_id: str
+    cluster_id: str
+    name: str
+    kind: str
+    joules_by_source: dict[str, float]
+    watts: float
+    source: str  # the latest heartbeat's; "" before the first
+    heartbeats: int
+
+    @classmethod
+    def of(cls, node_id: str, totals) -> "NodeFigures":
+        return cls(node_id, totals.cluster_id, totals.name, totals.kind, totals.joules_by_source, totals.watts,
+                   totals.source, totals.heartbeats)
+
+
 @dataclass(frozen=True)
 class LedgerSnapshot:
-    """What a render reads: the ledger's (id, totals) pairs, taken on the controller's loop so that the render
-    may run in a thread while heartbeats keep changing the totals (each value is read once, as it then is)."""
+    """What a render reads, taken on the controller's loop so that the render may run in a thread while
+    heartbeats keep coming: each node's figures (its joules are summed over its open steps, which the loop
+    changes), and the instances' (id, totals) pairs, whose values change only when a step closes, on the loop,
+    and are each read once by the render (a dictionary's items copied in one step)."""
 
-    nodes: list  # [(node id, NodeTotals)]
+    nodes: list[NodeFigures]
     instances: list  # [(instance id, InstanceTotals)]
     heartbeats: int
 
     @classmethod
     def of(cls, ledger) -> "LedgerSnapshot":
-        return cls(list(ledger.nodes.items()), list(ledger.instances.items()), ledger.heartbeats)
+        return cls.assemble(ledger, [NodeFigures.of(node_id, n) for node_id, n in ledger.nodes.items()])
+
+    @classmethod
+    def assemble(cls, ledger, nodes: list[NodeFigures]) -> "LedgerSnapshot":
+        """From node figures taken a slice at a time (controller.metrics_export: the loop goes on between)."""
+        return cls(nodes, list(ledger.instances.items()), sum(n.heartbeats for n in nodes))
 
     def cluster_ids(self) -> set[str]:
-        return {totals.cluster_id for _, totals in self.nodes}
+        return {node.cluster_id for node in self.nodes}
 
 
 class LedgerExposition:
@@ -86,48 +110,50 @@ class LedgerExposition:
         and an instance whose labels are not resolved yet, or whose node is not in the ledger, are left out."""
         nodes = {}
         joules, watts = [header(NODE_JOULES)], [header(NODE_WATTS)]
-        for node_id, totals in snapshot.nodes:
-            labels = self._node_label_text(node_id, totals, cluster_names)
+        for node in snapshot.nodes:
+            labels = self._node_label_text(node, cluster_names)
             if labels is None:
                 continue
-            nodes[node_id] = labels
-            for source, value in tuple(totals.joules_by_source.items()):
+            nodes[node.node_id] = labels
+            for source, value in node.joules_by_source.items():
                 joules.append(f'{NODE_JOULES}{{{labels.full},source="{escape(source)}"}} {number(value)}\n')
-            watts.append(f'{NODE_WATTS}{{{labels.full},source="{escape(totals.source)}"}} {number(totals.watts)}\n')
+            if node.source:  # it has reported
+                watts.append(f'{NODE_WATTS}{{{labels.full},source="{escape(node.source)}"}} {number(node.watts)}\n')
         instance_joules, requests = [header(INSTANCE_JOULES)], [header(REQUESTS)]
         for instance_id, totals in snapshot.instances:
-            labels = self._instance_label_text(instance_id, totals, nodes)
+            labels = self._instance_label_text(instance_id, totals.node_id, totals.labels, nodes)
             if labels is None:
                 continue
             for source, value in tuple(totals.joules_by_source.items()):
                 instance_joules.append(f'{INSTANCE_JOULES}{{{labels},source="{escape(source)}"}} {number(value)}\n')
             requests.append(f"{REQUESTS}{{{labels}}} {number(totals.requests)}\n")
         tail = f"{header(HEARTBEATS)}{HEARTBEATS} {number(snapshot.heartbeats)}\n"
-        self._forget(self._node_labels, {node_id for node_id, _ in snapshot.nodes})
+        self._forget(self._node_labels, {node.node_id for node in snapshot.nodes})
         self._forget(self._instance_labels, {instance_id for instance_id, _ in snapshot.instances})
         return "".join(joules) + "".join(watts) + "".join(instance_joules) + "".join(requests) + tail
 
-    def _node_label_text(self, node_id: str, totals, cluster_names: Mapping[str, str]) -> "_NodeLabels | None":
-        cluster = cluster_names.get(totals.cluster_id)
+    def _node_label_text(self, node: NodeFigures, cluster_names: Mapping[str, str]) -> "_NodeLabels | None":
+        cluster = cluster_names.get(node.cluster_id)
         if cluster is None:
             return None
-        key = (cluster, totals.name, totals.kind)
-        cached = self._node_labels.get(node_id)
+        key = (cluster, node.name, node.kind)
+        cached = self._node_labels.get(node.node_id)
         if cached is None or cached[0] != key:
-            cluster_label, node_label = f'cluster="{escape(cluster)}"', f'node="{escape(totals.name)}"'
-            cached = key, _NodeLabels(f'{cluster_label},{node_label},kind="{escape(totals.kind)}"', cluster_label,
+            cluster_label, node_label = f'cluster="{escape(cluster)}"', f'node="{escape(node.name)}"'
+            cached = key, _NodeLabels(f'{cluster_label},{node_label},kind="{escape(node.kind)}"', cluster_label,
                                       node_label)
-            self._node_labels[node_id] = cached
+            self._node_labels[node.node_id] = cached
         return cached[1]
 
-    def _instance_label_text(self, instance_id: str, totals, nodes: Mapping[str, "_NodeLabels"]) -> str | None:
-        node = nodes.get(totals.node_id)
-        if totals.labels is None or node is None:
+    def _instance_label_text(self, instance_id: str, node_id: str, resolved: tuple | None,
+                             nodes: Mapping[str, "_NodeLabels"]) -> str | None:
+        node = nodes.get(node_id)
+        if resolved is None or node is None:
             return None
-        key = (totals.labels, node)
+        key = (resolved, node)
         cached = self._instance_labels.get(instance_id)
         if cached is None or cached[0] != key:
-            _, application, dag_node = totals.labels
+            _, application, dag_node = resolved
             # the node's cluster and name, not its kind: the instance's series say where it runs
             cached = key, (f'{node.cluster},application="{escape(application)}",dag_node="{escape(dag_node)}",'
                            f'instance="{escape(instance_id)}",{node.node}')
