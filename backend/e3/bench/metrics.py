@@ -2,9 +2,10 @@
 
 Builds an energy ledger of that size (a source or two per node, one per instance, every instance's labels
 resolved), renders the controller's families from it as the controller does (e3.metrics.ledger_exposition),
-and, for comparison, through a prometheus_client collector over the same ledger; stores the text in Redis
-where the controller keeps it; then times GET /metrics, one request after another over a keep-alive
-connection, on a real `e3 api` process, gzip (as Prometheus asks) and plain (embedded Postgres and Redis started here, stopped at the end).
+and, for comparison, through a prometheus_client collector over the same ledger; stores it compressed in
+Redis as the controller does; then times GET /metrics, one request after another over a keep-alive
+connection, gzip (as Prometheus asks) and plain, on a real `e3 api` process (embedded Postgres and Redis
+started here, stopped at the end).
 """
 
 import os
@@ -166,7 +167,9 @@ def run_metrics_bench(cfg: MetricsBenchConfig, report=print) -> dict:
         redis.Redis.from_url(redis_url).hset(CONTROLLER_KEY, mapping=part.fields())
         sections = {encoding: _scrapes(url, token, encoding, cfg.requests) for encoding in ("gzip", "identity")}
         return dict(config=asdict(cfg), cores=os.cpu_count(), load_average=round(os.getloadavg()[0], 2),
-                    series=text.count(b"\n") - text.count(b"\n#"), controller_bytes=len(text),
+                    workdir=str(workdir), api_pid=api.pid,
+                    series=sum(1 for line in text.splitlines() if not line.startswith(b"#")),
+                    controller_bytes=len(text),
                     snapshot_ms=round(statistics.median(snapshot_ms), 2),
                     render_ms=round(statistics.median(render_ms), 2), render_max_ms=round(max(render_ms), 2),
                     deflate_ms=round(statistics.median(deflate_ms), 2), deflate_bytes=len(part.data),

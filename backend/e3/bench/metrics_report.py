@@ -10,7 +10,7 @@ def render(r: dict) -> str:
              f"shared by the API, Redis, Postgres and this client; load average {r['load_average']})", "",
              f"  controller's families: {r['series']:,} series, {r['controller_bytes'] / 1e6:.1f} MB "
              f"({r['deflate_bytes'] / 1e6:.1f} MB compressed)",
-             f"    snapshot of the ledger (on the controller's loop)  {r['snapshot_ms']:g} ms",
+             f"    snapshot of the ledger (on the controller's loop, 500 nodes a turn)  {r['snapshot_ms']:g} ms in all",
              f"    render (in a thread; median, max)                  {r['render_ms']:g} ms, {r['render_max_ms']:g} ms",
              f"    compress (in the same thread)                      {r['deflate_ms']:g} ms",
              f"    the same families through prometheus_client        {r['prometheus_client_ms']:g} ms"

@@ -3,8 +3,9 @@
 metrics").
 
 Rendered and compressed (e3.metrics.gzip_join) in a worker thread from a snapshot taken on the loop, so
-heartbeat intake goes on meanwhile. The key lives three intervals: a controller that stops or dies takes its figures with it within that, never leaving
-them frozen. Cluster names are read from the database when a cluster id is new, and every `names_max_age_s`.
+heartbeat intake goes on meanwhile. The key lives three intervals: a controller that stops or dies takes its
+figures with it within that, never leaving them frozen. Cluster names are read from the database when a
+cluster id is new, and every `names_max_age_s`.
 """
 
 import asyncio
@@ -32,7 +33,6 @@ class MetricsExport:
         self.exposition = LedgerExposition()
         self.cluster_names: dict[str, str] = {}
         self._names_read_at = float("-inf")
-        self.last_render_s = 0.0  # how long the latest render took (e3 bench metrics prints it)
         self._task: asyncio.Task | None = None
 
     def start(self) -> None:
@@ -52,9 +52,7 @@ class MetricsExport:
                 or self.clock() - self._names_read_at >= self.names_max_age_s:
             self.cluster_names = await asyncio.to_thread(in_session, cluster_names)
             self._names_read_at = self.clock()
-        started = time.perf_counter()
         part = await asyncio.to_thread(self._render, snapshot, dict(self.cluster_names))
-        self.last_render_s = time.perf_counter() - started
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.hset(CONTROLLER_KEY, mapping=part.fields())
             pipe.pexpire(CONTROLLER_KEY, max(1, round(3 * self.interval_s * 1000)))

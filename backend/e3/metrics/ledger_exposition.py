@@ -1,11 +1,11 @@
 """The controller's families in Prometheus' text exposition format (version 0.0.4), from its energy ledger.
 
-Written out by hand rather than through prometheus_client: at 5,000 nodes and 20,000 instances (about 55,000
-samples, 7 MB) prometheus_client's collector took 0.5-0.7 s a render, this about a tenth of that (`e3 bench
-metrics` prints both), because each series' label text is built once and kept until its labels change.
+Written out by hand rather than through prometheus_client: at 5,000 nodes and 20,000 instances (about 52,000
+series, 7.8 MB) prometheus_client's collector took 6 to 12 times as long (`e3 bench metrics` prints both),
+because here each series' label text is built once and kept until its labels change.
 
-Cardinality (docs/energy.md, "Prometheus metrics"): one node series per (node, power source it ever reported),
-one instance series per (instance, source) and one requests series per instance; sources are at most
+Cardinality (docs/energy.md, "Prometheus metrics"): per node one joules series per power source it reported and
+one watts series, per instance one joules series per source and one requests series; sources are at most
 rapl | ipmi | ipmi-split | model.
 """
 
