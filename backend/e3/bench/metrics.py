@@ -17,7 +17,7 @@ import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from e3.bench.api_load import _pct, _start_api
+from e3.bench.api_load import _pct, _prepare, _start_api
 from e3.bench.stack import start_backing_services, stop_backing_services, stop_process
 
 TARGET_P99_MS = 50.0
@@ -102,24 +102,6 @@ def _timed(fn, times: int) -> tuple[list[float], object]:
     return out, result
 
 
-def _prepare(database_url: str) -> str:
-    """Migrations and catalogue, and a read token (what a Prometheus scrape job would hold)."""
-    from e3.core import config, db
-
-    os.environ["DATABASE_URL"] = database_url
-    config.get_settings.cache_clear()
-    db.forget_engines()
-    from e3.core.security import SYSTEM
-    from e3.services.bootstrap import prepare_database
-    from e3.services.tokens import create_token
-
-    prepare_database(database_url)
-    with db.session_scope() as session:
-        _, token = create_token(session, "bench-metrics", ["read"], SYSTEM)
-    db.get_engine().dispose()
-    return token
-
-
 def _scrapes(url: str, token: str, encoding: str, requests: int) -> dict:
     """GET /metrics `requests` times over one keep-alive connection, asking for `encoding`; the time is to the
     answer's last byte, not counting the client's decompression (Prometheus does that on its side)."""
@@ -161,7 +143,7 @@ def run_metrics_bench(cfg: MetricsBenchConfig, report=print) -> dict:
     try:
         report(f"starting Postgres, Redis and `e3 api` in {workdir}")
         pg, store, database_url, redis_url = start_backing_services(workdir)
-        token = _prepare(database_url)
+        token = _prepare(database_url)  # `e3 bench api`'s database: a cluster, applications, a read token
         api, url = _start_api(workdir, database_url, redis_url, {})
         # no time to live: the bench plays the controller
         redis.Redis.from_url(redis_url).hset(CONTROLLER_KEY, mapping=part.fields())
