@@ -70,7 +70,8 @@ def create_app() -> FastAPI:
     app.add_middleware(HttpDurations, prefixes=(API_PREFIX,))  # outermost: a refusal's time is counted too
     install_error_handlers(app)
     app.include_router(health.router)
-    app.include_router(metrics.router)  # at /metrics, where Prometheus looks by default
+    app.include_router(metrics.router,  # at /metrics, where Prometheus looks by default
+                       responses={code: ERROR_RESPONSES[code] for code in (401, 403, 503)})
     # Each resource's router straight on the app, not under one /api/v1 router: a request is matched against
     # the routes of each level it passes, twice (FastAPI's routing: found, then dispatched); the extra level
     # cost about a tenth of a cheap read's CPU (docs/reliability.md, "API under concurrency and load").

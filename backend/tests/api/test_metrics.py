@@ -119,3 +119,12 @@ def test_http_durations_count_every_api_process(backing_services, admin_token):
             assert counts.get("/api/v1/jobs") == 40, counts
     finally:
         stop_process(proc)
+
+
+def test_redis_unreachable_fails_the_scrape_with_a_503_rather_than_drop_the_controllers_half(client, monkeypatch):
+    from e3.api.routers import metrics
+
+    monkeypatch.setattr(metrics, "_redis", lambda url: redis.Redis.from_url("redis://127.0.0.1:1/0",
+                                                                            socket_connect_timeout=1))
+    r = client.get("/metrics")
+    assert r.status_code == 503 and r.json()["code"] == "service_unavailable"
