@@ -147,7 +147,11 @@ class NodeShape:
 
 def computing_nodes(server_type: str) -> list[NodeShape]:
     """The computing nodes a server of `server_type` has (see docs/catalog.md for the rules)."""
-    t = server_types()[server_type]
+    return server_type_nodes(server_types()[server_type])
+
+
+def server_type_nodes(t: ServerType) -> list[NodeShape]:
+    """The computing nodes of a server of type `t`, in or out of the catalogue (a custom type's too)."""
     nodes = [NodeShape(0, "host", "host", t.host_core_class, float(t.host_cores), t.host_memory_gb * 1024,
                        int(t.bandwidth_gbps * 1000))]
     for i in range(t.smartnics):

@@ -16,7 +16,7 @@ RTT names (`LEVEL_RTT_US`, `rtt_us`, `edge_rtt_us`) so callers need only this on
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from functools import cache
 
@@ -261,7 +261,8 @@ class _PerRequest:
     edges: list[EdgePrediction]
 
 
-def _per_request(problem: PlacementProblem, nodes: Sequence[NodeCapacity], placement: Placement) -> _PerRequest:
+def _per_request(problem: PlacementProblem, nodes: Sequence[NodeCapacity], placement: Placement,
+                 entry_shares: Mapping[str, float] | None = None) -> _PerRequest:
     by_id = {n.id: n for n in nodes}
     where = {**problem.fixed, **placement.assignments}
     primaries: dict[str, list[NodeCapacity]] = defaultdict(list)
@@ -278,7 +279,10 @@ def _per_request(problem: PlacementProblem, nodes: Sequence[NodeCapacity], place
     order, parents = _topological(problem, list(first))
     sources = [d for d in order if not parents[d]]
     sinks = set(order) - {a for a, _ in problem.edges}
-    share = {d: 1.0 / len(sources) if d in sources else 0.0 for d in order}  # entry load split over sources
+    if entry_shares is None:
+        share = {d: 1.0 / len(sources) if d in sources else 0.0 for d in order}  # entry load split over sources
+    else:
+        share = {d: float(entry_shares.get(d, 0.0)) if d in sources else 0.0 for d in order}
     for d in order:
         share[d] += sum(share[p] for p in parents[d])  # every request follows every out-edge
 
@@ -329,13 +333,16 @@ def _per_request(problem: PlacementProblem, nodes: Sequence[NodeCapacity], place
 
 
 def predict(problem: PlacementProblem, nodes: Sequence[NodeCapacity], placement: Placement, *,
-            offered_rps: float | None = None, count_empty_servers: bool = True) -> Prediction:
+            offered_rps: float | None = None, count_empty_servers: bool = True,
+            entry_shares: Mapping[str, float] | None = None) -> Prediction:
     """Predict throughput, latency and power of `placement` at `offered_rps` entry requests/s (None: the knee).
 
     Every server among `nodes` is counted, at least at idle, unless `count_empty_servers` is False.
+    The entry load is split evenly over the DAG's sources unless `entry_shares` gives each source DAG node
+    its fraction (summing to 1): several applications placed together, each at its own load.
     Raises ValueError when an instance is unplaced or on an unknown node, or the DAG has a cycle.
     """
-    c = _per_request(problem, nodes, placement)
+    c = _per_request(problem, nodes, placement, entry_shares)
     hot_node = max(c.load, key=c.load.get, default=None)
     hot_server = max(c.ports, key=lambda s: c.ports[s][0], default=None)
     core_max = c.load[hot_node] if hot_node is not None else 0.0

@@ -76,6 +76,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/applications/{name}/energy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Application Energy
+         * @description The application's energy per step: the sum of its instances' shares (attribution), J/request.
+         */
+        get: operations["get_application_energy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/applications/{name}/export": {
         parameters: {
             query?: never;
@@ -299,6 +319,26 @@ export interface paths {
          *     CAPEX from paper Table 4.
          */
         get: operations["get_cluster_cost_efficiency"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/clusters/{name}/energy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Cluster Energy
+         * @description The cluster's energy per step: the sum of its nodes' (idle included), J/request.
+         */
+        get: operations["get_cluster_energy"];
         put?: never;
         post?: never;
         delete?: never;
@@ -620,6 +660,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/nodes/{node_id}/energy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Node Energy
+         * @description One node's energy per step, its power (mean and peak) and where the figures came from.
+         */
+        get: operations["get_node_energy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/nodes/{node_id}/telemetry": {
         parameters: {
             query?: never;
@@ -681,6 +741,28 @@ export interface paths {
          * @description Run placement algorithms as a dry run (nothing stored) and compare their predictions.
          */
         post: operations["preview_placements"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create Plan
+         * @description Rank candidate clusters (Table 4 and custom server types, 1..max_servers each) for the applications at
+         *     the load by predicted cost efficiency over 1..years years, with each one's placement and latency. Every
+         *     figure is the model's; computes only, nothing is stored (answers within about 2 s: see docs/energy.md).
+         */
+        post: operations["create_plan"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1265,6 +1347,70 @@ export interface components {
              */
             years: number;
         };
+        /**
+         * CustomServerType
+         * @description An operator's own server type, in the catalogue's shape (paper Table 4's columns).
+         */
+        CustomServerType: {
+            /**
+             * Bandwidth Gbps
+             * @description The server's network ports, together
+             * @default 20
+             */
+            bandwidth_gbps: number;
+            /**
+             * Cost Usd
+             * @description CAPEX: list price per server, $
+             */
+            cost_usd: number;
+            /**
+             * Host Core Class
+             * @description beefy: Xeon-class, calibrated as paper Table 1's DPDK host; wimpy: cnMIPS-class
+             * @default beefy
+             * @enum {string}
+             */
+            host_core_class: "beefy" | "wimpy";
+            /** Host Cores */
+            host_cores: number;
+            /**
+             * Host Memory Gb
+             * @default 64
+             */
+            host_memory_gb: number;
+            /**
+             * Idle Watts
+             * @description Wall power when idle, W
+             */
+            idle_watts: number;
+            /**
+             * Name
+             * @description Its name in the answer; not a catalogue type's
+             */
+            name: string;
+            /**
+             * Peak Watts
+             * @description Wall power at peak, W (>= idle)
+             */
+            peak_watts: number;
+            /**
+             * Smartnic Cores
+             * @description Cores per SmartNIC
+             * @default 12
+             */
+            smartnic_cores: number;
+            /**
+             * Smartnic Memory Gb
+             * @description Memory per SmartNIC, GB
+             * @default 4
+             */
+            smartnic_memory_gb: number;
+            /**
+             * Smartnics
+             * @description LiquidIO-class SmartNICs per server
+             * @default 0
+             */
+            smartnics: number;
+        };
         /** DeploymentCreate */
         DeploymentCreate: {
             /**
@@ -1386,6 +1532,133 @@ export interface components {
              * @description Items in the whole collection, across pages
              */
             total: number;
+        };
+        /**
+         * EnergyHistoryPublic
+         * @description Energy per step over [from, to): every step a point, aligned to multiples of the step since the epoch.
+         */
+        EnergyHistoryPublic: {
+            /**
+             * From
+             * Format: date-time
+             * @description the first step's start
+             */
+            from: string;
+            /** Points */
+            points: components["schemas"]["EnergyPoint"][];
+            /**
+             * Retention Days
+             * @description rollups older than this are dropped
+             */
+            retention_days: number;
+            /**
+             * Rollup Step S
+             * @description the step the controller writes rollups at, s
+             */
+            rollup_step_s: number;
+            scope: components["schemas"]["EnergyScope"];
+            /** Step S */
+            step_s: number;
+            /**
+             * To
+             * Format: date-time
+             * @description the last step's end
+             */
+            to: string;
+            totals: components["schemas"]["EnergyTotals"];
+        };
+        /**
+         * EnergyPoint
+         * @description One step: null figures (and no sources) when no rollup covers it, a gap rather than a zero.
+         */
+        EnergyPoint: {
+            /**
+             * Joules
+             * @description energy in the step, J
+             */
+            joules: number | null;
+            /**
+             * Joules By Source
+             * @description the step's joules per source
+             */
+            joules_by_source: {
+                [key: string]: number;
+            };
+            /**
+             * Joules Per Request
+             * @description joules / requests; null without requests
+             */
+            joules_per_request: number | null;
+            /**
+             * Requests
+             * @description requests completed in the step
+             */
+            requests: number | null;
+            /**
+             * Seconds
+             * @description time the heartbeats covered, summed over the rows
+             */
+            seconds: number | null;
+            /**
+             * Source
+             * @description rapl | ipmi | ipmi-split | model, mixed when several, null when none
+             */
+            source: string | null;
+            /**
+             * Sources
+             * @description every source of the step's rows
+             */
+            sources: string[];
+            /**
+             * Ts
+             * Format: date-time
+             * @description the step's start
+             */
+            ts: string;
+            /**
+             * Watts Max
+             * @description a node: the highest power it reported; an application or cluster: the highest 10 s bucket's watts
+             */
+            watts_max: number | null;
+            /**
+             * Watts Mean
+             * @description mean over the step's 10 s buckets of Σ rows' joules / seconds
+             */
+            watts_mean: number | null;
+        };
+        /** EnergyScope */
+        EnergyScope: {
+            /**
+             * Cluster
+             * @description the cluster: the one asked for (application), the cluster itself, or the node's
+             */
+            cluster: string | null;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "application" | "cluster" | "node";
+            /**
+             * Name
+             * @description the application's, cluster's or node's name
+             */
+            name: string;
+            /**
+             * Node Id
+             * @description the node's id (kind node)
+             */
+            node_id: string | null;
+        };
+        /** EnergyTotals */
+        EnergyTotals: {
+            /** Joules */
+            joules: number | null;
+            /** Joules Per Request */
+            joules_per_request: number | null;
+            /** Requests */
+            requests: number | null;
+            /** Sources */
+            sources: string[];
         };
         /**
          * ErrorBody
@@ -2448,6 +2721,252 @@ export interface components {
              */
             total: number;
         };
+        /**
+         * PlanApplicationRef
+         * @description A stored application by `name`, or an inline DAG spec document (`spec`), at an optional load of its own.
+         */
+        PlanApplicationRef: {
+            /**
+             * Load Rps
+             * @description This application's offered load, requests/s at its entry; default: its even share of what the other applications leave of the request's `load_rps`
+             */
+            load_rps?: number | null;
+            /**
+             * Name
+             * @description A stored application (its latest version); or give `spec`
+             */
+            name?: string | null;
+            /**
+             * Spec
+             * @description An inline DAG spec document (apiVersion e3/v1, kind Application), as `e3 apply` takes it
+             */
+            spec?: {
+                [key: string]: unknown;
+            } | null;
+        };
+        /** PlanCandidate */
+        PlanCandidate: {
+            /**
+             * Capex Usd
+             * @description Servers x list price (Table 4, or the custom type's)
+             */
+            capex_usd: number | null;
+            /**
+             * Cost Efficiency
+             * @description One per year, 1..years; empty when infeasible
+             */
+            cost_efficiency: components["schemas"]["PlanCostPoint"][];
+            /** Feasible */
+            feasible: boolean;
+            /**
+             * Placement
+             * @description Per DAG node, where HCM put its instances; empty when infeasible
+             */
+            placement: components["schemas"]["PlanDagNode"][];
+            /**
+             * Power Watts
+             * @description Wall power at the offered load; null when infeasible
+             */
+            power_watts: number | null;
+            predicted: components["schemas"]["PlanPredicted"];
+            /**
+             * Rank
+             * @description 1 = the most cost efficient feasible candidate; infeasible ones come last
+             */
+            rank: number;
+            /**
+             * Reason
+             * @description Why the candidate cannot carry the load; null when it can
+             */
+            reason: string | null;
+            /**
+             * Servers
+             * @description Server type -> count
+             */
+            servers: {
+                [key: string]: number;
+            };
+            /**
+             * Utilisation
+             * @description 0 idle .. 1 peak, the power model's (see assumptions)
+             */
+            utilisation: number | null;
+        };
+        /** PlanCostPoint */
+        PlanCostPoint: {
+            /**
+             * Energy Usd
+             * @description Electricity over the period, $
+             */
+            energy_usd: number;
+            /**
+             * Requests Per Dollar
+             * @description Throughput x T / (CAPEX + Power x T x Electricity)
+             */
+            requests_per_dollar: number;
+            /**
+             * Total Cost Usd
+             * @description CAPEX + electricity over the period, $
+             */
+            total_cost_usd: number;
+            /** Years */
+            years: number;
+        };
+        /**
+         * PlanCreate
+         * @description Applications, a target load and years of ownership: which clusters to buy, ranked by cost efficiency.
+         */
+        PlanCreate: {
+            /**
+             * Applications
+             * @description Placed together on every candidate cluster
+             */
+            applications: components["schemas"]["PlanApplicationRef"][];
+            /**
+             * Custom Server Types
+             * @description Server types of your own, considered too
+             */
+            custom_server_types?: components["schemas"]["CustomServerType"][];
+            /**
+             * Load Rps
+             * @description Total offered load, requests/s, shared evenly by the applications that give no `load_rps` of their own
+             */
+            load_rps: number;
+            /**
+             * Max P99 Latency Ms
+             * @description Optional bound: a candidate predicted over it is infeasible
+             */
+            max_p99_latency_ms?: number | null;
+            /**
+             * Max Servers
+             * @description Most servers of one type in a candidate
+             * @default 16
+             */
+            max_servers: number;
+            /**
+             * Price Per Kwh
+             * @description Electricity price in $/kWh (default: the paper's $0.0733, the U.S. average)
+             */
+            price_per_kwh?: number | null;
+            /**
+             * Server Types
+             * @description Catalogue server types to consider (default: all of paper Table 4)
+             */
+            server_types?: string[] | null;
+            /**
+             * Years
+             * @description Years of ownership: cost efficiency after 1..years
+             * @default 5
+             */
+            years: number;
+        };
+        /** PlanDagNode */
+        PlanDagNode: {
+            /** Application */
+            application: string;
+            /** Dag Node */
+            dag_node: string;
+            /** Instances */
+            instances: components["schemas"]["PlanInstances"][];
+            /** Service */
+            service: string;
+        };
+        /** PlanInstances */
+        PlanInstances: {
+            /**
+             * Count
+             * @description Instances (primaries and backups) of the DAG node on such nodes
+             */
+            count: number;
+            /**
+             * Node Kind
+             * @enum {string}
+             */
+            node_kind: "host" | "smartnic";
+            /** Server Type */
+            server_type: string;
+        };
+        /** PlanPredicted */
+        PlanPredicted: {
+            /**
+             * Avg Latency Ms
+             * @description Average along the critical path; null when saturated
+             */
+            avg_latency_ms: number | null;
+            /**
+             * Bottleneck
+             * @description The resource that saturates first, in words
+             */
+            bottleneck: string | null;
+            /**
+             * Capacity Rps
+             * @description Entry rate at which the placement saturates; null when the placement failed
+             */
+            capacity_rps: number | null;
+            /**
+             * Joules Per Request
+             * @description `power_watts` / throughput
+             */
+            joules_per_request: number | null;
+            /** P99 Latency Ms */
+            p99_latency_ms: number | null;
+            /**
+             * Throughput Rps
+             * @description Served at the offered load (feasible: the load)
+             */
+            throughput_rps: number | null;
+        };
+        /**
+         * PlanPublic
+         * @description Candidate clusters ranked by predicted cost efficiency, every figure the model's.
+         */
+        PlanPublic: {
+            /**
+             * Applications
+             * @description Each application placed, with its load: {name, load_rps}
+             */
+            applications: {
+                [key: string]: unknown;
+            }[];
+            /**
+             * Assumptions
+             * @description What the figures assume, in words (show them beside the figures)
+             */
+            assumptions: string[];
+            /**
+             * Evaluated
+             * @description Candidate clusters placed and predicted (some are not listed: counts past the first feasible one by more than 2, and smaller infeasible ones)
+             */
+            evaluated: number;
+            /**
+             * Load Rps
+             * @description Total offered load, requests/s
+             */
+            load_rps: number;
+            /**
+             * Plans
+             * @description Ranked: the feasible by requests per dollar after the last year; then, per server type, the largest count that falls short
+             */
+            plans: components["schemas"]["PlanCandidate"][];
+            /** Price Per Kwh */
+            price_per_kwh: number;
+            /**
+             * Price Source
+             * @enum {string}
+             */
+            price_source: "paper" | "request";
+            /**
+             * Source
+             * @default model
+             * @constant
+             */
+            source: "model";
+            /**
+             * Years
+             * @description The years of ownership priced: 1..years
+             */
+            years: number[];
+        };
         /** Power */
         Power: {
             /**
@@ -3457,6 +3976,127 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Precondition Failed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_application_energy: {
+        parameters: {
+            query?: {
+                /** @description Start (ISO 8601 with a time zone); default: an hour before `to`. Widened to the start of its step; refused when older than the retention (E3_ENERGY_RETENTION_DAYS) */
+                from?: string | null;
+                /** @description End (ISO 8601 with a time zone); default: now. Widened to the end of its step */
+                to?: string | null;
+                /** @description Seconds per point: a multiple of the rollup step (10 s), at most 2,000 points; default: the finest giving at most 500 points */
+                step?: number | null;
+                /** @description Only the instances in this cluster */
+                cluster?: string | null;
+            };
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnergyHistoryPublic"];
+                };
             };
             /** @description Bad Request */
             400: {
@@ -4938,6 +5578,125 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CostEfficiencyPublic"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Precondition Failed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_cluster_energy: {
+        parameters: {
+            query?: {
+                /** @description Start (ISO 8601 with a time zone); default: an hour before `to`. Widened to the start of its step; refused when older than the retention (E3_ENERGY_RETENTION_DAYS) */
+                from?: string | null;
+                /** @description End (ISO 8601 with a time zone); default: now. Widened to the end of its step */
+                to?: string | null;
+                /** @description Seconds per point: a multiple of the rollup step (10 s), at most 2,000 points; default: the finest giving at most 500 points */
+                step?: number | null;
+            };
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnergyHistoryPublic"];
                 };
             };
             /** @description Bad Request */
@@ -7007,6 +7766,125 @@ export interface operations {
             };
         };
     };
+    get_node_energy: {
+        parameters: {
+            query?: {
+                /** @description Start (ISO 8601 with a time zone); default: an hour before `to`. Widened to the start of its step; refused when older than the retention (E3_ENERGY_RETENTION_DAYS) */
+                from?: string | null;
+                /** @description End (ISO 8601 with a time zone); default: now. Widened to the end of its step */
+                to?: string | null;
+                /** @description Seconds per point: a multiple of the rollup step (10 s), at most 2,000 points; default: the finest giving at most 500 points */
+                step?: number | null;
+            };
+            header?: never;
+            path: {
+                node_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnergyHistoryPublic"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Precondition Failed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     get_node_telemetry: {
         parameters: {
             query?: {
@@ -7370,6 +8248,120 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PlacementPreview"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Precondition Failed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_plan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlanCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanPublic"];
                 };
             };
             /** @description Bad Request */
