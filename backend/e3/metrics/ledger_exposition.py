@@ -26,7 +26,8 @@ _HEADERS = {
     NODE_WATTS: ("gauge", "A computing node's power in its latest heartbeat, watts; source: that reading's."),
     INSTANCE_JOULES: ("counter", "Energy attributed to a microservice instance (idle share + dynamic share by CPU "
                                  "time), joules, by power source; closed 10 s steps, so it lags the node's counter."),
-    REQUESTS: ("counter", "Requests a microservice instance completed, as its agent reported them."),
+    REQUESTS: ("counter", "Requests a microservice instance completed, as its agent reported them; added with its "
+                          "joules when a step closes."),
     HEARTBEATS: ("counter", "Heartbeats the controller accepted, all nodes."),
 }
 
