@@ -79,13 +79,13 @@ def _prometheus_client_render(ledger, names) -> bytes:
                 watts.add_metric([names[t.cluster_id], t.name, t.kind, t.source], t.watts)
             instance_labels = ["cluster", "application", "dag_node", "instance", "node"]
             instance_joules = CounterMetricFamily("e3_instance_joules", "", labels=instance_labels + ["source"])
-            requests = CounterMetricFamily("e3_requests", "", labels=instance_labels)
+            requests = CounterMetricFamily("e3_requests", "", labels=instance_labels + ["entry"])
             for instance_id, t in ledger.instances.items():
                 node = ledger.nodes[t.node_id]
                 base = [names[node.cluster_id], t.labels[1], t.labels[2], instance_id, node.name]
                 for source, value in t.joules_by_source.items():
                     instance_joules.add_metric(base + [source], value)
-                requests.add_metric(base, t.requests)
+                requests.add_metric(base + [str(t.labels[2] == "node-0").lower()], t.requests)
             yield from (joules, watts, instance_joules, requests)
 
     registry = CollectorRegistry()
@@ -134,7 +134,9 @@ def run_metrics_bench(cfg: MetricsBenchConfig, report=print) -> dict:
     ledger, names = build_ledger(cfg.nodes, cfg.instances)
     exposition = LedgerExposition()
     snapshot_ms, snapshot = _timed(lambda: LedgerSnapshot.of(ledger), cfg.renders)
-    render_ms, text = _timed(lambda: exposition.render(snapshot, names).encode(), cfg.renders)
+    entries = {iid for iid, t in ledger.instances.items() if t.labels[2] == "node-0"}  # each app's entry DAG node
+    entry = entries.__contains__
+    render_ms, text = _timed(lambda: exposition.render(snapshot, names, entry).encode(), cfg.renders)
     deflate_ms, part = _timed(lambda: deflate_part(text), cfg.renders)
     report("rendering the same through prometheus_client, for comparison")
     client_ms, client_text = _timed(lambda: _prometheus_client_render(ledger, names), 2)

@@ -11,6 +11,7 @@ cluster id is new, and every `names_max_age_s`.
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 
 import redis.asyncio as aioredis
 
@@ -27,8 +28,10 @@ SNAPSHOT_SLICE = 500  # nodes read between two turns of the loop (a few millisec
 
 class MetricsExport:
     def __init__(self, ledger, redis: aioredis.Redis, interval_s: float, names_max_age_s: float = 60.0,
-                 clock=time.monotonic):
+                 clock=time.monotonic, counts_requests: Callable[[str], bool | None] = lambda instance_id: None):
+        """`counts_requests(instance id)`: whether its requests are its application's (EnergyRollups knows)."""
         self.ledger, self.redis, self.interval_s = ledger, redis, interval_s
+        self.counts_requests = counts_requests
         self.names_max_age_s, self.clock = names_max_age_s, clock
         self.exposition = LedgerExposition()
         self.cluster_names: dict[str, str] = {}
@@ -70,7 +73,7 @@ class MetricsExport:
         return LedgerSnapshot.assemble(self.ledger, figures)
 
     def _render(self, snapshot: LedgerSnapshot, names: dict[str, str]) -> DeflatePart:
-        return deflate_part(self.exposition.render(snapshot, names).encode())
+        return deflate_part(self.exposition.render(snapshot, names, self.counts_requests).encode())
 
     async def _run(self) -> None:
         while True:

@@ -10,7 +10,7 @@ rapl | ipmi | ipmi-split | model.
 """
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 NODE_JOULES = "e3_node_joules_total"
@@ -19,6 +19,9 @@ INSTANCE_JOULES = "e3_instance_joules_total"
 REQUESTS = "e3_requests_total"
 HEARTBEATS = "e3_heartbeats_received_total"
 FAMILIES = (NODE_JOULES, NODE_WATTS, INSTANCE_JOULES, REQUESTS, HEARTBEATS)
+# `entry` of a requests series: "true" for an entry DAG node's primary, whose requests are its application's
+# (as the energy history counts them: docs/energy.md, "Energy history"), "false" for the others
+_ENTRY = {True: "true", False: "false", None: "unknown"}
 
 _HEADERS = {
     NODE_JOULES: ("counter", "Energy of a computing node since the controller started, joules, by the power source "
@@ -27,7 +30,8 @@ _HEADERS = {
     INSTANCE_JOULES: ("counter", "Energy attributed to a microservice instance (idle share + dynamic share by CPU "
                                  "time), joules, by power source; closed 10 s steps, so it lags the node's counter."),
     REQUESTS: ("counter", "Requests a microservice instance completed, as its agent reported them; added with its "
-                          "joules when a step closes."),
+                          "joules when a step closes. entry=\"true\": an entry DAG node's primary, whose requests "
+                          "are its application's."),
     HEARTBEATS: ("counter", "Heartbeats the controller accepted, all nodes."),
 }
 
@@ -106,9 +110,12 @@ class LedgerExposition:
         self._node_labels: dict[str, tuple[tuple, str]] = {}
         self._instance_labels: dict[str, tuple[tuple, str]] = {}
 
-    def render(self, snapshot: LedgerSnapshot, cluster_names: Mapping[str, str]) -> str:
+    def render(self, snapshot: LedgerSnapshot, cluster_names: Mapping[str, str],
+               counts_requests: Callable[[str], bool | None] = lambda instance_id: None) -> str:
         """The exposition text. A node whose cluster has no name in `cluster_names` (deleted, or not read yet)
-        and an instance whose labels are not resolved yet, or whose node is not in the ledger, are left out."""
+        and an instance whose labels are not resolved yet, or whose node is not in the ledger, are left out.
+        `counts_requests(instance id)`: whether its requests are its application's (an entry primary), the
+        `entry` label of its requests series (`unknown` when None)."""
         nodes = {}
         joules, watts = [header(NODE_JOULES)], [header(NODE_WATTS)]
         for node in snapshot.nodes:
@@ -127,7 +134,8 @@ class LedgerExposition:
                 continue
             for source, value in tuple(totals.joules_by_source.items()):
                 instance_joules.append(f'{INSTANCE_JOULES}{{{labels},source="{escape(source)}"}} {number(value)}\n')
-            requests.append(f"{REQUESTS}{{{labels}}} {number(totals.requests)}\n")
+            entry = _ENTRY[counts_requests(instance_id)]
+            requests.append(f'{REQUESTS}{{{labels},entry="{entry}"}} {number(totals.requests)}\n')
         tail = f"{header(HEARTBEATS)}{HEARTBEATS} {number(snapshot.heartbeats)}\n"
         self._forget(self._node_labels, {node.node_id for node in snapshot.nodes})
         self._forget(self._instance_labels, {instance_id for instance_id, _ in snapshot.instances})

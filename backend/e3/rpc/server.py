@@ -69,7 +69,8 @@ class Controller:
         resume_grace_s = None if settings.resume_grace_ms is None else settings.resume_grace_ms / 1000
         self.hub = AgentHub(policy_from(settings), settings.redis_url, orchestrator=orchestrator,
                             resume_grace_s=resume_grace_s)
-        self.metrics = MetricsExport(self.hub.energy, self.hub.redis, settings.metrics_interval_ms / 1000)
+        self.metrics = MetricsExport(self.hub.energy, self.hub.redis, settings.metrics_interval_ms / 1000,
+                                     counts_requests=self.hub.energy_rollups.counts_requests)
         self.health = health.aio.HealthServicer()
         # Small HTTP/2 receive windows: when heartbeat intake falls behind, gRPC flow control pushes
         # back on the agents within ~16 KB a stream, instead of megabytes (seconds of heartbeats)

@@ -57,17 +57,19 @@ def test_instance_series_appear_once_attributed_and_resolved_and_follow_a_move()
     ledger.close(float("inf"), idle_watts=lambda node: 5.0, reserved_cores=lambda instance: 1.0)
     assert "e3_requests_total{" not in exposition.render(LedgerSnapshot.of(ledger), {CLUSTER: "lab"})  # no labels
     ledger.instances[GW].labels = (str(uuid.uuid4()), "iot", "gw")
-    samples = _samples(exposition.render(LedgerSnapshot.of(ledger), {CLUSTER: "lab"}))
+    entry = {GW: True}.get  # the gateway's primary: its requests are the application's
+    samples = _samples(exposition.render(LedgerSnapshot.of(ledger), {CLUSTER: "lab"}, entry))
     gw = dict(cluster="lab", application="iot", dag_node="gw", instance=GW, node=NIC_NAME)
     joules = ledger.instances[GW].joules_by_source["model"]
     assert joules > 0
     assert samples[("e3_instance_joules_total", _labels(**gw, source="model"))] == pytest.approx(joules)
-    assert samples[("e3_requests_total", _labels(**gw))] == 30
+    assert samples[("e3_requests_total", _labels(**gw, entry="true"))] == 30
 
     ledger.nodes[HOST].add(102.0, 40.0, "model", 0.5, [(GW, 5, 0.5)])  # it moved to the host
     ledger.close(float("inf"), idle_watts=lambda node: 5.0, reserved_cores=lambda instance: 1.0)
-    samples = _samples(exposition.render(LedgerSnapshot.of(ledger), {CLUSTER: "lab"}))
-    assert samples[("e3_requests_total", _labels(**dict(gw, node="s00-host")))] == 35  # label text not stale
+    samples = _samples(exposition.render(LedgerSnapshot.of(ledger), {CLUSTER: "lab"}, {GW: False}.get))
+    moved = dict(gw, node="s00-host", entry="false")  # label text not stale
+    assert samples[("e3_requests_total", _labels(**moved))] == 35
 
 
 def test_a_node_of_an_unknown_cluster_and_its_instances_are_left_out():
