@@ -2,8 +2,11 @@
 durations by route template and status class (never the raw path), placement durations and migrations from the
 database, and the controller's families from Redis while it keeps them there."""
 
+import signal
+import tempfile
 import uuid
 import zlib
+from pathlib import Path
 
 import httpx
 import pytest
@@ -12,6 +15,7 @@ from helpers import deploy_on_new_cluster, start_process, stop_process
 from prometheus_client.parser import text_string_to_metric_families
 
 from e3.api import http_metrics
+from e3.api.metrics_directory import PREFIX
 from e3.core.config import get_settings
 from e3.core.db import session_scope
 from e3.core.embedded import free_tcp_port
@@ -128,3 +132,28 @@ def test_redis_unreachable_fails_the_scrape_with_a_503_rather_than_drop_the_cont
                                                                             socket_connect_timeout=1))
     r = client.get("/metrics")
     assert r.status_code == 503 and r.json()["code"] == "service_unavailable"
+
+
+def test_the_api_removes_its_metrics_folder_when_stopped_and_a_killed_runs_at_the_next_start(backing_services):
+    def folders(proc) -> list[Path]:
+        return list(Path(tempfile.gettempdir()).glob(f"{PREFIX}{proc.pid}-*"))
+
+    started = []
+    for signum in (signal.SIGTERM, signal.SIGKILL):
+        port = free_tcp_port()
+        proc = start_process(["api", "--port", str(port)], backing_services, f"api-folder-{signum}.log",
+                             lambda log: b"Application startup complete" in log)
+        started.append(proc)
+        assert len(folders(proc)) == 1
+        proc.send_signal(signum)
+        proc.wait(20)
+    stopped, killed = started
+    assert stopped.returncode == -signal.SIGTERM and not folders(stopped)  # still ends as SIGTERM's
+    assert folders(killed)  # nobody could remove it...
+    port = free_tcp_port()
+    after = start_process(["api", "--port", str(port)], backing_services, "api-folder-after.log",
+                          lambda log: b"Application startup complete" in log)
+    try:
+        assert not folders(killed)  # ...until the next `e3 api` started
+    finally:
+        stop_process(after)
