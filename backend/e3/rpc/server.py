@@ -16,6 +16,7 @@ from e3.rpc.servicer import AgentServicer
 from e3.controller.agent_hub import AgentHub
 from e3.controller.metrics_export import MetricsExport
 from e3.controller.orchestrator import DataplaneOrchestrator
+from e3.controller.power_readings import PowerReadings
 
 log = logging.getLogger(__name__)
 SERVICE_NAME = agent_pb2.DESCRIPTOR.services_by_name["AgentService"].full_name
@@ -69,6 +70,7 @@ class Controller:
         resume_grace_s = None if settings.resume_grace_ms is None else settings.resume_grace_ms / 1000
         self.hub = AgentHub(policy_from(settings), settings.redis_url, orchestrator=orchestrator,
                             resume_grace_s=resume_grace_s)
+        self.power = PowerReadings(self.hub.nodes, self.hub.clock)
         self.metrics = MetricsExport(self.hub.energy, self.hub.redis, settings.metrics_interval_ms / 1000,
                                      counts_requests=self.hub.energy_rollups.counts_requests)
         self.health = health.aio.HealthServicer()
@@ -95,6 +97,7 @@ class Controller:
                 raise RuntimeError(f"cannot listen on {address}")
             self.port = bound
         await self.hub.start()
+        await self.power.start()
         self.metrics.start()
         await self.server.start()
         for name in ("", SERVICE_NAME):
@@ -103,6 +106,7 @@ class Controller:
 
     async def stop(self, grace_s: float = 5.0) -> None:
         await self.health.enter_graceful_shutdown()
+        await self.power.stop()
         await self.metrics.stop()
         await self.hub.stop()  # ends command streams, writes buffered heartbeats
         await self.server.stop(grace_s)
