@@ -48,7 +48,7 @@ def test_a_nodes_heartbeats_are_in_metrics_under_its_clusters_name_until_the_con
 
 
 def test_instances_are_in_metrics_under_their_application_once_a_step_closed(controller, stub, agent_token, placed,
-                                                                              client):
+                                                                              client):  # noqa: F811
     (gw, gw_node, _), (store, store_node, _) = placed["gw"], placed["store"]
     agent = "metrics-instances"
     node_ids = {name: register(stub, agent_token, name, agent, "meter") for name in {gw_node, store_node}}
