@@ -101,7 +101,7 @@ def register(app: typer.Typer) -> None:
                            workers=workers, instances=instances)
         result = _run(run_ingest, cfg)
         result["energy_accounting"] = energy_accounting.run_energy_accounting(
-            energy_accounting.AccountingConfig(nodes=min(cfg.servers * 5, 5000), instances=instances),
+            energy_accounting.AccountingConfig(nodes=min(cfg.servers * 5, 1000), instances=instances),
             report=lambda text: typer.echo(text, err=True))
         if as_json:
             print(json.dumps(result, indent=1))
