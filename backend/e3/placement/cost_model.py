@@ -262,7 +262,8 @@ class _PerRequest:
 
 
 def _per_request(problem: PlacementProblem, nodes: Sequence[NodeCapacity], placement: Placement,
-                 entry_shares: Mapping[str, float] | None = None) -> _PerRequest:
+                 entry_shares: Mapping[str, float] | None = None,
+                 edge_ratios: Mapping[tuple[str, str], float] | None = None) -> _PerRequest:
     by_id = {n.id: n for n in nodes}
     where = {**problem.fixed, **placement.assignments}
     primaries: dict[str, list[NodeCapacity]] = defaultdict(list)
@@ -283,8 +284,9 @@ def _per_request(problem: PlacementProblem, nodes: Sequence[NodeCapacity], place
         share = {d: 1.0 / len(sources) if d in sources else 0.0 for d in order}  # entry load split over sources
     else:
         share = {d: float(entry_shares.get(d, 0.0)) if d in sources else 0.0 for d in order}
+    ratio = {e: 1.0 for e in problem.edges} | {e: float(r) for e, r in (edge_ratios or {}).items()}
     for d in order:
-        share[d] += sum(share[p] for p in parents[d])  # every request follows every out-edge
+        share[d] += sum(share[p] * ratio[(p, d)] for p in parents[d])  # all, unless edge_ratios says less
 
     load: dict[Hashable, float] = defaultdict(float)
     load_by_dag: dict[Hashable, Counter] = defaultdict(Counter)
@@ -309,18 +311,18 @@ def _per_request(problem: PlacementProblem, nodes: Sequence[NodeCapacity], place
                 tx[n.id] += per_shard * bits[d]  # out of the cluster: the forwarded packet or the reply
     edges = []
     for p, c in problem.edges:
-        src, dst = primaries[p], primaries[c]
+        src, dst, carried = primaries[p], primaries[c], share[p] * ratio[(p, c)]  # requests on the edge
         # Network I/O of the edge: each parent shard sends to every child shard alike; pairs on
         # one computing node use an in-memory queue, every other pair a send and a receive.
         for n, f in zip(src, off_node(src, dst)):
-            charge(n, p, share[p] / len(src) * f * io_per_message_s(calibration_platform(n)))
+            charge(n, p, carried / len(src) * f * io_per_message_s(calibration_platform(n)))
         for n, f in zip(dst, off_node(dst, src)):
-            charge(n, c, share[p] / len(dst) * f * io_per_message_s(calibration_platform(n)))
+            charge(n, c, carried / len(dst) * f * io_per_message_s(calibration_platform(n)))
         levels, total_rtt = pair_levels(src, dst)
         for n, f in zip(src, through_ports(src, dst)):
-            tx[n.id] += share[p] / len(src) * f * bits[c]
+            tx[n.id] += carried / len(src) * f * bits[c]
         for n, f in zip(dst, through_ports(dst, src)):
-            rx[n.id] += share[p] / len(dst) * f * bits[c]
+            rx[n.id] += carried / len(dst) * f * bits[c]
         pairs = len(src) * len(dst)
         edges.append(EdgePrediction(from_=p, to=c, level=max(levels, key=levels.get),
                                     level_mix={k: levels[k] / pairs for k in sorted(levels)},
@@ -334,15 +336,19 @@ def _per_request(problem: PlacementProblem, nodes: Sequence[NodeCapacity], place
 
 def predict(problem: PlacementProblem, nodes: Sequence[NodeCapacity], placement: Placement, *,
             offered_rps: float | None = None, count_empty_servers: bool = True,
-            entry_shares: Mapping[str, float] | None = None) -> Prediction:
+            entry_shares: Mapping[str, float] | None = None,
+            edge_ratios: Mapping[tuple[str, str], float] | None = None) -> Prediction:
     """Predict throughput, latency and power of `placement` at `offered_rps` entry requests/s (None: the knee).
 
     Every server among `nodes` is counted, at least at idle, unless `count_empty_servers` is False.
     The entry load is split evenly over the DAG's sources unless `entry_shares` gives each source DAG node
     its fraction (summing to 1): several applications placed together, each at its own load.
+    Every request reaching a DAG node follows each of its out-edges unless `edge_ratios` gives an edge
+    (parent, child) the share of the parent's requests that reach the child (a workload's request mix,
+    e3.experiments.workload); edges it leaves out carry all of them.
     Raises ValueError when an instance is unplaced or on an unknown node, or the DAG has a cycle.
     """
-    c = _per_request(problem, nodes, placement, entry_shares)
+    c = _per_request(problem, nodes, placement, entry_shares, edge_ratios)
     hot_node = max(c.load, key=c.load.get, default=None)
     hot_server = max(c.ports, key=lambda s: c.ports[s][0], default=None)
     core_max = c.load[hot_node] if hot_node is not None else 0.0
