@@ -4,10 +4,9 @@ The request mix (one edge ratio per application) is fitted on 4 x Beefy alone; t
 are predicted from it (e3.experiments.workload, docs/evaluation-model.md).
 """
 
-from dataclasses import dataclass
-
 from e3.experiments import workload
 from e3.experiments.base import ExperimentResult, Quantity, RunContext
+from e3.experiments.model_experiment import ModelExperiment
 
 FITTED_TOLERANCE = 0.10
 HELD_OUT_TOLERANCE = 0.35
@@ -82,14 +81,11 @@ def _notes(fitted: workload.Fit, quantities: list[Quantity]) -> list[str]:
     return notes
 
 
-@dataclass(frozen=True)
-class _Plot:
-    rows: list[dict]
-
-    def __call__(self, figure) -> None:
+def _plotter(rows: list[dict]):
+    def plot(figure) -> None:
         axes = figure.subplots(1, len(workload.TABLE5_APPS), sharey=True)
         for ax, app in zip(axes, workload.TABLE5_APPS):
-            mine = [r for r in self.rows if r["app"] == app]
+            mine = [r for r in rows if r["app"] == app]
             x = range(len(mine))
             ax.bar([i - 0.2 for i in x], [r["paper_krpj"] for r in mine], 0.4, label="paper")
             ax.bar([i + 0.2 for i in x], [r["ours_krpj"] or 0.0 for r in mine], 0.4, label="ours (model)")
@@ -101,20 +97,7 @@ class _Plot:
         axes[0].legend()
         figure.suptitle("Table 5: KRPJ by cluster (* = fitted cluster)")
 
-
-def _plotter(rows: list[dict]) -> _Plot:
-    return _Plot(rows)
+    return plot
 
 
-@dataclass(frozen=True)
-class _Table5:
-    name: str = "table5"
-    title: str = "Table 5: energy efficiency (KRPJ) of 5 clusters x 3 applications"
-    needs: frozenset = frozenset()
-    deterministic: bool = True
-
-    def run(self, ctx: RunContext) -> ExperimentResult:
-        return _run(ctx)
-
-
-EXPERIMENT = _Table5()
+EXPERIMENT = ModelExperiment("table5", "Table 5: energy efficiency (KRPJ) of 5 clusters x 3 applications", _run)

@@ -15,11 +15,11 @@ Pure: catalogue, placement and cost model only. Documented in docs/evaluation-mo
   Applications that were not fitted (Figure 5's other five) take the ratio of the fitted application of
   their class (NFV: NFV-FIN, RTA: RTA-SHM, IOT: IOT-TS).
 - Placement as the paper placed it: HCM. Two documented rules apply only where the cluster needs them
-  (`evaluation_problem`): a one-server cluster has one fault domain, so backups, which the fault-domain
-  rule can only put on another server, are left out there (they carry no request load in the model);
-  and on a cluster whose memory cannot hold the catalogue's reservations (4 x Wimpy: 2 GB a server),
-  each instance's memory reservation is scaled down by one common factor until the application fits
-  (the reservations are E3's choices, not the paper's; the paper ran all of them there).
+  (`evaluation_problem`, `placed`): a one-server cluster has one fault domain, so backups, which the
+  fault-domain rule can only put on another server, are left out there (they carry no request load in the
+  model); and where HCM cannot place the application with the catalogue's reservations (4 x Wimpy: 2 GB a
+  server), every instance's memory and core reservation is scaled down by one common factor until it
+  fits (the reservations are E3's choices, not the paper's; the paper ran all of them there).
 - KRPJ = throughput at the knee / the cluster's wall power (idle included), as §5 states.
 """
 
@@ -100,10 +100,10 @@ def evaluation_problem(app: str, nodes: Sequence[NodeCapacity]) -> tuple[Placeme
             ["one server, one fault domain: backups left out"])
 
 
-def with_memory_scaled(problem: PlacementProblem, factor: float) -> PlacementProblem:
-    """Every instance's memory reservation times `factor` (at least 1 MB)."""
-    return replace(problem, instances=[replace(i, memory_mb=max(1, math.floor(i.memory_mb * factor)))
-                                       for i in problem.instances])
+def with_reservations_scaled(problem: PlacementProblem, factor: float) -> PlacementProblem:
+    """Every instance's memory (at least 1 MB) and core reservation times `factor`."""
+    return replace(problem, instances=[replace(i, memory_mb=max(1, math.floor(i.memory_mb * factor)),
+                                               cpu_cores=i.cpu_cores * factor) for i in problem.instances])
 
 
 @dataclass(frozen=True)
@@ -114,27 +114,30 @@ class Placed:
     rules: tuple[str, ...]
 
 
-# Memory scaling tried, in turn, when the catalogue's reservations do not fit (4 x Wimpy's 2 GB servers).
-MEMORY_FACTORS = (1.0, 0.5, 0.25, 0.125)
+# Reservation scaling tried, in turn, when the catalogue's reservations do not fit the cluster (4 x Wimpy's
+# 2 GB servers; Figure 5's 3 servers for the 108-instance IOT applications).
+RESERVATION_FACTORS = (1.0, 0.5, 0.25, 0.125)
 
 
 @cache
 def placed(app: str, cluster: str) -> Placed:
     """HCM's placement of `app` on `cluster` (independent of the request mix); PlacementError if none.
 
-    When HCM cannot place the application for want of memory on some node, memory reservations are
-    scaled by the next of MEMORY_FACTORS and it tries again; the factor used is named in the rules.
+    When HCM cannot place the application with the catalogue's reservations, memory and core reservations
+    are scaled by the next of RESERVATION_FACTORS and it tries again; the factor used is named in the rules.
+    The cost model's load does not read reservations (it divides Table 1 core time by a node's cores), so
+    the scaling changes where instances may go, not what they cost.
     """
     base, rules = evaluation_problem(app, cluster_nodes(cluster))
     error = None
-    for factor in MEMORY_FACTORS:
-        problem = base if factor == 1.0 else with_memory_scaled(base, factor)
+    for factor in RESERVATION_FACTORS:
+        problem = base if factor == 1.0 else with_reservations_scaled(base, factor)
         try:
             placement = hcm.hcm(problem, copy_nodes(cluster_nodes(cluster)))
         except PlacementError as e:
             error = e
             continue
-        scaled = [] if factor == 1.0 else [f"memory reservations scaled by {factor:g} to fit"]
+        scaled = [] if factor == 1.0 else [f"reservations scaled by {factor:g} to fit"]
         return Placed(problem, cluster_nodes(cluster), placement, tuple(rules + scaled))
     raise error
 
