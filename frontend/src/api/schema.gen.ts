@@ -687,6 +687,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create Plan
+         * @description Rank candidate clusters (Table 4 and custom server types, 1..max_servers each) for the applications at
+         *     the load by predicted cost efficiency over 1..years years, with each one's placement and latency. Every
+         *     figure is the model's; computes only, nothing is stored (answers within about 2 s: see docs/energy.md).
+         */
+        post: operations["create_plan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/templates": {
         parameters: {
             query?: never;
@@ -1264,6 +1286,70 @@ export interface components {
              * @default 5
              */
             years: number;
+        };
+        /**
+         * CustomServerType
+         * @description An operator's own server type, in the catalogue's shape (paper Table 4's columns).
+         */
+        CustomServerType: {
+            /**
+             * Bandwidth Gbps
+             * @description The server's network ports, together
+             * @default 20
+             */
+            bandwidth_gbps: number;
+            /**
+             * Cost Usd
+             * @description CAPEX: list price per server, $
+             */
+            cost_usd: number;
+            /**
+             * Host Core Class
+             * @description beefy: Xeon-class, calibrated as paper Table 1's DPDK host; wimpy: cnMIPS-class
+             * @default beefy
+             * @enum {string}
+             */
+            host_core_class: "beefy" | "wimpy";
+            /** Host Cores */
+            host_cores: number;
+            /**
+             * Host Memory Gb
+             * @default 64
+             */
+            host_memory_gb: number;
+            /**
+             * Idle Watts
+             * @description Wall power when idle, W
+             */
+            idle_watts: number;
+            /**
+             * Name
+             * @description Its name in the answer; not a catalogue type's
+             */
+            name: string;
+            /**
+             * Peak Watts
+             * @description Wall power at peak, W (>= idle)
+             */
+            peak_watts: number;
+            /**
+             * Smartnic Cores
+             * @description Cores per SmartNIC
+             * @default 12
+             */
+            smartnic_cores: number;
+            /**
+             * Smartnic Memory Gb
+             * @description Memory per SmartNIC, GB
+             * @default 4
+             */
+            smartnic_memory_gb: number;
+            /**
+             * Smartnics
+             * @description LiquidIO-class SmartNICs per server
+             * @default 0
+             */
+            smartnics: number;
         };
         /** DeploymentCreate */
         DeploymentCreate: {
@@ -2447,6 +2533,252 @@ export interface components {
              * @description Items in the whole collection, across pages
              */
             total: number;
+        };
+        /**
+         * PlanApplicationRef
+         * @description A stored application by `name`, or an inline DAG spec document (`spec`), at an optional load of its own.
+         */
+        PlanApplicationRef: {
+            /**
+             * Load Rps
+             * @description This application's offered load, requests/s at its entry; default: its even share of what the other applications leave of the request's `load_rps`
+             */
+            load_rps?: number | null;
+            /**
+             * Name
+             * @description A stored application (its latest version); or give `spec`
+             */
+            name?: string | null;
+            /**
+             * Spec
+             * @description An inline DAG spec document (apiVersion e3/v1, kind Application), as `e3 apply` takes it
+             */
+            spec?: {
+                [key: string]: unknown;
+            } | null;
+        };
+        /** PlanCandidate */
+        PlanCandidate: {
+            /**
+             * Capex Usd
+             * @description Servers x list price (Table 4, or the custom type's)
+             */
+            capex_usd: number | null;
+            /**
+             * Cost Efficiency
+             * @description One per year, 1..years; empty when infeasible
+             */
+            cost_efficiency: components["schemas"]["PlanCostPoint"][];
+            /** Feasible */
+            feasible: boolean;
+            /**
+             * Placement
+             * @description Per DAG node, where HCM put its instances; empty when infeasible
+             */
+            placement: components["schemas"]["PlanDagNode"][];
+            /**
+             * Power Watts
+             * @description Wall power at the offered load; null when infeasible
+             */
+            power_watts: number | null;
+            predicted: components["schemas"]["PlanPredicted"];
+            /**
+             * Rank
+             * @description 1 = the most cost efficient feasible candidate; infeasible ones come last
+             */
+            rank: number;
+            /**
+             * Reason
+             * @description Why the candidate cannot carry the load; null when it can
+             */
+            reason: string | null;
+            /**
+             * Servers
+             * @description Server type -> count
+             */
+            servers: {
+                [key: string]: number;
+            };
+            /**
+             * Utilisation
+             * @description 0 idle .. 1 peak, the power model's (see assumptions)
+             */
+            utilisation: number | null;
+        };
+        /** PlanCostPoint */
+        PlanCostPoint: {
+            /**
+             * Energy Usd
+             * @description Electricity over the period, $
+             */
+            energy_usd: number;
+            /**
+             * Requests Per Dollar
+             * @description Throughput x T / (CAPEX + Power x T x Electricity)
+             */
+            requests_per_dollar: number;
+            /**
+             * Total Cost Usd
+             * @description CAPEX + electricity over the period, $
+             */
+            total_cost_usd: number;
+            /** Years */
+            years: number;
+        };
+        /**
+         * PlanCreate
+         * @description Applications, a target load and years of ownership: which clusters to buy, ranked by cost efficiency.
+         */
+        PlanCreate: {
+            /**
+             * Applications
+             * @description Placed together on every candidate cluster
+             */
+            applications: components["schemas"]["PlanApplicationRef"][];
+            /**
+             * Custom Server Types
+             * @description Server types of your own, considered too
+             */
+            custom_server_types?: components["schemas"]["CustomServerType"][];
+            /**
+             * Load Rps
+             * @description Total offered load, requests/s, shared evenly by the applications that give no `load_rps` of their own
+             */
+            load_rps: number;
+            /**
+             * Max P99 Latency Ms
+             * @description Optional bound: a candidate predicted over it is infeasible
+             */
+            max_p99_latency_ms?: number | null;
+            /**
+             * Max Servers
+             * @description Most servers of one type in a candidate
+             * @default 16
+             */
+            max_servers: number;
+            /**
+             * Price Per Kwh
+             * @description Electricity price in $/kWh (default: the paper's $0.0733, the U.S. average)
+             */
+            price_per_kwh?: number | null;
+            /**
+             * Server Types
+             * @description Catalogue server types to consider (default: all of paper Table 4)
+             */
+            server_types?: string[] | null;
+            /**
+             * Years
+             * @description Years of ownership: cost efficiency after 1..years
+             * @default 5
+             */
+            years: number;
+        };
+        /** PlanDagNode */
+        PlanDagNode: {
+            /** Application */
+            application: string;
+            /** Dag Node */
+            dag_node: string;
+            /** Instances */
+            instances: components["schemas"]["PlanInstances"][];
+            /** Service */
+            service: string;
+        };
+        /** PlanInstances */
+        PlanInstances: {
+            /**
+             * Count
+             * @description Instances (primaries and backups) of the DAG node on such nodes
+             */
+            count: number;
+            /**
+             * Node Kind
+             * @enum {string}
+             */
+            node_kind: "host" | "smartnic";
+            /** Server Type */
+            server_type: string;
+        };
+        /** PlanPredicted */
+        PlanPredicted: {
+            /**
+             * Avg Latency Ms
+             * @description Average along the critical path; null when saturated
+             */
+            avg_latency_ms: number | null;
+            /**
+             * Bottleneck
+             * @description The resource that saturates first, in words
+             */
+            bottleneck: string | null;
+            /**
+             * Capacity Rps
+             * @description Entry rate at which the placement saturates; null when the placement failed
+             */
+            capacity_rps: number | null;
+            /**
+             * Joules Per Request
+             * @description `power_watts` / throughput
+             */
+            joules_per_request: number | null;
+            /** P99 Latency Ms */
+            p99_latency_ms: number | null;
+            /**
+             * Throughput Rps
+             * @description Served at the offered load (feasible: the load)
+             */
+            throughput_rps: number | null;
+        };
+        /**
+         * PlanPublic
+         * @description Candidate clusters ranked by predicted cost efficiency, every figure the model's.
+         */
+        PlanPublic: {
+            /**
+             * Applications
+             * @description Each application placed, with its load: {name, load_rps}
+             */
+            applications: {
+                [key: string]: unknown;
+            }[];
+            /**
+             * Assumptions
+             * @description What the figures assume, in words (show them beside the figures)
+             */
+            assumptions: string[];
+            /**
+             * Evaluated
+             * @description Candidate clusters placed and predicted (some are not listed: counts past the first feasible one by more than 2, and smaller infeasible ones)
+             */
+            evaluated: number;
+            /**
+             * Load Rps
+             * @description Total offered load, requests/s
+             */
+            load_rps: number;
+            /**
+             * Plans
+             * @description Ranked: the feasible by requests per dollar after the last year; then, per server type, the largest count that falls short
+             */
+            plans: components["schemas"]["PlanCandidate"][];
+            /** Price Per Kwh */
+            price_per_kwh: number;
+            /**
+             * Price Source
+             * @enum {string}
+             */
+            price_source: "paper" | "request";
+            /**
+             * Source
+             * @default model
+             * @constant
+             */
+            source: "model";
+            /**
+             * Years
+             * @description The years of ownership priced: 1..years
+             */
+            years: number[];
         };
         /** Power */
         Power: {
@@ -7370,6 +7702,120 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PlacementPreview"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Precondition Failed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_plan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlanCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanPublic"];
                 };
             };
             /** @description Bad Request */
