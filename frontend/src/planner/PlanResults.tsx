@@ -20,7 +20,7 @@ function PlanRow({ plan, years }: { plan: PlanCandidate; years: number[] }) {
       <tr className={plan.feasible ? "plan-row" : "plan-row plan-infeasible"} data-testid={`plan-${plan.rank}`} data-feasible={String(plan.feasible)}>
         <td className="num">{plan.rank}</td>
         <td data-testid="plan-servers">{serversText(plan.servers)}</td>
-        <td data-testid="plan-feasible">{plan.feasible ? "yes" : <span className="error">no: {plan.reason}</span>}</td>
+        <td data-testid="plan-feasible">{plan.feasible ? "yes" : <span className="error">no</span>}</td>
         <td className="num">
           <Model text={formatUsd(plan.capex_usd)} testId="plan-capex" />
         </td>
@@ -48,6 +48,14 @@ function PlanRow({ plan, years }: { plan: PlanCandidate; years: number[] }) {
           </td>
         ))}
       </tr>
+      {!plan.feasible && (
+        <tr className="plan-reason-row">
+          <td />
+          <td colSpan={9 + years.length} className="error" data-testid="plan-reason">
+            why not: {plan.reason}
+          </td>
+        </tr>
+      )}
       {plan.placement.length > 0 && (
         <tr className="plan-placement-row">
           <td />

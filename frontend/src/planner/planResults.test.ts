@@ -61,7 +61,8 @@ describe("PlanResults", () => {
   });
 
   it("says why a plan is infeasible", () => {
-    expect(text(html)).toContain("no: placement fails: not enough cores");
+    expect(text(html)).toContain("1 × wimpy no $2,000");
+    expect(text(html)).toContain("why not: placement fails: not enough cores");
   });
 
   it("labels every figure the model's and lists the assumptions beside them", () => {

@@ -1,0 +1,207 @@
+// End to end, issue 20's UI, against `e3 up` with a cluster of real agents: the emulated rack `rack` (2
+// type1-smartnic servers: an e3-agent per host, an e3-nic per SmartNIC) where network namespaces work (root),
+// else the local cluster `local` (2 beefy servers on loopback); E3_E2E_CLUSTER=rack|local chooses. The trio
+// application (api_gateway → kvs with a backup) runs under e3-loadgen's steady load. In Debian Chromium a person:
+//  (a) reads the dashboard's cost-efficiency panel: the figures the API answers (the test asks the API itself);
+//  (b) opens the application's page and sees its energy over time with the source of each figure, chooses another
+//      range (the chart asks again, with the new range and step), types a backwards custom range and reads the
+//      API's refusal naming the field; then opens a node's energy from the dashboard;
+//  (c) opens the capacity planner, asks for a plan of the stored application and reads the ranked plans, the same
+//      the API ranks; a load of 0 is refused naming the field.
+// Waits are bounded: history rollups close every 10 s, so the first rows are waited for up to 60 s.
+// Screenshots go to frontend/test-results/ (energy-*.png).
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+
+import { rackPossible, startBackend } from "./backend.mjs";
+import { byId, launch, newTestPage, screenshot } from "./browser.mjs";
+import { KEY, deployKv, startLoad, waitFor } from "./cluster.mjs";
+
+function useRack() {
+  const wanted = process.env.E3_E2E_CLUSTER ?? "";
+  if (!["", "rack", "local"].includes(wanted)) throw new Error(`E3_E2E_CLUSTER="${wanted}": rack or local`);
+  if (wanted === "local") return false;
+  const possible = rackPossible();
+  if (wanted === "rack" && !possible) throw new Error("E3_E2E_CLUSTER=rack needs root and network namespaces");
+  return possible;
+}
+
+const RACK = useRack();
+const CLUSTER = RACK ? "rack" : "local";
+const APP = "e2e-energy";
+const PAYLOAD = `${KEY} client-1\\nPUT k{seq} v`;
+/** The first history rows come once a 10 s rollup has closed after the load began: at most this long. */
+const FIRST_ROWS_MS = 60_000;
+
+let backend;
+let load;
+let browser;
+let page;
+let historyApi = false; // whether this build serves the energy history (GET /applications/{name}/energy)
+
+before(async () => {
+  backend = await startBackend(RACK ? { rackServers: 2 } : { localServers: 2 });
+  const spec = await (await fetch(`${backend.url}/openapi.json`)).json();
+  historyApi = "/api/v1/applications/{name}/energy" in spec.paths;
+  const { placed } = await deployKv(backend, CLUSTER, APP, RACK ? { gw: "host", kv: "smartnic" } : {});
+  load = startLoad(placed.gw, PAYLOAD, { rate: 500 });
+  browser = await launch();
+  page = await newTestPage(browser);
+});
+
+after(async () => {
+  load?.stop();
+  await browser?.close();
+  await backend?.stop();
+});
+
+/** A figure as shown ("$13,950", "1.23 M req/$", "850 W") as a number. */
+function shownNumber(text) {
+  const m = /(-?[\d,]+(?:\.\d+)?)\s*([kMGT]?)/.exec(text.replace("$", ""));
+  assert.ok(m, `no number in "${text}"`);
+  const scale = { "": 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12 }[m[2]];
+  return Number(m[1].replaceAll(",", "")) * scale;
+}
+
+/** `shown` is `value` to the three significant digits the UI shows. */
+function sameFigure(shown, value, what) {
+  const got = shownNumber(shown);
+  assert.ok(Math.abs(got - value) <= Math.abs(value) * 0.006 + 1e-9, `${what}: shown "${shown}", API ${value}`);
+}
+
+describe("energy in the UI", () => {
+  test("(a) the dashboard's cost-efficiency panel shows the figures the API answers", { timeout: 90_000 }, async () => {
+    // The page's own answer, caught as it arrives, is what its table must show; the test's own request (same
+    // query) must agree on what does not move with the live load (CAPEX, price, years) and, within 25 %, on the
+    // requests per dollar (throughput and power are live figures, asked a moment apart).
+    const pageAnswer = page.waitForResponse((r) => r.url().includes(`/api/v1/clusters/${CLUSTER}/cost-efficiency`) && r.ok());
+    await page.goto(`${backend.url}/#/clusters/${CLUSTER}/dashboard`);
+    const seen = await (await pageAnswer).json();
+    const own = await backend.api(`/api/v1/clusters/${CLUSTER}/cost-efficiency?years=5`);
+    await page.locator(byId("cost-capex-source")).waitFor();
+    await screenshot(page, "energy-cost-panel");
+
+    assert.equal(own.capex.usd, seen.capex.usd);
+    assert.equal(own.price_per_kwh.value, seen.price_per_kwh.value);
+    assert.deepEqual(own.points.map((p) => p.years), seen.points.map((p) => p.years));
+    sameFigure((await page.locator(byId("cost-capex")).innerText()).split("=")[0], own.capex.usd, "CAPEX");
+    assert.equal(await page.locator(byId("cost-capex-source")).getAttribute("data-source"), own.capex.source);
+    if (seen.unavailable) {
+      assert.match(await page.locator(byId("cost-unavailable")).innerText(), new RegExp(seen.unavailable.slice(0, 30).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")));
+      return;
+    }
+    // The table may already show a later answer (it refreshes every 5 s): read it against the last one the page got.
+    const last = page.waitForResponse((r) => r.url().includes("/cost-efficiency") && r.ok(), { timeout: 15_000 });
+    const shownAnswer = await (await last).json();
+    await page.waitForTimeout(300); // React renders the answer
+    const rows = await page.locator(byId("cost-rpusd")).allInnerTexts();
+    assert.equal(rows.length, shownAnswer.points.length);
+    shownAnswer.points.forEach((p, i) => sameFigure(rows[i], p.requests_per_usd, `requests per $ after ${p.years} years`));
+    own.points.forEach((p, i) => {
+      const ratio = p.requests_per_usd / shownAnswer.points[i].requests_per_usd;
+      assert.ok(ratio > 0.75 && ratio < 1.25, `the API asked by the test: ${p.requests_per_usd} req/$, the page's ${shownAnswer.points[i].requests_per_usd}`);
+    });
+    sameFigure(await page.locator(byId("cost-watts")).innerText(), shownAnswer.power_watts.value, "power");
+    console.log(`cost panel: CAPEX $${own.capex.usd}, ${rows.join(", ")} (API: ${own.points.map((p) => Math.round(p.requests_per_usd)).join(", ")})`);
+  });
+
+  test("(b) the application's energy over time: points with their source; another range asks again; a refusal names the field",
+       { timeout: 150_000 }, async (t) => {
+    if (!historyApi) {
+      t.skip("this build serves no energy history (GET /applications/{name}/energy): the history branch is not merged");
+      return;
+    }
+    const asked = [];
+    page.on("request", (r) => {
+      if (r.url().includes(`/api/v1/applications/${APP}/energy`)) asked.push(new URL(r.url()));
+    });
+    await page.goto(`${backend.url}/#/applications/${APP}`);
+    const panel = page.locator(byId("energy-panel"));
+    await panel.waitFor();
+    // Bounded wait for the first rollups (the page asks again every 10 s): a source in the legend and bars drawn.
+    const started = Date.now();
+    await page.locator(byId("energy-legend-source")).first().waitFor({ timeout: FIRST_ROWS_MS });
+    console.log(`first energy rows shown after ${((Date.now() - started) / 1000).toFixed(1)} s (bounded at ${FIRST_ROWS_MS / 1000} s)`);
+    const steps = Number(await page.locator(byId("energy-chart-watts")).getAttribute("data-steps"));
+    assert.ok(steps > 0, "no step with data drawn");
+    const legend = await page.locator(byId("energy-legend")).innerText();
+    assert.match(legend, /\((measured|not measured)\)/);
+    const sources = await page.locator(byId("energy-legend-source")).evaluateAll((els) => els.map((e) => e.getAttribute("data-source")));
+    const own = await backend.api(`/api/v1/applications/${APP}/energy?` + asked.at(-1).searchParams.toString());
+    const apiSources = new Set(own.points.flatMap((p) => Object.keys(p.joules_by_source ?? {}).length ? Object.keys(p.joules_by_source) : p.source ? [p.source] : []));
+    for (const s of sources) assert.ok(apiSources.has(s), `legend source ${s} not in the API's answer (${[...apiSources]})`);
+    if (sources.includes("model")) assert.match(legend, /model \(not measured\)/);
+    await screenshot(page, "energy-application-1h");
+
+    assert.equal(asked.at(-1).searchParams.get("step"), "20"); // last 1 h: 20 s steps, 180 at most
+    const before = asked.length;
+    await page.locator(byId("energy-range-15m")).click();
+    await waitFor(() => asked.length > before && asked.at(-1).searchParams.get("step") === "10", "a request for the last 15 min", 10_000);
+    const q = asked.at(-1).searchParams;
+    assert.ok(Date.parse(q.get("to")) - Date.parse(q.get("from")) <= 15 * 60_000 + 10_000, `from ${q.get("from")} to ${q.get("to")}`);
+    assert.equal(await panel.getAttribute("data-step"), "10");
+    await page.locator(byId("energy-range-15m") + '[aria-pressed="true"]').waitFor();
+    await page.locator(byId("energy-chart-watts")).waitFor({ timeout: 15_000 });
+
+    // A backwards custom range: sent as typed; the API's 422 is shown naming its field, and no chart.
+    await page.locator(byId("energy-range-custom")).click();
+    await page.locator(byId("energy-from")).fill("2026-01-02T10:00");
+    await page.locator(byId("energy-to")).fill("2026-01-01T10:00");
+    await page.locator(byId("energy-range-apply")).click();
+    const error = page.locator(byId("energy-error"));
+    await error.waitFor();
+    const text = await error.innerText();
+    assert.match(text, /\b(from|to)\b:/, `the refusal names no field: ${text}`);
+    assert.equal(await page.locator(byId("energy-chart-watts")).count(), 0);
+    await screenshot(page, "energy-application-refused");
+    console.log(`refusal shown: ${text.replace(/\n/g, " / ")}`);
+
+    // A node's energy, from its card on the dashboard.
+    await page.goto(`${backend.url}/#/clusters/${CLUSTER}/dashboard`);
+    const link = page.locator(byId("node-energy-link")).first();
+    await link.click();
+    await page.locator(byId("node-energy-page")).waitFor();
+    await page.locator(`${byId("node-energy-page")} ${byId("energy-legend-source")}`).first().waitFor({ timeout: FIRST_ROWS_MS });
+    await screenshot(page, "energy-node");
+  });
+
+  test("(c) the capacity planner ranks plans for a stored application, as the API does; a bad load is named", { timeout: 120_000 }, async () => {
+    await page.goto(`${backend.url}/#/`);
+    await page.locator(byId("nav-planner")).click();
+    await page.locator(byId("planner")).waitFor();
+    await page.locator(byId("plan-applications")).getByLabel(APP, { exact: true }).check();
+    await page.locator(byId("plan-load")).fill("0");
+    await page.locator(byId("plan-submit")).click();
+    const loadError = await page.locator(byId("plan-load-errors")).innerText();
+    assert.match(loadError, /load_rps/);
+
+    await page.locator(byId("plan-load")).fill("20000");
+    await page.locator(byId("plan-years")).fill("3");
+    await page.locator(byId("plan-all-types")).uncheck();
+    for (const type of ["beefy", "type1-smartnic"]) await page.locator(byId("plan-server-types")).getByLabel(type, { exact: true }).check();
+    await page.locator(byId("plan-submit")).click();
+    await page.locator(byId("plan-results")).waitFor({ timeout: 60_000 });
+    await screenshot(page, "energy-planner");
+
+    const own = await backend.api("/api/v1/plans", {
+      method: "POST",
+      body: JSON.stringify({ applications: [{ name: APP }], load_rps: 20000, years: 3, server_types: ["beefy", "type1-smartnic"] }),
+    });
+    assert.ok(own.plans.length > 0);
+    const shown = await page.locator(`${byId("plan-table")} tbody tr[data-feasible]`).evaluateAll((rows) =>
+      rows.map((r) => ({ servers: r.querySelector('[data-testid="plan-servers"]').textContent, feasible: r.getAttribute("data-feasible") })));
+    const expected = own.plans.map((p) => ({
+      servers: Object.entries(p.servers).sort(([a, x], [b, y]) => y - x || a.localeCompare(b)).map(([k, n]) => `${n} × ${k}`).join(" + "),
+      feasible: String(p.feasible),
+    }));
+    assert.deepEqual(shown, expected);
+    const best = own.plans[0];
+    const row = page.locator(byId("plan-1"));
+    sameFigure(await row.locator(byId("plan-capex")).innerText(), best.capex_usd, "CAPEX");
+    if (best.feasible) {
+      sameFigure(await row.locator(byId("plan-rpusd-3")).innerText(), best.cost_efficiency[2].requests_per_dollar, "requests per $ after 3 years");
+    }
+    assert.match(await page.locator(byId("plan-assumptions")).innerText(), new RegExp(own.assumptions[0].slice(0, 20).replace(/[.*+?^${}()|[\]\\$]/g, "\\$&")));
+    console.log(`plans: ${shown.map((s) => s.servers).join("; ")}`);
+  });
+});
