@@ -119,6 +119,22 @@ def store_heartbeats(beats, wall_ns: int | None = None) -> None:
         copy_text(session, [encoded.copy_text], encoded.days)
 
 
+def insert_rollups(rows: list[dict]) -> None:
+    """Energy rollup rows as the controller writes them (models.energy_rollup): each dict gives ts, cluster_id,
+    node_id, joules, requests, source and optionally instance_id, application, seconds, watts_max."""
+    from sqlalchemy import insert
+
+    from e3.core.db import session_scope
+    from e3.energy.history_policy import ROLLUP_STEP_S
+    from e3.models import energy_rollups
+
+    defaults = dict(step_s=ROLLUP_STEP_S, instance_id=None, deployment_id=None, application=None, dag_node=None,
+                    idle_joules=0.0, unattributed_joules=0.0, seconds=float(ROLLUP_STEP_S), heartbeats=200,
+                    watts_max=0.0)
+    with session_scope() as session:
+        session.execute(insert(energy_rollups), [{**defaults, **row} for row in rows])
+
+
 @contextmanager
 def app_serving_ui(monkeypatch, dist: Path) -> Iterator:
     """A TestClient of a fresh app that serves the UI from `dist` (its static files mounted at `/` when

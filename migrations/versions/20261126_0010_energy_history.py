@@ -32,6 +32,7 @@ def upgrade() -> None:
     sa.Column('idle_joules', sa.Float(), nullable=False),
     sa.Column('unattributed_joules', sa.Float(), nullable=False),
     sa.Column('requests', sa.BigInteger(), nullable=False),
+    sa.Column('counts_requests', sa.Boolean(), nullable=False),
     sa.Column('seconds', sa.Float(), nullable=False),
     sa.Column('heartbeats', sa.Integer(), nullable=False),
     sa.Column('watts_max', sa.Float(), nullable=False),

@@ -95,13 +95,20 @@ def register(app: typer.Typer) -> None:
         from e3.bench.ingest import IngestConfig, run_ingest
         from e3.bench.ingest_report import render
 
+        from e3.bench import energy_accounting
+
         cfg = IngestConfig(servers=servers, seconds=seconds, period_ms=period_ms, agents_per_stream=batch,
                            workers=workers, instances=instances)
         result = _run(run_ingest, cfg)
+        result["energy_accounting"] = energy_accounting.run_energy_accounting(
+            energy_accounting.AccountingConfig(nodes=min(cfg.servers * 5, 5000), instances=instances),
+            report=lambda text: typer.echo(text, err=True))
         if as_json:
             print(json.dumps(result, indent=1))
         else:
             print(render(result))
+            print()
+            print(energy_accounting.render(result["energy_accounting"]))
 
     @bench_app.command("api")
     def bench_api(

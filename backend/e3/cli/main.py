@@ -6,6 +6,7 @@ import typer
 
 from e3.cli import bench, migrations, resources, servers
 from e3.cli import cost
+from e3.cli import energy
 from e3.client.api import ClientError
 from e3.cli.output import errors
 
@@ -16,6 +17,7 @@ resources.register(app)
 bench.register(app)
 migrations.register(app)
 cost.register(app)
+energy.register(app)
 
 
 def main() -> None:

@@ -17,6 +17,7 @@ from e3.core.aio import cancel_and_wait
 from e3.core.config import get_settings
 from e3.core.db import in_session
 from e3.core.errors import BadRequest, Conflict, Forbidden, PreconditionFailed
+from e3.energy.ledger import EnergyLedger
 from e3.orchestrator.membership import MembershipPolicy, seen_if_lost, transitions
 from e3.services import agent_credentials, agents, commands, tokens
 from e3.services.agent_credentials import AgentCredential
@@ -24,6 +25,7 @@ from e3.services.migration import failover
 from e3.controller import live_publisher
 from e3.live import channel
 from e3.controller.command_streams import CommandStream, CommandStreams
+from e3.controller.energy_rollups import EnergyRollups
 from e3.controller.credential_watch import CredentialWatch
 from e3.controller.heartbeat_intake import NOT_REGISTERED
 from e3.controller.heartbeat_intake import HeartbeatIntake
@@ -70,7 +72,9 @@ class AgentHub:
         self.live = live_publisher.LivePublisher(redis_url)
         self.clock = clock
         self.nodes: dict[uuid.UUID, TrackedNode] = {}
-        self.intake = HeartbeatIntake(self.nodes, lambda: self.clock(), time.time_ns)
+        self.energy = EnergyLedger()
+        self.intake = HeartbeatIntake(self.nodes, lambda: self.clock(), time.time_ns, energy=self.energy)
+        self.energy_rollups = EnergyRollups(self.energy)
         self.commands = CommandStreams(get_settings().database_url)
         self.credentials = CredentialWatch()
         self._monitor: asyncio.Task | None = None
@@ -92,6 +96,7 @@ class AgentHub:
                                                    node.state, node.kind, node.bandwidth_mbps,
                                                    token_id=node.token_id, heard=False)
         self.writer.start()
+        self.energy_rollups.start()
         self.commands.start()
         self.credentials.start()
         self._monitor = asyncio.get_running_loop().create_task(self._watch(), name="membership")
@@ -106,6 +111,7 @@ class AgentHub:
         await self.credentials.stop()
         await self.commands.stop()
         await self.writer.stop()
+        await self.energy_rollups.stop()
         await self.live.close()
         await self.redis.aclose()
 

@@ -26,11 +26,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from e3.heartbeat_record import INSTANCE_FIELDS, NODE_FIELDS, quick_check
+from e3.energy.ledger import EnergyLedger
+from e3.heartbeat_record import INSTANCE_FIELDS, NODE_FIELDS, POWER_SOURCES, quick_check
 from e3.services import agents
 
 _MAX_INSTANCES, _MAX_ID = agents.MAX_INSTANCES_PER_HEARTBEAT, agents.MAX_ID_CHARS
 _INF = float("inf")
+_SOURCE_NAMES = (None, *POWER_SOURCES)  # a checked PowerSource value -> its name
 _NS, _DAY_S = 1_000_000_000, 86_400
 _MARGIN_NS = 1_000_000  # the quick timestamp check stays 1 ms inside heartbeat_problem's bounds
 NOT_REGISTERED = "node not registered by this agent"
@@ -132,7 +134,7 @@ def accept(self, agent_id, heartbeats, token_id=None):
         @NODE_READ@
         instances = hb.instances
         ok = lo_ns < ts < hi_ns and @NODE_CHECK@ and len(instances) <= _MAX_INSTANCES
-        parts = []
+        parts, used = [], []
         if ok:
             for inst in instances:
                 iid = inst.instance_id
@@ -142,6 +144,7 @@ def accept(self, agent_id, heartbeats, token_id=None):
                     ok = False
                     break
                 parts.append(f'{{"id": {ids.get(iid) or self._instance_id(iid)}, @INSTANCE_JSON@}}')
+                used.append((iid, i_requests, i_cpu_share))
         if not ok:
             if wall is None:
                 wall = datetime.fromtimestamp(wall_ns / _NS, timezone.utc)
@@ -153,6 +156,9 @@ def accept(self, agent_id, heartbeats, token_id=None):
             parts = []
             for inst in instances:
                 parts.append(instance_json(ids.get(inst.instance_id) or self._instance_id(inst.instance_id), inst))
+            used = [(i.instance_id, i.requests_completed, i.cpu_share) for i in instances]
+        if entry.energy is not None:
+            entry.energy.add(ts / _NS, n_power_watts, _SOURCE_NAMES[n_power_source], n_cpu_util, used)
         entry.tracked.last_seen = now
         second, micros = divmod(ts // 1000, 1_000_000)
         if second != last_second:
@@ -182,12 +188,15 @@ class Encoded:
 
 
 class _Node:
-    """Per node, what the hot path needs: the tracked node it must still be, and its constant encodings."""
-    __slots__ = ("tracked", "agent_id", "token_id", "copy_prefix", "hset_prefix", "live_prefix", "live_suffix")
+    """Per node, what the hot path needs: the tracked node it must still be, its constant encodings, and its
+    energy account (None without a ledger)."""
+    __slots__ = ("tracked", "agent_id", "token_id", "copy_prefix", "hset_prefix", "live_prefix", "live_suffix",
+                 "energy")
 
-    def __init__(self, tracked, node_id: uuid.UUID, cluster_id):
+    def __init__(self, tracked, node_id: uuid.UUID, cluster_id, energy: EnergyLedger | None = None):
         nid, cid = str(node_id), str(cluster_id)
         self.tracked, self.agent_id, self.token_id = tracked, tracked.agent_id, tracked.token_id
+        self.energy = None if energy is None else energy.account(nid, cid, tracked.kind, tracked.name)
         self.copy_prefix = nid + "\t"
         key = f"e3:node:{nid}"
         self.hset_prefix = (_HSET + _bulk(key) + "$7\r\nnode_id\r\n" + _bulk(nid)
@@ -198,10 +207,12 @@ class _Node:
 
 class HeartbeatIntake:
     """Validates and encodes batches against the hub's tracked nodes (`nodes`: node UUID -> TrackedNode
-    with .agent_id, .token_id, .cluster_id, .last_seen). Keeps small caches; holds no heartbeat between calls."""
+    with .agent_id, .token_id, .cluster_id, .kind, .name, .last_seen). Keeps small caches; holds no heartbeat
+    between calls. With an `energy` ledger, each accepted heartbeat is also counted there (e3.energy.ledger)."""
 
-    def __init__(self, nodes: Mapping, clock: Callable[[], float], wall_ns: Callable[[], int]):
-        self.nodes, self.clock, self.wall_ns = nodes, clock, wall_ns
+    def __init__(self, nodes: Mapping, clock: Callable[[], float], wall_ns: Callable[[], int],
+                 energy: EnergyLedger | None = None):
+        self.nodes, self.clock, self.wall_ns, self.energy = nodes, clock, wall_ns, energy
         self._by_text: dict[str, _Node] = {}  # node_id as sent -> _Node
         self._ids: dict[str, str] = {}  # instance_id -> its JSON string
         self._seconds: dict[int, str] = {}  # unix second -> "YYYY-MM-DDTHH:MM:SS"
@@ -223,7 +234,7 @@ class HeartbeatIntake:
             return None
         if len(self._by_text) > 4 * len(self.nodes) + 1000:
             self._by_text.clear()
-        entry = self._by_text[node_text] = _Node(tracked, node_id, tracked.cluster_id)
+        entry = self._by_text[node_text] = _Node(tracked, node_id, tracked.cluster_id, self.energy)
         return entry if (tracked.agent_id, tracked.token_id) == (agent_id, token_id) else None
 
     def tracked(self, agent_id: str, node_text: str, token_id=None):

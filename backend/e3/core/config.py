@@ -7,6 +7,8 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from e3.energy.history_policy import DEFAULT_RETENTION_DAYS
+
 
 def _default_data_dir() -> Path:
     return Path.cwd() / ".e3"
@@ -26,6 +28,8 @@ class Settings(BaseSettings):
     local_admin_token: str | None = Field(default=None, alias="E3_LOCAL_ADMIN_TOKEN")
     frontend_dist: Path | None = Field(default=None, alias="E3_FRONTEND_DIST")
     heartbeat_retention_days: int = Field(default=7, alias="E3_HEARTBEAT_RETENTION_DAYS", ge=1)
+    # energy rollups (docs/energy.md, "Energy history") older than this are dropped, and not queried
+    energy_retention_days: int = Field(default=DEFAULT_RETENTION_DAYS, alias="E3_ENERGY_RETENTION_DAYS", ge=1)
     # The controller (gRPC, for agents) and its failure detector.
     controller_host: str = Field(default="127.0.0.1", alias="E3_CONTROLLER_HOST")
     controller_port: int = Field(default=50051, alias="E3_CONTROLLER_PORT", ge=1, le=65535)

@@ -57,6 +57,14 @@ def smartnic_idle_watts() -> float:
     return float(types["type1-smartnic"].idle_watts - types["beefy"].idle_watts)
 
 
+def node_idle_watts(kind: str, server_idle_watts: float, smartnics_on_server: int) -> float:
+    """A node's modelled idle draw: a SmartNIC's idle share, or its server's Table 4 idle minus its SmartNICs'
+    shares for the host (never below 0). The same rule gives the emulated agents their idle watts."""
+    if kind == "smartnic":
+        return smartnic_idle_watts()
+    return max(0.0, server_idle_watts - smartnic_idle_watts() * smartnics_on_server)
+
+
 def smartnic_model_watts(nic: SmartNicLoad) -> float:
     """A SmartNIC's modelled wall power: idle share plus its services' Table 1 active watts when it runs any."""
     return smartnic_idle_watts() + smartnic_active_watts(nic.services)

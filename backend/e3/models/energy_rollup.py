@@ -8,7 +8,7 @@ gave each (e3.energy.attribution), and `unattributed_joules` on the node's row w
 when it is written, so history outlives the deployment.
 """
 
-from sqlalchemy import BigInteger, CheckConstraint, Column, DateTime, Float, Index, Integer, String, Table, Uuid
+from sqlalchemy import BigInteger, Boolean, CheckConstraint, Column, DateTime, Float, Index, Integer, String, Table, Uuid
 
 from e3.models.base import Base
 
@@ -25,7 +25,10 @@ energy_rollups = Table(
     Column("joules", Float, nullable=False),
     Column("idle_joules", Float, nullable=False),
     Column("unattributed_joules", Float, nullable=False),  # node rows only (0 on an instance's)
-    Column("requests", BigInteger, nullable=False),
+    Column("requests", BigInteger, nullable=False),  # completed by the node's instances / by the instance
+    # an entry primary's row: its requests are its application's (a request crossing five DAG nodes is one
+    # request of the application, not five); the application's and cluster's requests sum these rows only
+    Column("counts_requests", Boolean, nullable=False),
     Column("seconds", Float, nullable=False),  # the time the heartbeats covered in the step
     Column("heartbeats", Integer, nullable=False),
     Column("watts_max", Float, nullable=False),

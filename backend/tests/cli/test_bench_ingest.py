@@ -26,11 +26,16 @@ def test_tiny_run_loses_nothing_and_leaves_nothing_behind():
     left = {name: pid for name, pid in r["pids"].items() if process_alive(pid)}
     assert not left, f"still running: {left}"
     assert not os.path.exists(r["workdir"])
+    energy = r["energy_accounting"]  # the intake with and without the energy ledger, on the same heartbeats
+    assert energy["nodes"] == 10 and energy["heartbeats_per_round"] == 10 * 40
+    assert energy["accept_with_ledger_us"] > 0 and energy["close_us"] > 0
+    assert energy["total_us"] == round(energy["ledger_add_us"] + energy["close_us"], 3) and energy["target_us"] == 2.0
 
 
 def test_text_report_prints_figures_and_targets():
     proc = subprocess.run([sys.executable, "-m", "e3", "bench", "ingest", "--servers", "1", "--seconds", "1",
                            "--period-ms", "100"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    for text in ("offered (sent)", "ingested (accepted)", "lag send -> Redis", "Targets", "100,000"):
+    for text in ("offered (sent)", "ingested (accepted)", "lag send -> Redis", "Targets", "100,000",
+                 "ledger on the hot path", "attribution and rollups <= 2 µs/heartbeat"):
         assert text in proc.stdout, text
