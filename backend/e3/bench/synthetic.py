@@ -4,25 +4,14 @@ import itertools
 from dataclasses import replace
 
 from e3 import catalog
-from e3.placement import problem_from_document
+from e3.placement import fattree, problem_from_document
 from e3.placement.model import NodeCapacity, PlacementProblem
 
 
 def fattree_nodes(servers: int, server_type: str = "type2-smartnic", servers_per_rack: int = 40,
                   racks_per_pod: int = 8) -> list[NodeCapacity]:
     """Computing nodes of a FatTree cluster, in topology order, as the cluster generator builds them."""
-    shapes = catalog.computing_nodes(server_type)
-    nodes = []
-    for s in range(servers):
-        rack = s // servers_per_rack
-        server_name = f"r{rack:04d}-s{s % servers_per_rack:02d}"
-        for shape in shapes:
-            name = f"{server_name}/{shape.suffix}"
-            nodes.append(NodeCapacity(id=name, name=name, kind=shape.kind, server=server_name, rack=rack,
-                                      pod=rack // racks_per_pod, server_type=server_type, core_class=shape.core_class,
-                                      cpu_cores=shape.cores, memory_mb=shape.memory_mb,
-                                      bandwidth_mbps=shape.bandwidth_mbps))
-    return nodes
+    return fattree.fattree_nodes(catalog.server_types()[server_type], servers, servers_per_rack, racks_per_pod)
 
 
 def paper_mix_problem(instances: int) -> PlacementProblem:

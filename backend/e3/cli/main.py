@@ -5,7 +5,7 @@ import sys
 import typer
 
 from e3.cli import bench, migrations, resources, servers
-from e3.cli import cost
+from e3.cli import cost, plan
 from e3.cli import energy
 from e3.client.api import ClientError
 from e3.cli.output import errors
@@ -18,6 +18,7 @@ bench.register(app)
 migrations.register(app)
 cost.register(app)
 energy.register(app)
+plan.register(app)
 
 
 def main() -> None:

@@ -15,16 +15,18 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from e3.catalog import ServerType, server_type_nodes
+from e3.catalog import ServerType
 from e3.energy.cost import CostInputs, CostPoint, ServerPowerRange, capex_of, cost_over_years, watts_at_utilisation
 from e3.energy.joules import joules_per_request
 from e3.placement import problem_from_document, run
 from e3.placement.cost_model import Prediction, predict
+from e3.placement.fattree import fattree_nodes
 from e3.placement.model import NodeCapacity, PlacementError, PlacementProblem
 
 SOURCE = "model"
 DEFAULT_MAX_SERVERS = 16  # per server type: Figure 10's clusters have 1 to 4 servers
-MAX_SERVERS = 32  # per server type: bounds one request's work (about 1.7 s for 3 paper applications, 5 types)
+MAX_INSTANCES = 1000  # of all the applications together: the 8 paper applications have 672
+MAX_SERVERS = 16  # per server type; with MAX_INSTANCES, keeps one request under about 2 s (docs/energy.md)
 COUNTS_PAST_FEASIBLE = 2  # after the fewest servers that carry the load, this many more are priced too
 SERVERS_PER_RACK = 40  # as the cluster generator (fattree) lays servers out
 RACKS_PER_POD = 8
@@ -85,22 +87,6 @@ class CapacityPlan:
     candidates: list[Candidate]  # ranked: feasible by requests per dollar, then the infeasible
     evaluated: int  # candidate clusters placed and predicted (more than listed: see `plan_capacity`)
     assumptions: list[str]
-
-
-def cluster_nodes(server_type: ServerType, count: int) -> list[NodeCapacity]:
-    """`count` servers of `server_type` as placement sees them, 40 to a rack, 8 racks to a pod."""
-    shapes = server_type_nodes(server_type)
-    nodes = []
-    for s in range(count):
-        rack = s // SERVERS_PER_RACK
-        server = f"{server_type.name}-{s:03d}"
-        for shape in shapes:
-            name = f"{server}/{shape.suffix}"
-            nodes.append(NodeCapacity(id=name, name=name, kind=shape.kind, server=server, rack=rack,
-                                      pod=rack // RACKS_PER_POD, server_type=server_type.name,
-                                      core_class=shape.core_class, cpu_cores=shape.cores, memory_mb=shape.memory_mb,
-                                      bandwidth_mbps=shape.bandwidth_mbps))
-    return nodes
 
 
 def joint_problem(applications: Sequence[PlanApplication]) -> tuple[PlacementProblem, dict[str, float]]:
@@ -169,7 +155,7 @@ def evaluate(applications: Sequence[PlanApplication], server_type: ServerType, c
     load = sum(a.load_rps for a in applications)
     capex = capex_of({server_type.name: count}, {server_type.name: server_type.cost_usd}).usd
     problem, shares = joint_problem(applications)
-    nodes = cluster_nodes(server_type, count)
+    nodes = fattree_nodes(server_type, count, SERVERS_PER_RACK, RACKS_PER_POD)
     try:
         placement = run("hcm", problem, nodes)
     except PlacementError as exc:

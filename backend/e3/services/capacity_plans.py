@@ -8,10 +8,10 @@ from sqlalchemy.orm import Session
 
 from e3 import catalog
 from e3.core.errors import FieldError, NotFound, ValidationFailed
-from e3.energy.capacity_plan import CapacityPlan, Candidate, PlanApplication, custom_server_type, plan_capacity
+from e3.energy.capacity_plan import MAX_INSTANCES, CapacityPlan, Candidate, PlanApplication, custom_server_type, plan_capacity
 from e3.energy.cost import PAPER_USD_PER_KWH
 from e3.schemas.capacity_plan import PlanCreate
-from e3.schemas.dag import validate_application
+from e3.schemas.dag import ApplicationSpec, validate_application
 from e3.services import applications as stored
 
 
@@ -38,6 +38,10 @@ def _documents(session: Session, request: PlanCreate) -> tuple[list[tuple[str, d
             errors.append(FieldError(f"{where}.name", f"application '{ref.name}' not found", "not_found"))
             continue
         out.append((app.name, stored.get_version(session, app).spec))
+    instances = sum(ApplicationSpec.from_document(document).instance_count() for _, document in out)
+    if instances > MAX_INSTANCES:
+        errors.append(FieldError("applications", f"the applications have {instances} instances together; a plan "
+                                                 f"places at most {MAX_INSTANCES}", "too_large"))
     seen: dict[str, int] = {}
     for i, (name, _) in enumerate(out):
         if name in seen:

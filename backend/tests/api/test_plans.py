@@ -56,13 +56,16 @@ def test_a_stored_application_and_a_custom_server_type(client):
 
 @pytest.mark.parametrize("change, field", [
     ({"load_rps": 0}, "load_rps"), ({"load_rps": -1}, "load_rps"), ({"years": 0}, "years"),
-    ({"years": 51}, "years"), ({"price_per_kwh": 0}, "price_per_kwh"), ({"max_servers": 33}, "max_servers"),
+    ({"years": 51}, "years"), ({"price_per_kwh": 0}, "price_per_kwh"), ({"max_servers": 17}, "max_servers"), ({"max_servers": 0}, "max_servers"),
     ({"server_types": ["huge"]}, "server_types[0]"), ({"applications": []}, "applications"),
     ({"applications": [{"name": "nowhere"}]}, "applications[0].name"),
     ({"applications": [{}]}, "applications[0].name"),
     ({"applications": [{"spec": {**NFV_FIN, "spec": {"nodes": [{"id": "a", "service": "nope"}]}}}]},
      "applications[0].spec.spec.nodes[0].service"),
     ({"applications": [{"spec": NFV_FIN}, {"spec": NFV_FIN}]}, "applications[1]"),
+    ({"applications": [{"spec": NFV_FIN}, {"spec": {**NFV_FIN, "metadata": {"name": "big"},
+                  "spec": {"nodes": [{"id": "x", "service": "kvs", "shards": 500, "replicas": 1}]}}}]},
+     "applications"),
     ({"applications": [{"spec": NFV_FIN, "load_rps": 2e6}, {"spec": {**NFV_FIN, "metadata": {"name": "b"}}}]},
      "load_rps"),
     ({"custom_server_types": [{"name": "x", "cost_usd": 1, "idle_watts": 100, "peak_watts": 50, "host_cores": 4}]},
@@ -80,6 +83,9 @@ def test_bad_input_is_a_422_naming_the_field(client, change, field):
     assert body["message"]
 
 
-def test_the_plan_is_a_read_it_changes_nothing(anon_client):
-    got = anon_client.post("/api/v1/plans", json={"applications": [{"spec": NFV_FIN}], "load_rps": 1e6})
-    assert got.status_code == 401
+def test_a_plan_needs_a_token_and_a_read_scope_is_enough(anon_client, make_token, client):
+    body = {"applications": [{"spec": NFV_FIN}], "load_rps": 1e6, "server_types": ["wimpy"]}
+    assert anon_client.post("/api/v1/plans", json=body).status_code == 401
+    read = {"Authorization": f"Bearer {make_token('read')}"}
+    assert anon_client.post("/api/v1/plans", json=body, headers=read).status_code == 200
+    assert client.get("/api/v1/applications").json()["total"] == 0  # computes only: nothing is stored

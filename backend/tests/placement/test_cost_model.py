@@ -274,3 +274,21 @@ def test_a_co_located_pipeline_has_a_higher_knee_than_the_same_services_spread_o
                                                       ("c", 0, 0): "s0/nic0"}), offered_rps=1e5)
     assert _by_id(at)["s0/nic0"].utilisation == pytest.approx(
         sum(n.utilisation for n in single.values()) - 4 * io * 1e5 / 12)
+
+
+def test_entry_shares_set_each_sources_load_so_applications_placed_together_keep_their_own():
+    # Two single-node chains on one host: all the entry load on `a` loads the node with a's work only, as if
+    # `b` were not there; the default splits the load evenly over both sources.
+    problem = PlacementProblem(instances=expand_instances([
+        DagNodeDemand(id="a", service="kvs", shards=1, replicas=0, platform="host", request_bytes=512),
+        DagNodeDemand(id="b", service="bm25", shards=1, replicas=0, platform="host", request_bytes=512)],
+        catalog.service_types()), edges=[])
+    alone = PlacementProblem(instances=[i for i in problem.instances if i.dag_node == "a"], edges=[])
+    node = NodeCapacity(id="h", name="h", kind="host", server="s", rack=0, cpu_cores=12, memory_mb=65536,
+                        bandwidth_mbps=20000, server_type="beefy")
+    placement = Placement("manual", {i.key: "h" for i in problem.instances})
+    only_a = predict(problem, [node], placement, offered_rps=1e5, entry_shares={"a": 1.0, "b": 0.0})
+    a_alone = predict(alone, [node], Placement("manual", {i.key: "h" for i in alone.instances}), offered_rps=1e5)
+    even = predict(problem, [node], placement, offered_rps=1e5)
+    assert only_a.capacity_rps == pytest.approx(a_alone.capacity_rps)
+    assert even.capacity_rps < only_a.capacity_rps  # bm25 costs far more core time per request than kvs
