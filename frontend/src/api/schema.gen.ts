@@ -76,6 +76,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/applications/{name}/energy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Application Energy
+         * @description The application's energy per step: the sum of its instances' shares (attribution), J/request.
+         */
+        get: operations["get_application_energy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/applications/{name}/export": {
         parameters: {
             query?: never;
@@ -299,6 +319,26 @@ export interface paths {
          *     CAPEX from paper Table 4.
          */
         get: operations["get_cluster_cost_efficiency"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/clusters/{name}/energy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Cluster Energy
+         * @description The cluster's energy per step: the sum of its nodes' (idle included), J/request.
+         */
+        get: operations["get_cluster_energy"];
         put?: never;
         post?: never;
         delete?: never;
@@ -612,6 +652,26 @@ export interface paths {
          * @description Get one migration: its state, its steps with their timings, and its error if it did not succeed.
          */
         get: operations["get_migration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/nodes/{node_id}/energy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Node Energy
+         * @description One node's energy per step, its power (mean and peak) and where the figures came from.
+         */
+        get: operations["get_node_energy"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1472,6 +1532,133 @@ export interface components {
              * @description Items in the whole collection, across pages
              */
             total: number;
+        };
+        /**
+         * EnergyHistoryPublic
+         * @description Energy per step over [from, to): every step a point, aligned to multiples of the step since the epoch.
+         */
+        EnergyHistoryPublic: {
+            /**
+             * From
+             * Format: date-time
+             * @description the first step's start
+             */
+            from: string;
+            /** Points */
+            points: components["schemas"]["EnergyPoint"][];
+            /**
+             * Retention Days
+             * @description rollups older than this are dropped
+             */
+            retention_days: number;
+            /**
+             * Rollup Step S
+             * @description the step the controller writes rollups at, s
+             */
+            rollup_step_s: number;
+            scope: components["schemas"]["EnergyScope"];
+            /** Step S */
+            step_s: number;
+            /**
+             * To
+             * Format: date-time
+             * @description the last step's end
+             */
+            to: string;
+            totals: components["schemas"]["EnergyTotals"];
+        };
+        /**
+         * EnergyPoint
+         * @description One step: null figures (and no sources) when no rollup covers it, a gap rather than a zero.
+         */
+        EnergyPoint: {
+            /**
+             * Joules
+             * @description energy in the step, J
+             */
+            joules: number | null;
+            /**
+             * Joules By Source
+             * @description the step's joules per source
+             */
+            joules_by_source: {
+                [key: string]: number;
+            };
+            /**
+             * Joules Per Request
+             * @description joules / requests; null without requests
+             */
+            joules_per_request: number | null;
+            /**
+             * Requests
+             * @description requests completed in the step
+             */
+            requests: number | null;
+            /**
+             * Seconds
+             * @description time the heartbeats covered, summed over the rows
+             */
+            seconds: number | null;
+            /**
+             * Source
+             * @description rapl | ipmi | ipmi-split | model, mixed when several, null when none
+             */
+            source: string | null;
+            /**
+             * Sources
+             * @description every source of the step's rows
+             */
+            sources: string[];
+            /**
+             * Ts
+             * Format: date-time
+             * @description the step's start
+             */
+            ts: string;
+            /**
+             * Watts Max
+             * @description a node: the highest power it reported; an application or cluster: the highest 10 s bucket's watts
+             */
+            watts_max: number | null;
+            /**
+             * Watts Mean
+             * @description mean over the step's 10 s buckets of Σ rows' joules / seconds
+             */
+            watts_mean: number | null;
+        };
+        /** EnergyScope */
+        EnergyScope: {
+            /**
+             * Cluster
+             * @description the cluster: the one asked for (application), the cluster itself, or the node's
+             */
+            cluster: string | null;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "application" | "cluster" | "node";
+            /**
+             * Name
+             * @description the application's, cluster's or node's name
+             */
+            name: string;
+            /**
+             * Node Id
+             * @description the node's id (kind node)
+             */
+            node_id: string | null;
+        };
+        /** EnergyTotals */
+        EnergyTotals: {
+            /** Joules */
+            joules: number | null;
+            /** Joules Per Request */
+            joules_per_request: number | null;
+            /** Requests */
+            requests: number | null;
+            /** Sources */
+            sources: string[];
         };
         /**
          * ErrorBody
@@ -3882,6 +4069,127 @@ export interface operations {
             };
         };
     };
+    get_application_energy: {
+        parameters: {
+            query?: {
+                /** @description Start (ISO 8601 with a time zone); default: an hour before `to`. Widened to the start of its step; refused when older than the retention (E3_ENERGY_RETENTION_DAYS) */
+                from?: string | null;
+                /** @description End (ISO 8601 with a time zone); default: now. Widened to the end of its step */
+                to?: string | null;
+                /** @description Seconds per point: a multiple of the rollup step (10 s), at most 2,000 points; default: the finest giving at most 500 points */
+                step?: number | null;
+                /** @description Only the instances in this cluster */
+                cluster?: string | null;
+            };
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnergyHistoryPublic"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Precondition Failed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     export_application: {
         parameters: {
             query?: {
@@ -5270,6 +5578,125 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CostEfficiencyPublic"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Precondition Failed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_cluster_energy: {
+        parameters: {
+            query?: {
+                /** @description Start (ISO 8601 with a time zone); default: an hour before `to`. Widened to the start of its step; refused when older than the retention (E3_ENERGY_RETENTION_DAYS) */
+                from?: string | null;
+                /** @description End (ISO 8601 with a time zone); default: now. Widened to the end of its step */
+                to?: string | null;
+                /** @description Seconds per point: a multiple of the rollup step (10 s), at most 2,000 points; default: the finest giving at most 500 points */
+                step?: number | null;
+            };
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnergyHistoryPublic"];
                 };
             };
             /** @description Bad Request */
@@ -7245,6 +7672,125 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MigrationPublic"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Precondition Failed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_node_energy: {
+        parameters: {
+            query?: {
+                /** @description Start (ISO 8601 with a time zone); default: an hour before `to`. Widened to the start of its step; refused when older than the retention (E3_ENERGY_RETENTION_DAYS) */
+                from?: string | null;
+                /** @description End (ISO 8601 with a time zone); default: now. Widened to the end of its step */
+                to?: string | null;
+                /** @description Seconds per point: a multiple of the rollup step (10 s), at most 2,000 points; default: the finest giving at most 500 points */
+                step?: number | null;
+            };
+            header?: never;
+            path: {
+                node_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnergyHistoryPublic"];
                 };
             };
             /** @description Bad Request */

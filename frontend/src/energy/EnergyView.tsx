@@ -31,7 +31,8 @@ export function EnergyView({
 }) {
   const { answer, refusal, query } = state;
   const series = useMemo(() => (answer ? shapeEnergy(answer) : null), [answer]);
-  const lines = refusalLines(state);
+  // the API's message often is its one field error already: not said twice
+  const lines = refusalLines(state).filter((l) => l !== refusal?.message);
   const fieldRefused = refusal !== null && Object.keys(refusal.byField).length > 0;
   return (
     <section

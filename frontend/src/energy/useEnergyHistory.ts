@@ -22,7 +22,7 @@ export interface EnergyHistoryState {
 
 /** GET the scope's energy history for the picked range; a preset range follows the clock. A failed refresh
  * keeps the last answer; a refused range clears it, so no chart is shown for a range the API did not accept. */
-export function useEnergyHistory(scope: EnergyScope, choice: RangeChoice, token: string | null): EnergyHistoryState {
+export function useEnergyHistory(scope: EnergyScope, choice: RangeChoice): EnergyHistoryState {
   const [state, setState] = useState<EnergyHistoryState>({ answer: null, refusal: null, problem: null, query: null, loading: true });
   const scopeKey = JSON.stringify(scope);
   const choiceKey = JSON.stringify(choice);
@@ -36,7 +36,7 @@ export function useEnergyHistory(scope: EnergyScope, choice: RangeChoice, token:
         return;
       }
       setState((s) => ({ ...s, problem: null, query, loading: true }));
-      fetchEnergy(scope, query, token, controller.signal).then(
+      fetchEnergy(scope, query, controller.signal).then(
         (result) => {
           if (controller.signal.aborted) return;
           const refusedRange = result.refusal !== null && Object.keys(result.refusal.byField).length > 0;
@@ -60,7 +60,6 @@ export function useEnergyHistory(scope: EnergyScope, choice: RangeChoice, token:
       controller.abort();
     };
     // scope and choice are compared by value (their keys)
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [scopeKey, choiceKey, token]);
+  }, [scopeKey, choiceKey]);
   return state;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { layoutTimeChart } from "./timeChart";
+import { layoutTimeChart, timeTickLabel } from "./timeChart";
 
 const base = { t0: 0, t1: 100_000, width: 200, height: 100, margin: { top: 0, right: 0, bottom: 0, left: 0 } };
 
@@ -36,5 +36,13 @@ describe("layoutTimeChart", () => {
     expect(l.top).toBe(1);
     expect(l.yTicks[0]).toEqual({ y: 100, value: 0 });
     expect(l.xTicks.length).toBeGreaterThan(0);
+  });
+});
+
+describe("timeTickLabel", () => {
+  it("writes 24-hour local times, and the date at midnight", () => {
+    expect(timeTickLabel(new Date(2026, 10, 26, 17, 5))).toBe("17:05");
+    expect(timeTickLabel(new Date(2026, 10, 26, 17, 5, 10))).toBe("17:05:10");
+    expect(timeTickLabel(new Date(2026, 10, 26))).toBe("Nov 26");
   });
 });

@@ -1,7 +1,7 @@
 // Layout of a time chart (the energy history's): stacked bars per time step, line runs and shaded gaps on a
 // time axis, as plain data (rectangles, path strings, ticks) that React draws. No DOM, no React.
 
-import { line, scaleLinear, scaleTime } from "d3";
+import { line, scaleLinear, scaleTime, timeDay, timeFormat } from "d3";
 
 export interface TimeBarInput {
   t0: number;
@@ -45,6 +45,16 @@ export interface TimeChartLayout {
 }
 
 const r1 = (v: number) => Math.round(v * 10) / 10;
+
+const dayLabel = timeFormat("%b %d");
+const minuteLabel = timeFormat("%H:%M");
+const secondLabel = timeFormat("%H:%M:%S");
+
+/** A time axis' label in 24-hour local time: "Nov 26" at midnight, "14:30", or "14:30:10" for a tick off the minute. */
+export function timeTickLabel(t: Date): string {
+  if (timeDay.floor(t).getTime() === t.getTime()) return dayLabel(t);
+  return t.getSeconds() === 0 ? minuteLabel(t) : secondLabel(t);
+}
 
 /** Where everything goes. The y axis starts at 0 and ends at a nice value above the tallest bar or point. */
 export function layoutTimeChart(o: TimeChartOptions): TimeChartLayout {
@@ -99,8 +109,7 @@ export function layoutTimeChart(o: TimeChartOptions): TimeChartLayout {
   });
 
   const gaps = (o.gaps ?? []).map((g) => ({ x: r1(clampX(g.t0)), width: r1(Math.max(1, clampX(g.t1) - clampX(g.t0))) }));
-  const format = x.tickFormat();
-  const xTicks = x.ticks(o.xTickCount ?? 6).map((t) => ({ x: r1(x(t)), label: format(t) }));
+  const xTicks = x.ticks(o.xTickCount ?? 6).map((t) => ({ x: r1(x(t)), label: timeTickLabel(t) }));
   const yTicks = y.ticks(o.yTickCount ?? 4).map((value) => ({ y: r1(y(value)), value }));
   return { plot, rects, paths, dots, gaps, xTicks, yTicks, top };
 }
