@@ -47,6 +47,7 @@ const PAGES = {
   "#/applications/iot-ts": byId("list-versions"),
   "#/deployments": byId("list-deployments"),
   "#/jobs": "#jobs-title",
+  "#/planner": byId("planner"),
 };
 
 describe("accessibility (axe-core)", () => {
