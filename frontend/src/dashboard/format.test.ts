@@ -47,7 +47,7 @@ describe("dashboard formatting", () => {
   it("names the power source, and never calls the model's a measurement", () => {
     expect(sourceLabel("rapl")).toBe("RAPL (measured)");
     expect(sourceLabel("ipmi")).toBe("IPMI (measured)");
-    expect(sourceLabel("ipmi-split")).toBe("IPMI, the server's reading split to this node (measured)");
+    expect(sourceLabel("ipmi-split")).toBe("IPMI, a server's reading split to its nodes (measured)");
     expect(sourceLabel("model")).toBe("model (estimated)");
     expect(sourceLabel("mixed", ["rapl", "model"])).toBe("mixed: model + RAPL");
     expect(sourceLabel(null)).toBe("no source");

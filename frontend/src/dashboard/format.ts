@@ -92,7 +92,7 @@ export function sourceLabel(source: string | null | undefined, sources: readonly
     case "ipmi":
       return "IPMI (measured)";
     case "ipmi-split":
-      return "IPMI, the server's reading split to this node (measured)";
+      return "IPMI, a server's reading split to its nodes (measured)";
     case "model":
       return "model (estimated)";
     case "live":

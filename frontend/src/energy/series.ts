@@ -2,6 +2,7 @@
 // sources (by their share of the step's joules), the steps without data as gaps (never as zero), and the
 // line runs of the max watts and J/request, broken at gaps and restyled where the source turns modelled.
 
+import { sourceLabel } from "../dashboard/format";
 import type { EnergyHistory, EnergyPoint } from "./energyTypes";
 
 /** How a figure is drawn: measured (solid), the model's (hatched / dashed), a mix of both, or no source. */
@@ -21,22 +22,12 @@ export function sourceClass(source: string | null | undefined, sources: readonly
   return "none";
 }
 
-/** The legend's words for a source; the model's says plainly that it is not a measurement. */
+/** The legend's words for a source: the dashboard's for measured ones; the model's says plainly that it is not
+ * a measurement. */
 export function sourceLegend(source: string): string {
-  switch (source) {
-    case "rapl":
-      return "RAPL (measured)";
-    case "ipmi":
-      return "IPMI (measured)";
-    case "ipmi-split":
-      return "IPMI, server split to its nodes (measured)";
-    case "model":
-      return "model (not measured)";
-    case "mixed":
-      return "mixed sources";
-    default:
-      return source;
-  }
+  if (source === "model") return "model (not measured)";
+  if (source === "mixed") return "mixed sources";
+  return MEASURED.has(source) ? sourceLabel(source) : source;
 }
 
 export interface SourcePart {
