@@ -30,7 +30,7 @@ export function EnergyView({
   onChoose: (choice: RangeChoice) => void;
 }) {
   const { answer, refusal, query } = state;
-  const series = useMemo(() => (answer ? shapeEnergy(answer) : null), [answer]);
+  const series = useMemo(() => (answer ? shapeEnergy(answer, Date.now()) : null), [answer]);
   // the API's message often is its one field error already: not said twice
   const lines = refusalLines(state).filter((l) => l !== refusal?.message);
   const fieldRefused = refusal !== null && Object.keys(refusal.byField).length > 0;
@@ -83,6 +83,7 @@ export function EnergyView({
             </span>
             <span className="muted" data-testid="energy-step">
               step {formatStep(series.stepS)} · {series.steps.length} with data
+              {series.open > 0 ? " · the last still open" : ""}
               {refusal !== null ? ` · not current: ${refusal.message}` : ""}
             </span>
           </p>

@@ -17,6 +17,16 @@ describe("shapeEnergy", () => {
     expect(s.gaps).toEqual([{ t0: Date.parse("2026-11-26T12:00:10Z"), t1: Date.parse("2026-11-26T12:00:30Z") }]);
   });
 
+  it("leaves a step whose rollup has not closed yet blank rather than a gap", () => {
+    const h = history([point("2026-11-26T12:00:00Z", 40, "rapl"), emptyPoint("2026-11-26T12:00:10Z"), emptyPoint("2026-11-26T12:00:20Z")], "2026-11-26T12:00:00Z", "2026-11-26T12:00:30Z");
+    // now 12:00:35: the rollup of 12:00:20–30 may not be written yet, that of 12:00:10–20 is
+    const s = shapeEnergy(h, Date.parse("2026-11-26T12:00:35Z"));
+    expect(s.gaps).toEqual([{ t0: Date.parse("2026-11-26T12:00:10Z"), t1: Date.parse("2026-11-26T12:00:20Z") }]);
+    expect(s.open).toBe(1);
+    // a range in the past has no open step
+    expect(shapeEnergy(h).open).toBe(0);
+  });
+
   it("splits a mixed step's mean watts by each source's share of its joules, measured first", () => {
     const p = point("2026-11-26T12:00:00Z", 100, "mixed", {
       sources: ["model", "rapl"],

@@ -65,6 +65,8 @@ export interface EnergySeries {
   steps: EnergyStep[];
   /** Runs of steps without data, merged. */
   gaps: EnergyGap[];
+  /** Steps without data yet because their last rollup has not closed (the range's end, now): not gaps. */
+  open: number;
   /** The sources present in the drawn parts, in SOURCE_ORDER. */
   sources: string[];
 }
@@ -89,13 +91,16 @@ export function splitBySource(point: EnergyPoint, wattsMean: number): SourcePart
   return [{ source: point.source ?? "mixed", watts: wattsMean }];
 }
 
-/** The chart's data for one answer of the history API. */
-export function shapeEnergy(history: EnergyHistory): EnergySeries {
+/** The chart's data for one answer of the history API at `nowMs`. A step without data that reaches into the
+ * last rollup step before now may only be waiting for its rollup to close: it is left blank, not called a gap. */
+export function shapeEnergy(history: EnergyHistory, nowMs = Number.POSITIVE_INFINITY): EnergySeries {
   const stepMs = history.step_s * 1000;
   const t0 = Date.parse(history.from);
   const t1 = Date.parse(history.to);
   const steps: EnergyStep[] = [];
   const gaps: EnergyGap[] = [];
+  let open = 0;
+  const closedBefore = nowMs - history.rollup_step_s * 1000;
   const present = new Set<string>();
   const points = [...history.points].sort((a, b) => Date.parse(a.ts) - Date.parse(b.ts));
   for (const point of points) {
@@ -104,6 +109,10 @@ export function shapeEnergy(history: EnergyHistory): EnergySeries {
     const end = Number.isFinite(t1) && t1 > start ? Math.min(start + stepMs, t1) : start + stepMs;
     const wattsMean = num(point.watts_mean);
     if (wattsMean === null) {
+      if (end > closedBefore) {
+        open += 1;
+        continue;
+      }
       const last = gaps[gaps.length - 1];
       if (last && last.t1 >= start) last.t1 = end;
       else gaps.push({ t0: start, t1: end });
@@ -125,7 +134,7 @@ export function shapeEnergy(history: EnergyHistory): EnergySeries {
       parts,
     });
   }
-  return { t0, t1, stepS: history.step_s, steps, gaps, sources: [...present].sort(byRank) };
+  return { t0, t1, stepS: history.step_s, steps, gaps, open, sources: [...present].sort(byRank) };
 }
 
 export interface LinePoint {
