@@ -121,7 +121,8 @@ def store_heartbeats(beats, wall_ns: int | None = None) -> None:
 
 def insert_rollups(rows: list[dict]) -> None:
     """Energy rollup rows as the controller writes them (models.energy_rollup): each dict gives ts, cluster_id,
-    node_id, joules, requests, source and optionally instance_id, application, seconds, watts_max."""
+    node_id, joules, requests, source and optionally instance_id, application, counts_requests (an entry
+    primary's row), seconds, watts_max."""
     from sqlalchemy import insert
 
     from e3.core.db import session_scope
@@ -130,7 +131,7 @@ def insert_rollups(rows: list[dict]) -> None:
 
     defaults = dict(step_s=ROLLUP_STEP_S, instance_id=None, deployment_id=None, application=None, dag_node=None,
                     idle_joules=0.0, unattributed_joules=0.0, seconds=float(ROLLUP_STEP_S), heartbeats=200,
-                    watts_max=0.0)
+                    watts_max=0.0, counts_requests=False)
     with session_scope() as session:
         session.execute(insert(energy_rollups), [{**defaults, **row} for row in rows])
 

@@ -19,8 +19,7 @@ from e3.api.middleware import BodyGuard, NulGuard
 from e3.api.openapi import install_openapi
 from e3.api.routers import (applications, audit, clusters, deployments, events, health, jobs, live, local, me,
                             migrations, nodes, orchestrator, placements, templates, tokens)
-from e3.api.routers import cost_efficiency, plans
-from e3.api.routers import energy_history
+from e3.api.routers import cost_efficiency, energy_history, plans
 from e3.api.security_headers import SecurityHeaders
 from e3.core.config import get_settings
 from e3.core.processes import die_with_parent
@@ -71,7 +70,7 @@ def create_app() -> FastAPI:
     # the routes of each level it passes, twice (FastAPI's routing: found, then dispatched); the extra level
     # cost about a tenth of a cheap read's CPU (docs/reliability.md, "API under concurrency and load").
     for module in (clusters, live, nodes, applications, templates, deployments, placements, jobs, migrations,
-                   events, orchestrator, tokens, audit, me, local, cost_efficiency, plans, energy_history):
+                   events, orchestrator, tokens, audit, me, local, cost_efficiency, energy_history, plans):
         app.include_router(module.router, prefix=API_PREFIX, responses=ERROR_RESPONSES)
     install_method_answers(app, API_PREFIX)
     dist = frontend_dist()

@@ -5,8 +5,7 @@ import sys
 import typer
 
 from e3.cli import bench, migrations, resources, servers
-from e3.cli import cost, plan
-from e3.cli import energy
+from e3.cli import cost, energy, plan
 from e3.client.api import ClientError
 from e3.cli.output import errors
 

@@ -9,7 +9,8 @@ its step again, and its energy is added to the stored row.
 A write that fails (the database restarting) keeps its rows, first in line, and is retried on the next
 tick; at most `max_pending_rows` are held, beyond which the oldest are dropped and counted in
 `dropped_rows` and the log: the history then under-counts, and says so there. On `stop()` every open
-step is closed and written.
+step is closed and written. Hourly, rows older than the retention are deleted
+(services.energy_history.drop_expired_rollups).
 """
 
 import asyncio
@@ -17,11 +18,12 @@ import logging
 import time
 from collections import deque
 from collections.abc import Callable
+from datetime import datetime, timezone
 
 from e3.core.aio import cancel_and_wait
 from e3.core.db import in_session
 from e3.energy.ledger import EnergyLedger, EnergyRow
-from e3.services import energy_labels, energy_rollup_writes
+from e3.services import energy_history, energy_labels, energy_rollup_writes
 from e3.services.energy_labels import InstanceLabels
 
 log = logging.getLogger(__name__)
@@ -30,9 +32,12 @@ GRACE_S = 2.0  # heartbeats are batched by the agents and may wait in the intake
 
 class EnergyRollups:
     def __init__(self, ledger: EnergyLedger, every_s: float = 1.0, grace_s: float = GRACE_S,
-                 clock: Callable[[], float] = time.time, max_pending_rows: int = 200_000):
+                 clock: Callable[[], float] = time.time, max_pending_rows: int = 200_000,
+                 retention_every_s: float = 3600.0):
         self.ledger, self.every_s, self.grace_s, self.clock = ledger, every_s, grace_s, clock
         self.max_pending_rows = max_pending_rows
+        self.retention_every_s = retention_every_s
+        self._retained_at: float | None = None  # monotonic time of the last retention pass
         self._idle: dict[str, float] = {}  # node id -> modelled idle watts
         self._labels: dict[str, InstanceLabels] = {}  # instance id -> labels (found ones only)
         self._pending: deque[list[energy_rollup_writes.StoredRow]] = deque()
@@ -113,9 +118,23 @@ class EnergyRollups:
         self.written_rows += written
         return written
 
+    async def apply_retention(self) -> int:
+        """Delete the rollups older than the retention (E3_ENERGY_RETENTION_DAYS); a failure is logged."""
+        self._retained_at = time.monotonic()
+        try:
+            dropped = await asyncio.to_thread(in_session, _drop_expired)
+        except Exception:
+            log.exception("energy history retention failed; will retry in %.0f s", self.retention_every_s)
+            return 0
+        if dropped:
+            log.info("energy history retention deleted %d rows", dropped)
+        return dropped
+
     async def _run(self) -> None:
         while True:
             await asyncio.sleep(self.every_s)
+            if self._retained_at is None or time.monotonic() - self._retained_at >= self.retention_every_s:
+                await self.apply_retention()
             try:
                 await self.tick()
             except Exception:  # never let the history stop the controller
@@ -135,6 +154,10 @@ class EnergyRollups:
         if self._pending_rows:
             log.error("energy history: %d rows not written at stop (the database did not take them)",
                       self._pending_rows)
+
+
+def _drop_expired(session) -> int:
+    return energy_history.drop_expired_rollups(session, datetime.now(timezone.utc))
 
 
 def _look_up(session, nodes: list[str], instances: list[str]) -> tuple[dict[str, float], dict[str, InstanceLabels]]:

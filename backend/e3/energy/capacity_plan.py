@@ -21,7 +21,7 @@ from e3.energy.joules import joules_per_request
 from e3.placement import problem_from_document, run
 from e3.placement.cost_model import Prediction, predict
 from e3.placement.fattree import fattree_nodes
-from e3.placement.model import NodeCapacity, PlacementError, PlacementProblem
+from e3.placement.model import RESOURCE_UNITS, RESOURCES, NodeCapacity, PlacementError, PlacementProblem
 
 SOURCE = "model"
 DEFAULT_MAX_SERVERS = 16  # per server type: Figure 10's clusters have 1 to 4 servers
@@ -149,6 +149,19 @@ def _bottleneck(p: Prediction) -> str | None:
     return f"{b.resource} of {b.node}{what}"
 
 
+def _reservations_exceed(problem: PlacementProblem, nodes: Sequence[NodeCapacity]) -> str | None:
+    """Why no placement can exist, when the instances reserve more of a resource than the whole cluster has
+    (checked first: it costs nothing, where a placement that fails can cost a good part of a second)."""
+    for resource in RESOURCES:
+        need = sum(i.resource(resource) for i in problem.instances)
+        have = sum(getattr(n, resource) for n in nodes)
+        if need > have + 1e-9:
+            unit = RESOURCE_UNITS[resource]
+            return (f"placement fails: the instances reserve {need:,.6g} {unit} of {resource.split('_')[0]} in all, "
+                    f"the servers have {have:,.6g} {unit}")
+    return None
+
+
 def evaluate(applications: Sequence[PlanApplication], server_type: ServerType, count: int, *, years: int,
              usd_per_kwh: float, max_p99_latency_ms: float | None = None) -> Candidate:
     """Place the applications on `count` servers of `server_type` with HCM, predict, and price the result."""
@@ -156,6 +169,9 @@ def evaluate(applications: Sequence[PlanApplication], server_type: ServerType, c
     capex = capex_of({server_type.name: count}, {server_type.name: server_type.cost_usd}).usd
     problem, shares = joint_problem(applications)
     nodes = fattree_nodes(server_type, count, SERVERS_PER_RACK, RACKS_PER_POD)
+    too_small = _reservations_exceed(problem, nodes)
+    if too_small:
+        return _infeasible(server_type, count, too_small, capex)
     try:
         placement = run("hcm", problem, nodes)
     except PlacementError as exc:

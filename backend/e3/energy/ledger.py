@@ -35,8 +35,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from e3.energy.attribution import InstanceUsage, NodeInterval, attribute
+from e3.energy.history_policy import ROLLUP_STEP_S
 
-STEP_S = 10  # the energy history's step (rollup bucket)
+STEP_S = ROLLUP_STEP_S  # the energy history's step (rollup bucket)
 MAX_INTERVAL_S = 1.0  # the longest interval one heartbeat's energy covers (20 heartbeat periods)
 MIXED = "mixed"
 

@@ -20,9 +20,11 @@ average execution time and its CPU share; per node the queue depth, CPU, and pow
   execution time (request-weighted), a lower bound with no network and no queueing, and no p99. That sum
   is given in both cases as `exec_path_us`. The cost model's predicted average and p99 are given beside
   them, labelled `source: "model"`;
-- its power: each node's watts shared among the instances on it by their CPU share (evenly when none
-  reports a share), summed over the application's instances; joules per request = those watts / its
-  throughput (e3.energy.joules). The sources (rapl | ipmi | model) are those of the nodes it drew from;
+- its power: each node's watts (its mean over the window) attributed to the instances on it by the same
+  rule as the energy history (e3.energy.attribution, over one second): idle watts by reserved cores,
+  the rest by CPU share, the node's own CPU keeping its part; summed over the application's instances;
+  joules per request = those watts / its throughput (e3.energy.joules). The sources (rapl | ipmi |
+  ipmi-split | model) are those of the nodes it drew from;
 - the cluster: the watts of the nodes reporting, the summed throughput of its applications, requests
   per joule.
 
@@ -35,6 +37,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from e3.energy.attribution import InstanceUsage, NodeInterval, attribute
 from e3.energy.joules import joules_per_request, requests_per_joule
 from e3.heartbeat_record import INSTANCE_FIELDS, NODE_FIELDS, public_dict, read_instance, read_node
 
@@ -55,6 +58,7 @@ class NodeMeta:
     server: str
     rack: str
     core_class: str
+    idle_watts: float = 0.0  # modelled (e3.energy.server_split.node_idle_watts): the idle part of attribution
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,7 @@ class InstanceMeta:
     role: str  # primary | backup
     shard: int
     replica: int
+    reserved_cores: float | None = None  # its reservation: its part of the node's idle watts
 
 
 @dataclass(frozen=True)
@@ -171,6 +176,11 @@ class NodeWindow:
         return sum(hb["power_watts"] for hb in self.items) / len(self.items)
 
 
+def _reserved(meta: ClusterMeta, instance_id: str) -> float | None:
+    inst = meta.instances.get(instance_id)
+    return inst.reserved_cores if inst else None
+
+
 def age_ms(hb: dict | None, now: float) -> int | None:
     return None if hb is None else max(0, round((now - hb["t"]) * 1000))
 
@@ -246,12 +256,13 @@ def aggregate(meta: ClusterMeta, windows: dict[str, NodeWindow], now: float) -> 
         node_rates, node_latencies = w.instance_stats()
         rates.update(node_rates)
         latencies.update(node_latencies)
-        hb, watts = w.latest, w.mean_watts()
+        hb = w.latest
         reported = {i["id"]: i["cpu_share"] for i in hb["instances"]}
-        total = sum(reported.values())
-        on_node = set(reported) | {iid for iid, i in meta.instances.items() if i.node_id == nid}
-        for iid in on_node:
-            watts_of[iid] = watts * reported.get(iid, 0.0) / total if total > 0 else watts / len(on_node)
+        on_node = list(reported) + [iid for iid, i in meta.instances.items() if i.node_id == nid and iid not in reported]
+        usage = [InstanceUsage(iid, reported.get(iid, 0.0), reserved_cores=_reserved(meta, iid)) for iid in on_node]
+        energy = attribute(NodeInterval.from_watts(nid, w.mean_watts(), 1.0, meta.nodes[nid].idle_watts,
+                                                   hb["power_source"], usage, hb["cpu_util"]))
+        watts_of.update((e.instance_id, e.joules) for e in energy.instances)  # joules over 1 s: watts
     by_app: dict[str, list[InstanceMeta]] = {}
     for inst in meta.instances.values():
         by_app.setdefault(inst.deployment_id, []).append(inst)

@@ -17,14 +17,17 @@ import asyncio
 import json
 import logging
 import time
+from collections import Counter
 from collections.abc import AsyncIterator
 from datetime import datetime, timezone
 
 import redis.asyncio as aioredis
 from sqlalchemy.orm import Session
 
+from e3 import catalog
 from e3.core.db import in_session
 from e3.core.errors import NotFound
+from e3.energy.server_split import node_idle_watts
 from e3.live import aggregate as agg
 from e3.live.channel import LIVE_CHANNEL, node_key
 from e3.schemas.dag import ApplicationSpec
@@ -46,10 +49,14 @@ def load_meta(session: Session, cluster_name: str) -> tuple[agg.ClusterMeta, dic
     read = read_cluster(session, cluster.id, placed=True)
     meta = agg.ClusterMeta(id=str(cluster.id), name=cluster.name)
     states = {}
+    types = catalog.server_types()
+    nics = Counter(row.server_id for row in read.nodes if row.node.kind == "smartnic")
     for row in read.nodes:
         node = row.node
+        idle = node_idle_watts(node.kind, float(types[row.server_type].idle_watts) if row.server_type in types else 0.0,
+                               nics[row.server_id])
         meta.nodes[str(node.id)] = agg.NodeMeta(id=str(node.id), name=node.name, kind=node.kind, server=row.server,
-                                                rack=row.rack, core_class=node.core_class)
+                                                rack=row.rack, core_class=node.core_class, idle_watts=idle)
         states[str(node.id)] = (node.state, None)
     for dep in read.deployments:
         spec = ApplicationSpec.from_document(dep.spec)
@@ -62,7 +69,7 @@ def load_meta(session: Session, cluster_name: str) -> tuple[agg.ClusterMeta, dic
         meta.instances[str(inst.id)] = agg.InstanceMeta(
             id=str(inst.id), node_id=str(inst.node_id), deployment_id=app.deployment_id,
             application=app.application, dag_node=inst.dag_node, service=inst.service, role=inst.role,
-            shard=inst.shard, replica=inst.replica)
+            shard=inst.shard, replica=inst.replica, reserved_cores=inst.cpu_cores)
     return meta, states
 
 

@@ -8,7 +8,8 @@ from sqlalchemy.orm import Session
 
 from e3 import catalog
 from e3.core.errors import FieldError, NotFound, ValidationFailed
-from e3.energy.capacity_plan import MAX_INSTANCES, CapacityPlan, Candidate, PlanApplication, custom_server_type, plan_capacity
+from e3.energy.capacity_plan import (MAX_INSTANCES, CapacityPlan, Candidate, PlanApplication, custom_server_type,
+                                     plan_capacity)
 from e3.energy.cost import PAPER_USD_PER_KWH
 from e3.schemas.capacity_plan import PlanCreate
 from e3.schemas.dag import ApplicationSpec, validate_application

@@ -39,7 +39,7 @@ class ClusterRead:
     usage: dict[uuid.UUID, Usage] = field(default_factory=dict)  # empty unless asked for
     # Placed deployments, oldest first (rows: id, algorithm, prediction, application, version, spec), and their
     # instances by deployment and ordinal (rows: id, node_id, deployment_id, dag_node, service, role, shard,
-    # replica, state, error); both empty unless asked for.
+    # replica, state, error, cpu_cores); both empty unless asked for.
     deployments: list[Row] = field(default_factory=list)
     instances: list[Row] = field(default_factory=list)
 
@@ -93,7 +93,8 @@ def read_cluster(session: Session, cluster_id: uuid.UUID, *, usage: bool = False
     if read.deployments:
         read.instances = session.execute(
             select(Instance.id, Instance.node_id, Instance.deployment_id, Instance.dag_node, Instance.service,
-                   Instance.role, Instance.shard, Instance.replica, Instance.state, Instance.error)
+                   Instance.role, Instance.shard, Instance.replica, Instance.state, Instance.error,
+                   Instance.cpu_cores)
             .where(Instance.deployment_id.in_([d.id for d in read.deployments]))
             .order_by(Instance.deployment_id, Instance.ordinal)).all()
     return read

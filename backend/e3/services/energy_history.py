@@ -26,15 +26,23 @@ _APPLICATION_ROWS = "instance_id IS NOT NULL AND application = :application"
 _IN_CLUSTER = " AND cluster_id = :cluster_id"
 _CLUSTER_ROWS = "instance_id IS NULL AND cluster_id = :cluster_id"
 _NODE_ROWS = "instance_id IS NULL AND node_id = :node_id"
+# Whose requests each scope counts: an application's are those entering it, i.e. completed by its entry
+# primaries (rows marked counts_requests; a request crossing five DAG nodes is one request, not five); a
+# cluster's, those of all its applications; a node's, what its instances completed (its own row's).
+_ENTRY = " AND counts_requests"
+_CLUSTER_REQUESTS = "instance_id IS NOT NULL AND cluster_id = :cluster_id AND counts_requests"
 
 # Per step (step_index * step = its start, seconds since the epoch) and source: the rows' sums, with the step's
 # power from its rollup buckets (e3.energy.history_points says how). GROUP BY ordinals: the step expression is
 # written once per query level.
 _STEP_SUMS = """
 WITH per_source AS (
-    SELECT ts, source, sum(joules) AS joules, sum(requests) AS requests, sum(seconds) AS seconds,
-           sum(joules / nullif(seconds, 0)) AS watts, max(watts_max) AS watts_max
-    FROM energy_rollups WHERE {rows} AND ts >= :start AND ts < :end
+    SELECT ts, source, coalesce(sum(joules) FILTER (WHERE {rows}), 0) AS joules,
+           coalesce(sum(requests) FILTER (WHERE {counted}), 0) AS requests,
+           coalesce(sum(seconds) FILTER (WHERE {rows}), 0) AS seconds,
+           sum(joules / nullif(seconds, 0)) FILTER (WHERE {rows}) AS watts,
+           max(watts_max) FILTER (WHERE {rows}) AS watts_max
+    FROM energy_rollups WHERE (({rows}) OR ({counted})) AND ts >= :start AND ts < :end
     GROUP BY ts, source),
 per_bucket AS (
     SELECT ts, sum(watts) AS watts, max(watts_max) AS watts_max FROM per_source GROUP BY ts),
@@ -55,8 +63,9 @@ def _epoch_start(step_index: int, step_s: int) -> datetime:
     return datetime.fromtimestamp(step_index * step_s, timezone.utc)
 
 
-def _points(session: Session, rows: str, params: dict, window: HistoryWindow, group: bool) -> list[dict]:
-    found = session.execute(text(_STEP_SUMS.format(rows=rows)),
+def _points(session: Session, rows: str, counted: str, params: dict, window: HistoryWindow,
+            group: bool) -> list[dict]:
+    found = session.execute(text(_STEP_SUMS.format(rows=rows, counted=counted)),
                             dict(params, start=window.start, end=window.end, step=window.step_s)).all()
     by_source: dict[datetime, dict[str, SourceSums]] = defaultdict(dict)
     watts: dict[datetime, StepWatts] = {}
@@ -67,11 +76,12 @@ def _points(session: Session, rows: str, params: dict, window: HistoryWindow, gr
     return [history_point(ts, by_source.get(ts, {}), watts.get(ts), group) for ts in window.step_starts()]
 
 
-def _history(session: Session, scope: dict, rows: str, params: dict, start: datetime | None,
+def _history(session: Session, scope: dict, rows: str, counted: str, params: dict, start: datetime | None,
              end: datetime | None, step_s: int | None, group: bool) -> dict:
+    """`rows`: the rows whose energy the scope sums; `counted`: those whose requests it counts."""
     retention_days = get_settings().energy_retention_days
     window = history_window(start, end, step_s, datetime.now(timezone.utc), retention_days)
-    points = _points(session, rows, params, window, group)
+    points = _points(session, rows, counted, params, window, group)
     return {"scope": scope, "from": window.start, "to": window.end, "step_s": window.step_s,
             "rollup_step_s": ROLLUP_STEP_S, "retention_days": retention_days, "points": points,
             "totals": history_totals(points)}
@@ -89,7 +99,7 @@ def application_energy(session: Session, name: str, start: datetime | None, end:
     if cluster is not None:
         rows, params["cluster_id"] = rows + _IN_CLUSTER, get_cluster(session, cluster).id
     scope = dict(kind="application", name=name, cluster=cluster, node_id=None)
-    return _history(session, scope, rows, params, start, end, step_s, group=True)
+    return _history(session, scope, rows, rows + _ENTRY, params, start, end, step_s, group=True)
 
 
 def cluster_energy(session: Session, name: str, start: datetime | None, end: datetime | None,
@@ -97,7 +107,8 @@ def cluster_energy(session: Session, name: str, start: datetime | None, end: dat
     """The cluster's nodes' energy per step (their own rows: idle and unattributed energy included)."""
     cluster = get_cluster(session, name)
     scope = dict(kind="cluster", name=name, cluster=name, node_id=None)
-    return _history(session, scope, _CLUSTER_ROWS, {"cluster_id": cluster.id}, start, end, step_s, group=True)
+    return _history(session, scope, _CLUSTER_ROWS, _CLUSTER_REQUESTS, {"cluster_id": cluster.id}, start, end,
+                    step_s, group=True)
 
 
 def node_energy(session: Session, node_id: uuid.UUID, start: datetime | None, end: datetime | None,
@@ -106,7 +117,7 @@ def node_energy(session: Session, node_id: uuid.UUID, start: datetime | None, en
     node = get_node(session, node_id)
     cluster = session.get(Cluster, node.cluster_id)
     scope = dict(kind="node", name=node.name, cluster=cluster.name, node_id=str(node.id))
-    return _history(session, scope, _NODE_ROWS, {"node_id": node.id}, start, end, step_s, group=False)
+    return _history(session, scope, _NODE_ROWS, _NODE_ROWS, {"node_id": node.id}, start, end, step_s, group=False)
 
 
 def drop_expired_rollups(session: Session, now: datetime, retention_days: int | None = None) -> int:

@@ -49,23 +49,28 @@ def _rollups(rng, cluster_id, nodes, base, buckets, applications=("shop",)) -> l
                 for _ in range(2):
                     rows.append(dict(ts=ts, cluster_id=cluster_id, node_id=node["id"], instance_id=uuid.uuid4(),
                                      application=app, joules=rng.uniform(0, 300), requests=rng.randrange(0, 10**5),
-                                     seconds=rng.uniform(5, 10), watts_max=rng.uniform(0, 50), source=source))
+                                     counts_requests=rng.random() < 0.5, seconds=rng.uniform(5, 10),
+                                     watts_max=rng.uniform(0, 50), source=source))
     return rows
 
 
-def _expected(rows, step_s) -> dict[float, tuple[float, int, dict]]:
-    """Per step start (epoch s): the rows' joules, requests and joules per source, summed here in Python."""
+def _expected(rows, counted, step_s) -> dict[float, tuple[float, int, dict]]:
+    """Per step start (epoch s): the rows' joules and joules per source, and the counted rows' requests, summed
+    here in Python."""
     out = defaultdict(lambda: [0.0, 0, defaultdict(float)])
     for r in rows:
         step = math.floor(r["ts"].timestamp() / step_s) * step_s
         out[step][0] += r["joules"]
-        out[step][1] += r["requests"]
         out[step][2][r["source"]] += r["joules"]
+    for r in counted:
+        out[math.floor(r["ts"].timestamp() / step_s) * step_s][1] += r["requests"]
     return out
 
 
-def _check_conserved(answer, rows, step_s):
-    expected = _expected(rows, step_s)
+def _check_conserved(answer, rows, step_s, counted=None):
+    """`rows`: those whose energy the scope sums; `counted`: those whose requests it counts (default: the same)."""
+    counted = rows if counted is None else counted
+    expected = _expected(rows, counted, step_s)
     assert answer["step_s"] == step_s and answer["rollup_step_s"] == 10
     seen = 0
     for point in answer["points"]:
@@ -83,7 +88,7 @@ def _check_conserved(answer, rows, step_s):
     assert seen == len(expected)  # every step with rows is in the window
     total = sum(r["joules"] for r in rows)
     assert answer["totals"]["joules"] == pytest.approx(total, rel=1e-9)
-    assert answer["totals"]["requests"] == sum(r["requests"] for r in rows)
+    assert answer["totals"]["requests"] == sum(r["requests"] for r in counted)
 
 
 def test_every_scope_conserves_its_rows_joules_and_requests_per_step(client):
@@ -94,23 +99,28 @@ def test_every_scope_conserves_its_rows_joules_and_requests_per_step(client):
             + _rollups(rng, west_id, west, base, 36))
     insert_rollups(rows)
     window = {"from": (base - timedelta(minutes=5)).isoformat(), "to": (base + timedelta(minutes=10)).isoformat()}
+    # (energy rows, request rows): an application's instances, its requests those entering it (entry primaries);
+    # a cluster's nodes, its requests its applications'; a node's own row for both
     scopes = {
-        "/api/v1/applications/shop/energy": lambda r: r.get("application") == "shop",
-        "/api/v1/clusters/east/energy": lambda r: r["cluster_id"] == east_id and r.get("instance_id") is None,
-        f"/api/v1/nodes/{east[1]['id']}/energy": lambda r: r["node_id"] == east[1]["id"]
-                                                           and r.get("instance_id") is None,
+        "/api/v1/applications/shop/energy": (lambda r: r.get("application") == "shop",
+                                             lambda r: r.get("application") == "shop" and r["counts_requests"]),
+        "/api/v1/clusters/east/energy": (lambda r: r["cluster_id"] == east_id and r.get("instance_id") is None,
+                                         lambda r: r["cluster_id"] == east_id and r.get("counts_requests")),
+        f"/api/v1/nodes/{east[1]['id']}/energy": (lambda r: r["node_id"] == east[1]["id"]
+                                                  and r.get("instance_id") is None, None),
     }
-    for path, belongs in scopes.items():
+    for path, (belongs, counts) in scopes.items():
         mine = [r for r in rows if belongs(r)]
+        counted = None if counts is None else [r for r in rows if counts(r)]
         for step in (10, 60, 300):
             r = client.get(path, params={**window, "step": step})
             assert r.status_code == 200, r.json()
             answer = r.json()
             assert len(answer["points"]) == 900 // step and answer["points"][0]["joules"] is None  # before base
-            _check_conserved(answer, mine, step)
+            _check_conserved(answer, mine, step, counted)
     in_east = client.get("/api/v1/applications/shop/energy", params={**window, "step": 60, "cluster": "east"})
-    _check_conserved(in_east.json(), [r for r in rows if r.get("application") == "shop"
-                                      and r["cluster_id"] == east_id], 60)
+    shop_east = [r for r in rows if r.get("application") == "shop" and r["cluster_id"] == east_id]
+    _check_conserved(in_east.json(), shop_east, 60, [r for r in shop_east if r["counts_requests"]])
     assert in_east.json()["scope"] == {"kind": "application", "name": "shop", "cluster": "east", "node_id": None}
     node = client.get(f"/api/v1/nodes/{east[1]['id']}/energy", params=window).json()
     assert node["scope"] == {"kind": "node", "name": east[1]["name"], "cluster": "east", "node_id": east[1]["id"]}
@@ -134,8 +144,9 @@ def test_watts_per_step_from_the_rollup_buckets(client):
     window = {"from": base.isoformat(), "to": (base + timedelta(seconds=30)).isoformat(), "step": 30}
     (point,) = client.get("/api/v1/clusters/east/energy", params=window).json()["points"]
     assert point["watts_mean"] == pytest.approx(25.0) and point["watts_max"] == pytest.approx(30.0)
-    assert point["joules"] == 450.0 and point["requests"] == 100 and point["seconds"] == 25.0
-    assert point["joules_per_request"] == pytest.approx(4.5) and point["source"] == "mixed"
+    # a cluster's requests are its applications' (entry rows); it has none here, only nodes' rows
+    assert point["joules"] == 450.0 and point["requests"] == 0 and point["seconds"] == 25.0
+    assert point["joules_per_request"] is None and point["source"] == "mixed"
     assert point["joules_by_source"] == {"model": 300.0, "rapl": 150.0}
     (host_point,) = client.get(f"/api/v1/nodes/{host}/energy", params=window).json()["points"]
     assert host_point["watts_mean"] == pytest.approx(20.0) and host_point["watts_max"] == 42.0

@@ -56,7 +56,8 @@ def test_a_stored_application_and_a_custom_server_type(client):
 
 @pytest.mark.parametrize("change, field", [
     ({"load_rps": 0}, "load_rps"), ({"load_rps": -1}, "load_rps"), ({"years": 0}, "years"),
-    ({"years": 51}, "years"), ({"price_per_kwh": 0}, "price_per_kwh"), ({"max_servers": 17}, "max_servers"), ({"max_servers": 0}, "max_servers"),
+    ({"years": 51}, "years"), ({"price_per_kwh": 0}, "price_per_kwh"), ({"max_servers": 17}, "max_servers"),
+    ({"max_servers": 0}, "max_servers"),
     ({"server_types": ["huge"]}, "server_types[0]"), ({"applications": []}, "applications"),
     ({"applications": [{"name": "nowhere"}]}, "applications[0].name"),
     ({"applications": [{}]}, "applications[0].name"),

@@ -116,3 +116,10 @@ def test_candidates_are_built_in_the_catalogues_shape():
     kinds = {(i[0], i[1]) for p in c.placement for i in p.instances}
     assert kinds <= {("type2-smartnic", "host"), ("type2-smartnic", "smartnic")}
     assert sum(n for p in c.placement for n in p.instances.values()) == 72  # NFV-FIN: 36 shards, 1 replica each
+
+
+def test_a_cluster_too_small_for_the_reservations_is_refused_before_placing():
+    # RTA-SHM reserves 24 SQL instances x 1 GB alone; 4 wimpy servers have 2 GB each (Table 4).
+    c = evaluate([app("rta-shm", 1e3)], TYPES["wimpy"], 4, years=1, usd_per_kwh=PRICE)
+    assert not c.feasible and c.capacity_rps is None
+    assert "reserve" in c.reason and "MB of memory in all, the servers have 8,192 MB" in c.reason

@@ -28,16 +28,18 @@ def hb(node: str, t: float, watts: float = 100.0, source: str = "model", **insta
 def _meta() -> agg.ClusterMeta:
     """App `a` (api -> db) on nodes n1 (api, its entry) and n2 (db); app `b` (one DAG node) on n2."""
     meta = agg.ClusterMeta(id="c", name="c")
-    for n in ("n1", "n2", "n3"):
-        meta.nodes[n] = agg.NodeMeta(id=n, name=f"s/{n}", kind="host", server="s", rack="r", core_class="beefy")
+    for n, idle in (("n1", 0.0), ("n2", 30.0), ("n3", 0.0)):
+        meta.nodes[n] = agg.NodeMeta(id=n, name=f"s/{n}", kind="host", server="s", rack="r", core_class="beefy",
+                                     idle_watts=idle)
     meta.apps["A"] = agg.AppMeta("A", "a", 1, ("api", "db"), (("api", "db"),),
                                  predicted={"p99_latency_ms": 1.5, "avg_latency_ms": 1.0, "source": "model"})
     meta.apps["B"] = agg.AppMeta("B", "b", 2, ("kv",), ())
-    for iid, node, dep, app, dag, role in (("i1", "n1", "A", "a", "api", "primary"),
-                                           ("i2", "n2", "A", "a", "db", "primary"),
-                                           ("i3", "n2", "B", "b", "kv", "primary"),
-                                           ("i4", "n3", "A", "a", "db", "backup")):
-        meta.instances[iid] = agg.InstanceMeta(iid, node, dep, app, dag, "svc", role, 0, 0 if role == "primary" else 1)
+    for iid, node, dep, app, dag, role, cores in (("i1", "n1", "A", "a", "api", "primary", 1.0),
+                                                  ("i2", "n2", "A", "a", "db", "primary", 2.0),
+                                                  ("i3", "n2", "B", "b", "kv", "primary", 1.0),
+                                                  ("i4", "n3", "A", "a", "db", "backup", 1.0)):
+        meta.instances[iid] = agg.InstanceMeta(iid, node, dep, app, dag, "svc", role, 0, 0 if role == "primary" else 1,
+                                               reserved_cores=cores)
     return meta
 
 
@@ -96,11 +98,14 @@ def test_application_figures_from_its_instances():
     assert a["throughput_rps"] == approx(200.0)  # its entry (api) only: 10 per 50 ms
     assert a["latency"] == {"avg_us": approx(400.0), "p99_us": None, "p99_is_upper_bound": False,
                             "basis": "exec_time_path", "exec_path_us": approx(400.0)}
-    # n1's 50 W all to i1; n2's 90 W shared 2:1 by cpu share between i2 (a) and i3 (b)
-    assert a["power"]["watts"] == approx(110.0) and a["power"]["source"] == "mixed"
+    # attributed as the energy history is (e3.energy.attribution): n1 (idle 0 W) gives its 50 W to i1, whose
+    # 0.5 CPU share is all the node's CPU (0.5); n2's 90 W are 30 W idle, shared 2:1 by i2's and i3's reserved
+    # cores (20 + 10 W), and 60 W dynamic, of which i2 (0.2 CPU) and i3 (0.1) get their part of the node's
+    # 0.5 CPU (24 + 12 W) and the node's own 0.2 keeps 24 W unattributed
+    assert a["power"]["watts"] == approx(50.0 + 20.0 + 24.0) and a["power"]["source"] == "mixed"
     assert a["power"]["sources"] == ["model", "rapl"]
-    assert a["joules_per_request"] == approx(110.0 / 200.0)
-    assert b["power"]["watts"] == approx(30.0) and b["joules_per_request"] == approx(30.0 / 100.0)
+    assert a["joules_per_request"] == approx(94.0 / 200.0)
+    assert b["power"]["watts"] == approx(22.0) and b["joules_per_request"] == approx(22.0 / 100.0)
     assert a["predicted"]["p99_latency_ms"] == 1.5 and a["predicted"]["source"] == "model"
     # n3 (a's backup) never reported: a misses it and says so
     assert (a["complete"], a["nodes_stale"], b["complete"]) == (False, 1, True)
