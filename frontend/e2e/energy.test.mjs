@@ -124,6 +124,9 @@ describe("energy in the UI", () => {
     const own = await backend.api(`/api/v1/applications/${APP}/energy?` + asked.at(-1).searchParams.toString());
     const apiSources = new Set(own.points.flatMap((p) => Object.keys(p.joules_by_source ?? {}).length ? Object.keys(p.joules_by_source) : p.source ? [p.source] : []));
     for (const s of sources) assert.ok(apiSources.has(s), `legend source ${s} not in the API's answer (${[...apiSources]})`);
+    const withData = own.points.filter((p) => p.joules !== null);
+    console.log(`the API's answer: ${withData.length} of ${own.points.length} steps of ${own.step_s} s with data ` +
+                `(${withData.map((p) => `${p.ts.slice(11, 19)} ${p.watts_mean?.toFixed(1)} W ${p.source}`).join(", ")}); drawn: ${steps}`);
     if (sources.includes("model")) assert.match(legend, /model \(not measured\)/);
     await screenshot(page, "energy-application-1h");
 
@@ -135,7 +138,13 @@ describe("energy in the UI", () => {
     assert.ok(Date.parse(q.get("to")) - Date.parse(q.get("from")) <= 15 * 60_000 + 10_000, `from ${q.get("from")} to ${q.get("to")}`);
     assert.equal(await panel.getAttribute("data-step"), "10");
     await page.locator(byId("energy-range-15m") + '[aria-pressed="true"]').waitFor();
-    await page.locator(byId("energy-chart-watts")).waitFor({ timeout: 15_000 });
+    // Over time: three 10 s steps with data (a rollup closes every 10 s; bounded), J/request drawn as a line.
+    const waited = Date.now();
+    await page.locator(`${byId("energy-chart-watts")}:not([data-steps="0"]):not([data-steps="1"]):not([data-steps="2"])`)
+      .waitFor({ timeout: FIRST_ROWS_MS });
+    console.log(`three 10 s steps drawn after another ${((Date.now() - waited) / 1000).toFixed(1)} s (bounded at ${FIRST_ROWS_MS / 1000} s)`);
+    assert.ok((await page.locator(`${byId("energy-chart-joules_per_request")} path.energy-line`).count()) >= 1, "no J/request line");
+    await screenshot(page, "energy-application-15m");
 
     // A backwards custom range: sent as typed; the API's 422 is shown naming its field, and no chart.
     await page.locator(byId("energy-range-custom")).click();
