@@ -14,7 +14,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
 import { startBackend } from "./backend.mjs";
-import { byId, launch, newTestPage, screenshot } from "./browser.mjs";
+import { axeViolations, byId, launch, newTestPage, screenshot } from "./browser.mjs";
 import { KEY, deployKv, startLoad, useRack, waitFor } from "./cluster.mjs";
 
 const RACK = useRack();
@@ -37,7 +37,7 @@ before(async () => {
   const { placed } = await deployKv(backend, CLUSTER, APP, RACK ? { gw: "host", kv: "smartnic" } : {});
   load = startLoad(placed.gw, PAYLOAD, { rate: 500 });
   browser = await launch();
-  page = await newTestPage(browser);
+  page = await newTestPage(browser, { bypassCSP: true }); // axe-core is injected to check the chart's accessibility
 });
 
 after(async () => {
@@ -145,6 +145,8 @@ describe("energy in the UI", () => {
     console.log(`three 10 s steps drawn after another ${((Date.now() - waited) / 1000).toFixed(1)} s (bounded at ${FIRST_ROWS_MS / 1000} s)`);
     assert.ok((await page.locator(`${byId("energy-chart-joules_per_request")} path.energy-line`).count()) >= 1, "no J/request line");
     await screenshot(page, "energy-application-15m");
+    const serious = (await axeViolations(page)).filter((v) => v.impact === "serious" || v.impact === "critical");
+    assert.deepEqual(serious.map((v) => `${v.id}: ${v.help} at ${v.nodes.join(", ")}`), [], "the energy chart's accessibility (axe-core)");
 
     // A backwards custom range: sent as typed; the API's 422 is shown naming its field, and no chart.
     await page.locator(byId("energy-range-custom")).click();
