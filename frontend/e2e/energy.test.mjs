@@ -3,7 +3,7 @@
 // else the local cluster `local` (2 beefy servers on loopback); E3_E2E_CLUSTER=rack|local chooses. The trio
 // application (api_gateway → kvs with a backup) runs under e3-loadgen's steady load. In Debian Chromium a person:
 //  (a) reads the dashboard's cost-efficiency panel: the figures the API answers (the test asks the API itself);
-//  (b) opens the application's page and sees its energy over time with the source of each figure, chooses another
+//  (b) opens the application's page from the dashboard and sees its energy over time with the source of each figure, chooses another
 //      range (the chart asks again, with the new range and step), types a backwards custom range and reads the
 //      API's refusal naming the field; then opens a node's energy from the dashboard;
 //  (c) opens the capacity planner, asks for a plan of the stored application and reads the ranked plans, the same
@@ -109,7 +109,9 @@ describe("energy in the UI", () => {
     page.on("request", (r) => {
       if (r.url().includes(`/api/v1/applications/${APP}/energy`)) asked.push(new URL(r.url()));
     });
-    await page.goto(`${backend.url}/#/applications/${APP}`);
+    // From the dashboard: the application's name links to its page, where its energy is.
+    await page.goto(`${backend.url}/#/clusters/${CLUSTER}/dashboard`);
+    await page.locator(`${byId(`app-row-${APP}`)} ${byId("app-link")}`).click();
     const panel = page.locator(byId("energy-panel"));
     await panel.waitFor();
     // Bounded wait for the first rollups (the page asks again every 10 s): a source in the legend and bars drawn.
