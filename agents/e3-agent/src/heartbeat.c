@@ -78,10 +78,10 @@ static void hb_build(hb_agent *a, hb_record *r) {
     if (a->cfg.power) {
         pwr_sample s;
         char err[PWR_ERRBUF_LEN];
-        r->power_source = pwr_source_of(a->cfg.power);
         double load = a->cfg.power_load ? a->cfg.power_load(a->cfg.hooks_ctx, a->cfg.engine, r->cpu_util) : r->cpu_util;
         if (pwr_read(a->cfg.power, load, &s, err) == PWR_OK) {
             r->power_w = s.watts;
+            r->power_source = s.source; /* the sample's: a RAPL meter may have fallen back to the model */
             r->power_ok = 1;
         }
     }

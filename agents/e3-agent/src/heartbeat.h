@@ -50,7 +50,8 @@ typedef struct hb_record {
     hb_net net;                     /* traffic counters (zero without a net callback) */
     double cpu_util;                /* node CPU utilisation over the last period, 0..1 */
     double power_w;                 /* node power, W (0 if !power_ok) */
-    pwr_source power_source;        /* where power_w came from (0 without a meter) */
+    pwr_source power_source;        /* where power_w came from: the reading's source, not the
+                                     * meter's set-up one (0 without a meter) */
     int power_ok;                   /* 1 if the meter produced power_w */
     size_t n_instances;             /* instances on the engine (may exceed HB_MAX_INSTANCES) */
     eng_inst_stats instances[HB_MAX_INSTANCES]; /* the first min(n, HB_MAX_INSTANCES) */

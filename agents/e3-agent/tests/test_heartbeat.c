@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* heartbeat: with a 10 ms period, batches reach a collecting transport at roughly that rate
- * and carry the engine's counts, the traffic counters and the power source; batching and a
- * refusing transport are counted. */
+ * and carry the engine's counts, the traffic counters and the power source; a RAPL meter whose
+ * counter vanishes gives records with the model's watts labelled model (the reading's source, not
+ * the meter's); batching and a refusing transport are counted. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "heartbeat.h"
@@ -114,6 +117,50 @@ int main(void) {
     CHECK(r->power_w >= 60.0 && r->power_w <= 150.0);
     CHECK(r->cpu_util >= 0.0 && r->cpu_util <= 1.0);
     pthread_mutex_unlock(&c.lock);
+
+    /* a RAPL meter (one package whose counter stands still: 0 W rapl) whose counter vanishes:
+     * records then carry the model's figure labelled model, not 0 W labelled rapl */
+    char root[] = "/tmp/e3agent-hb-powercap-XXXXXX", zone[600], path[700];
+    CHECK(mkdtemp(root));
+    snprintf(zone, sizeof(zone), "%s/intel-rapl:0", root);
+    CHECK(mkdir(zone, 0700) == 0);
+    const char *files[][2] = {{"name", "package-0\n"}, {"energy_uj", "1000\n"}, {"max_energy_range_uj", "262143328850\n"}};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(path, sizeof(path), "%s/%s", zone, files[i][0]);
+        FILE *f = fopen(path, "w");
+        CHECK(f);
+        fputs(files[i][1], f);
+        fclose(f);
+    }
+    pwr_config rc = {.powercap_root = root, .server_type = "Beefy", .idle_w = 60, .peak_w = 150};
+    pwr_meter *rapl = pwr_new(&rc, err);
+    CHECK(rapl && pwr_source_of(rapl) == PWR_SOURCE_RAPL);
+    collector cp = {.seq_ok = 1};
+    pthread_mutex_init(&cp.lock, NULL);
+    cfg.power = rapl;
+    cfg.transport.ctx = &cp;
+    a = hb_start(&cfg, err);
+    CHECK(a);
+    sleep_ms(60);
+    pthread_mutex_lock(&cp.lock);
+    CHECK(cp.records >= 2);
+    CHECK(cp.last.power_ok && cp.last.power_source == PWR_SOURCE_RAPL && cp.last.power_w == 0.0);
+    pthread_mutex_unlock(&cp.lock);
+    snprintf(path, sizeof(path), "%s/energy_uj", zone);
+    CHECK(unlink(path) == 0);
+    sleep_ms(60);
+    hb_stop(a);
+    CHECK(cp.last.power_ok);
+    CHECK_EQ_INT(cp.last.power_source, PWR_SOURCE_MODEL);
+    CHECK(cp.last.power_w >= 60.0 && cp.last.power_w <= 150.0);
+    pwr_free(rapl);
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(path, sizeof(path), "%s/%s", zone, files[i][0]);
+        unlink(path);
+    }
+    rmdir(zone);
+    rmdir(root);
+    cfg.power = pm;
 
     /* batches of 3; the partial last batch is flushed by hb_stop */
     collector c3 = {.seq_ok = 1};

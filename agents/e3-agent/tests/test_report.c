@@ -54,5 +54,18 @@ int main(void) {
     rep_convert(&r, &rec, "node-1", id_of, NULL, &hb);
     CHECK_EQ_INT(hb.instances[0].requests_completed, 0);
     CHECK(hb.instances[0].exec_time_us == 1.5 && hb.instances[0].cpu_share == 0);
+
+    /* the source is the record's (the reading's): rapl, then model when a RAPL meter fell back */
+    rec.timestamp_ns += 50000000ull;
+    rec.power_ok = 1;
+    rec.power_w = 80.0;
+    rec.power_source = PWR_SOURCE_RAPL;
+    rep_convert(&r, &rec, "node-1", id_of, NULL, &hb);
+    CHECK(hb.power_watts == 80.0 && hb.power_source == E3RPC_POWER_RAPL);
+    rec.timestamp_ns += 50000000ull;
+    rec.power_w = 130.0;
+    rec.power_source = PWR_SOURCE_MODEL;
+    rep_convert(&r, &rec, "node-1", id_of, NULL, &hb);
+    CHECK(hb.power_watts == 130.0 && hb.power_source == E3RPC_POWER_MODEL);
     return 0;
 }

@@ -54,6 +54,7 @@ class Stack:
         self.local_cluster: str | None = None  # agents started for it are stopped after the controller
         self.rack: str | None = None  # likewise, the emulated rack (its programs, then its network)
         self.loads: list[LoadRound] = []  # the demo's load generators
+        self.bmc: subprocess.Popen | None = None  # the emulated BMC (E3_EMULATED_BMC)
         self.controller: Child | None = None
         self.children: list[Child] = []  # the API and the worker
 
@@ -63,6 +64,9 @@ class Stack:
         if self.controller is not None:
             self.controller.terminate()
             self.controller.wait()
+        if self.bmc is not None:
+            self.bmc.terminate()
+            self.bmc.wait()
         if self.rack:
             from e3.emulation import rack_cluster
 
@@ -205,6 +209,20 @@ def _start_rack(url: str, token: str, controller: str, servers: int, server_type
     return RACK_CLUSTER
 
 
+def _start_bmc(stack: Stack, url: str, token: str, cluster: str, folder: Path) -> None:
+    """An emulated BMC for the cluster's first server, IPMI first in its power sources; a note if it cannot."""
+    from e3.emulation import emulated_bmc
+    from e3.client.api import Api
+
+    try:
+        stack.bmc, watts = emulated_bmc.start(Api(url, token), cluster, folder)
+    except ClientError as exc:
+        console.print(f"[yellow]no emulated BMC[/yellow]: {exc.message}")
+        return
+    console.print(f"emulated BMC (IPMI over LAN) for the first server of `{cluster}`: its nodes' power is its "
+                  f"reading, split (`ipmi-split`); write watts, or `silent`, into {watts}")
+
+
 def _start_demo(stack: Stack, url: str, token: str, cluster: str, rate: float, logs: Path) -> None:
     """IOT-TS placed by HCM on `cluster`, and its steady load; a note instead if it cannot run."""
     from e3.emulation import demo
@@ -300,6 +318,8 @@ def run_up() -> None:
                 mode = "local"
         if mode == "local":
             cluster = stack.local_cluster = _start_local_cluster(url, token, controller, settings.local_servers)
+        if cluster and settings.emulated_bmc:
+            _start_bmc(stack, url, token, cluster, data_dir / "bmc")
         if cluster and settings.demo_rate > 0:
             _start_demo(stack, url, token, cluster, settings.demo_rate, logs)
         console.print(f"\n[bold green]E3 is up[/bold green] at {url}  (API docs: {url}/docs)")

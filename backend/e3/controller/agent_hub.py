@@ -48,6 +48,9 @@ class TrackedNode:
     bandwidth_mbps: float = 0.0  # its link rate per direction (the starvation detector's "under-utilised")
     token_id: uuid.UUID | None = None  # the agent credential that registered it: its owner
     heard: bool = True  # False for a node taken over from before this controller started, until it registers
+    # (watts, source, valid_until on this clock): a figure the controller measured for the node (its share
+    # of the server's IPMI reading, controller.power_readings) that replaces the agent's until valid_until
+    power_override: tuple[float, str, float] | None = None
 
     def run_by(self, credential: AgentCredential, agent_id: str) -> bool:
         return self.agent_id == agent_id and self.token_id == credential.token_id

@@ -157,8 +157,14 @@ def accept(self, agent_id, heartbeats, token_id=None):
             for inst in instances:
                 parts.append(instance_json(ids.get(inst.instance_id) or self._instance_id(inst.instance_id), inst))
             used = [(i.instance_id, i.requests_completed, i.cpu_share) for i in instances]
+        override = entry.tracked.power_override  # the controller's own measurement, while fresh
+        if override is not None and override[2] <= now:
+            override = None
         if entry.energy is not None:
-            entry.energy.add(ts / _NS, n_power_watts, _SOURCE_NAMES[n_power_source], n_cpu_util, used)
+            if override is None:
+                entry.energy.add(ts / _NS, n_power_watts, _SOURCE_NAMES[n_power_source], n_cpu_util, used)
+            else:
+                entry.energy.add(ts / _NS, override[0], override[1], n_cpu_util, used)
         entry.tracked.last_seen = now
         second, micros = divmod(ts // 1000, 1_000_000)
         if second != last_second:
@@ -168,6 +174,8 @@ def accept(self, agent_id, heartbeats, token_id=None):
         t = f"{second_text}.{micros:06d}+00:00"
         inst = "[" + ", ".join(parts) + "]"
         @NODE_TEXT@
+        if override is not None:
+            n_power_watts, n_power_source = repr(override[0]), override[1]
         copy.append(f"{entry.copy_prefix}{t}\t@COPY_FIELDS@\t"
                     f"{inst.replace(chr(92), chr(92) * 2) if chr(92) in inst else inst}\n")
         hset.append(f"{entry.hset_prefix}$2\r\nts\r\n$32\r\n{t}\r\n@HSET_FIELDS@"

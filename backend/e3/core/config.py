@@ -69,6 +69,8 @@ class Settings(BaseSettings):
     rack_type: Literal["type1-smartnic", "type2-smartnic"] = Field(default="type1-smartnic", alias="E3_RACK_TYPE")
     local_servers: int = Field(default=2, alias="E3_LOCAL_SERVERS", ge=0, le=64)
     demo_rate: float = Field(default=200.0, alias="E3_DEMO_RATE", ge=0)  # requests/s of the demo's load (0: none)
+    # the cluster's first server gets an emulated BMC and IPMI comes first (e3/emulation/emulated_bmc.py)
+    emulated_bmc: bool = Field(default=False, alias="E3_EMULATED_BMC")
     # The API under load (docs/reliability.md, "API under concurrency and load"). api_db_connections is the
     # request pool's size and so the number of requests served at once (e3/api/admission.py derives the
     # thread limit from it); up to api_queue more wait at most api_queue_wait_s for one, any beyond get a 503.

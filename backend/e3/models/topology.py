@@ -6,6 +6,7 @@ A server is the fault domain of all its computing nodes (they share its power su
 import uuid
 
 from sqlalchemy import Float, ForeignKey, Index, Integer, String, UniqueConstraint
+from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from e3.models.base import Base, Timestamps, UuidPk
@@ -17,6 +18,8 @@ NODE_STATES = ("up", "suspect", "down")
 class Cluster(UuidPk, Timestamps, Base):
     __tablename__ = "clusters"
     name: Mapped[str] = mapped_column(String(63), unique=True)
+    # power sources: precedence and each server's BMC (schemas.power_config; None: the agents' own figures)
+    power: Mapped[dict | None] = mapped_column(JSONB)
     racks: Mapped[list["Rack"]] = relationship(back_populates="cluster", order_by="Rack.index",
                                                cascade="all, delete-orphan", passive_deletes=True)
 

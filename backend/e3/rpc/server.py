@@ -15,6 +15,7 @@ from e3.rpc.pb import agent_pb2, agent_pb2_grpc
 from e3.rpc.servicer import AgentServicer
 from e3.controller.agent_hub import AgentHub
 from e3.controller.orchestrator import DataplaneOrchestrator
+from e3.controller.power_readings import PowerReadings
 
 log = logging.getLogger(__name__)
 SERVICE_NAME = agent_pb2.DESCRIPTOR.services_by_name["AgentService"].full_name
@@ -68,6 +69,7 @@ class Controller:
         resume_grace_s = None if settings.resume_grace_ms is None else settings.resume_grace_ms / 1000
         self.hub = AgentHub(policy_from(settings), settings.redis_url, orchestrator=orchestrator,
                             resume_grace_s=resume_grace_s)
+        self.power = PowerReadings(self.hub.nodes, self.hub.clock)
         self.health = health.aio.HealthServicer()
         # Small HTTP/2 receive windows: when heartbeat intake falls behind, gRPC flow control pushes
         # back on the agents within ~16 KB a stream, instead of megabytes (seconds of heartbeats)
@@ -92,6 +94,7 @@ class Controller:
                 raise RuntimeError(f"cannot listen on {address}")
             self.port = bound
         await self.hub.start()
+        await self.power.start()
         await self.server.start()
         for name in ("", SERVICE_NAME):
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
@@ -99,6 +102,7 @@ class Controller:
 
     async def stop(self, grace_s: float = 5.0) -> None:
         await self.health.enter_graceful_shutdown()
+        await self.power.stop()
         await self.hub.stop()  # ends command streams, writes buffered heartbeats
         await self.server.stop(grace_s)
 

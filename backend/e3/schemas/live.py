@@ -7,7 +7,7 @@ from pydantic import BaseModel, Field, create_model
 from e3.heartbeat_record import INSTANCE_FIELDS, NODE_FIELDS
 from e3.schemas.record_fields import live_instance_fields, live_node_fields
 
-PowerSource = Literal["rapl", "ipmi", "model"]
+PowerSource = Literal["rapl", "ipmi", "ipmi-split", "model"]
 
 
 class LivePower(BaseModel):
@@ -53,7 +53,7 @@ class LiveInstance(BaseModel):
 
 class LiveAggregatePower(BaseModel):
     watts: float | None
-    source: Literal["rapl", "ipmi", "model", "mixed"] | None
+    source: Literal["rapl", "ipmi", "ipmi-split", "model", "mixed"] | None
     sources: list[PowerSource]
 
 

@@ -387,6 +387,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/clusters/{name}/power": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Cluster Power
+         * @description The cluster's power sources: their precedence and each server's BMC (no credentials: a file's path).
+         */
+        get: operations["get_cluster_power"];
+        /**
+         * Put Cluster Power
+         * @description Set the cluster's power sources; with ipmi first, the controller polls the BMCs (docs/energy.md).
+         */
+        put: operations["put_cluster_power"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/cost-efficiency": {
         parameters: {
             query?: never;
@@ -1076,6 +1100,35 @@ export interface components {
              * @description Items in the whole collection, across pages
              */
             total: number;
+        };
+        /**
+         * BmcModel
+         * @description Where one server's BMC is and how E3 reaches it.
+         */
+        BmcModel: {
+            /**
+             * Address
+             * @description the BMC's IP address or host name (lanplus)
+             */
+            address?: string | null;
+            /**
+             * Credentials File
+             * @description absolute path, on the controller's host, of a file (mode 600) holding the BMC user on its first line and the password on its second (lanplus)
+             */
+            credentials_file?: string | null;
+            /**
+             * Interface
+             * @description lanplus: IPMI 2.0 RMCP+ over the network (out-of-band); open: /dev/ipmi0 of the controller's own host (in-band)
+             * @default lanplus
+             * @enum {string}
+             */
+            interface: "lanplus" | "open";
+            /**
+             * Port
+             * @description the BMC's UDP port (lanplus)
+             * @default 623
+             */
+            port: number;
         };
         /** CapexPartPublic */
         CapexPartPublic: {
@@ -2014,9 +2067,9 @@ export interface components {
         /** LiveAggregatePower */
         LiveAggregatePower: {
             /** Source */
-            source: ("rapl" | "ipmi" | "model" | "mixed") | null;
+            source: ("rapl" | "ipmi" | "ipmi-split" | "model" | "mixed") | null;
             /** Sources */
-            sources: ("rapl" | "ipmi" | "model")[];
+            sources: ("rapl" | "ipmi" | "ipmi-split" | "model")[];
             /** Watts */
             watts: number | null;
         };
@@ -2223,7 +2276,7 @@ export interface components {
              * Source
              * @enum {string}
              */
-            source: "rapl" | "ipmi" | "model";
+            source: "rapl" | "ipmi" | "ipmi-split" | "model";
             /** Watts */
             watts: number;
         };
@@ -2976,6 +3029,30 @@ export interface components {
             source: string | null;
             /** Watts */
             watts: number | null;
+        };
+        /** PowerConfigPublic */
+        PowerConfigPublic: {
+            /**
+             * Bmcs
+             * @description each server's BMC, by server name
+             */
+            bmcs?: {
+                [key: string]: components["schemas"]["BmcModel"];
+            };
+            /**
+             * Polled
+             * @description the controller polls the BMCs (ipmi in the precedence)
+             */
+            polled: boolean;
+            /**
+             * Precedence
+             * @description power sources, best first: ipmi first or not at all
+             * @default [
+             *       "rapl",
+             *       "model"
+             *     ]
+             */
+            precedence: ("ipmi" | "rapl" | "model")[];
         };
         /** PreviewResult */
         PreviewResult: {
@@ -5927,6 +6004,236 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NodesPublic"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Precondition Failed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_cluster_power: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PowerConfigPublic"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Precondition Failed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    put_cluster_power: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        /** @description Power sources: precedence and each server's BMC (PowerConfig) */
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+                "application/yaml": string;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PowerConfigPublic"];
                 };
             };
             /** @description Bad Request */

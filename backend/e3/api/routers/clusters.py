@@ -6,7 +6,7 @@ from fastapi import APIRouter, Query, Request, Response, status
 from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session
 
-from e3.api.deps import BodyDep, PageDep, ReadDep, SessionDep, WriteDep
+from e3.api.deps import AdminDep, BodyDep, PageDep, ReadDep, SessionDep, WriteDep
 from e3.api.openapi import document_body
 from e3.core.config import get_settings
 from e3.core.security import Actor
@@ -14,7 +14,8 @@ from e3.core.task_queue import BUILD_CLUSTER, enqueue_after_commit
 from e3.schemas.cluster import ClusterAccepted, ClusterDetail, ClusterPublic, ClustersPublic, NodesPublic
 from e3.schemas.cluster_spec import ClusterSpec, validate_cluster
 from e3.schemas.layout import ClusterLayout
-from e3.services import cluster_jobs, clusters
+from e3.schemas.power_config import PowerConfigPublic
+from e3.services import cluster_jobs, clusters, power_config
 from e3.services.cluster_layout import cluster_layout
 from e3.schemas.documents import parse_document
 
@@ -69,6 +70,19 @@ def get_cluster(name: str, session: SessionDep, actor: ReadDep) -> dict:
 def get_cluster_layout(name: str, session: SessionDep, actor: ReadDep) -> dict:
     """The topology and every placed instance, in columns, for the placement view."""
     return cluster_layout(session, name)
+
+
+@router.get("/{name}/power", response_model=PowerConfigPublic)
+def get_cluster_power(name: str, session: SessionDep, actor: ReadDep) -> dict:
+    """The cluster's power sources: their precedence and each server's BMC (no credentials: a file's path)."""
+    return power_config.get_power(session, name)
+
+
+@router.put("/{name}/power", response_model=PowerConfigPublic,
+            openapi_extra=document_body("Power sources: precedence and each server's BMC (PowerConfig)"))
+def put_cluster_power(name: str, request: Request, raw_body: BodyDep, session: SessionDep, actor: AdminDep) -> dict:
+    """Set the cluster's power sources; with ipmi first, the controller polls the BMCs (docs/energy.md)."""
+    return power_config.set_power(session, name, parse_document(raw_body, request.headers.get("content-type")))
 
 
 @router.get("/{name}/nodes", response_model=NodesPublic)
