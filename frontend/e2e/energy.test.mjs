@@ -1,11 +1,14 @@
 // End to end, issue 20's UI, against `e3 up` with a cluster of real agents: the emulated rack `rack` (2
 // type1-smartnic servers: an e3-agent per host, an e3-nic per SmartNIC) where network namespaces work (root),
-// else the local cluster `local` (2 beefy servers on loopback); E3_E2E_CLUSTER=rack|local chooses. The trio
-// application (api_gateway → kvs with a backup) runs under e3-loadgen's steady load. In Debian Chromium a person:
+// else the local cluster `local` (2 beefy servers on loopback); E3_E2E_CLUSTER=rack|local chooses. The first
+// server's power comes from an emulated BMC over IPMI LAN (E3_EMULATED_BMC: its nodes `ipmi-split`), the other's
+// from the model. The trio application (api_gateway → kvs with a backup) runs under e3-loadgen's steady load.
+// In Debian Chromium a person:
 //  (a) reads the dashboard's cost-efficiency panel: the figures the API answers (the test asks the API itself);
-//  (b) opens the application's page from the dashboard and sees its energy over time with the source of each figure, chooses another
-//      range (the chart asks again, with the new range and step), types a backwards custom range and reads the
-//      API's refusal naming the field; then opens a node's energy from the dashboard;
+//  (b) opens the application's page from the dashboard and sees its energy over time with the source of each
+//      figure, chooses another range (the chart asks again, with the new range and step), reads the measured part solid and the model's
+//      hatched, "not measured"; types a backwards custom range and reads the API's refusal naming the field; then
+//      opens the BMC's node's energy from its card on the dashboard (IPMI-SPLIT, measured);
 //  (c) opens the capacity planner, asks for a plan of the stored application and reads the ranked plans, the same
 //      the API ranks; a load of 0 is refused naming the field.
 // Waits are bounded: history rollups close every 10 s, so the first rows are waited for up to 60 s.
@@ -31,7 +34,8 @@ let page;
 let historyApi = false; // whether this build serves the energy history (GET /applications/{name}/energy)
 
 before(async () => {
-  backend = await startBackend(RACK ? { rackServers: 2 } : { localServers: 2 });
+  // The first server's power from an emulated BMC (its nodes: ipmi-split, measured), the other's from the model.
+  backend = await startBackend({ ...(RACK ? { rackServers: 2 } : { localServers: 2 }), emulatedBmc: true });
   const spec = await (await fetch(`${backend.url}/openapi.json`)).json();
   historyApi = "/api/v1/applications/{name}/energy" in spec.paths;
   const { placed } = await deployKv(backend, CLUSTER, APP, RACK ? { gw: "host", kv: "smartnic" } : {});
@@ -146,6 +150,22 @@ describe("energy in the UI", () => {
       .waitFor({ timeout: FIRST_ROWS_MS });
     console.log(`three 10 s steps drawn after another ${((Date.now() - waited) / 1000).toFixed(1)} s (bounded at ${FIRST_ROWS_MS / 1000} s)`);
     assert.ok((await page.locator(`${byId("energy-chart-joules_per_request")} path.energy-line`).count()) >= 1, "no J/request line");
+    // Measured and modelled apart: the kvs primary and its backup run on different servers, one measured by the
+    // BMC (ipmi-split), one modelled; once both have closed rollups (bounded), the chart stacks them, the model's
+    // bars hatched and called not measured, the measured ones solid.
+    await page.locator(`${byId("energy-legend-source")}[data-source="ipmi-split"]`).waitFor({ timeout: FIRST_ROWS_MS });
+    await page.locator(`${byId("energy-legend-source")}[data-source="model"]`).waitFor({ timeout: FIRST_ROWS_MS });
+    const legend15 = await page.locator(byId("energy-legend")).innerText();
+    assert.match(legend15, /IPMI, a server's reading split to its nodes \(measured\)/);
+    assert.match(legend15, /model \(not measured\)/);
+    const fills = await page.locator(`${byId("energy-chart-watts")} rect.energy-bar`).evaluateAll((rects) =>
+      rects.map((r) => ({ source: r.getAttribute("data-source"), fill: getComputedStyle(r).fill })));
+    const model = fills.filter((f) => f.source === "model");
+    const measured = fills.filter((f) => f.source === "ipmi-split");
+    assert.ok(model.length > 0 && measured.length > 0, `bars: ${JSON.stringify(fills.slice(-6))}`);
+    for (const f of model) assert.match(f.fill, /^url\(/, "a model bar not hatched");
+    for (const f of measured) assert.match(f.fill, /^rgb/, "a measured bar not solid");
+    console.log(`bars: ${measured.length} measured (ipmi-split) parts solid ${measured[0].fill}, ${model.length} model parts hatched`);
     await screenshot(page, "energy-application-15m");
     const serious = (await axeViolations(page)).filter((v) => v.impact === "serious" || v.impact === "critical");
     assert.deepEqual(serious.map((v) => `${v.id}: ${v.help} at ${v.nodes.join(", ")}`), [], "the energy chart's accessibility (axe-core)");
@@ -163,12 +183,17 @@ describe("energy in the UI", () => {
     await screenshot(page, "energy-application-refused");
     console.log(`refusal shown: ${text.replace(/\n/g, " / ")}`);
 
-    // A node's energy, from its card on the dashboard.
+    // The BMC's node: its card's power badge says IPMI-SPLIT, drawn as measured; its name opens its energy, all
+    // of it measured.
     await page.goto(`${backend.url}/#/clusters/${CLUSTER}/dashboard`);
-    const link = page.locator(byId("node-energy-link")).first();
-    await link.click();
+    const card = page.locator('article.dash-node', { has: page.locator(`${byId("power-source")}[data-source="ipmi-split"]`) }).first();
+    await card.waitFor();
+    assert.match(await card.locator(byId("power-source")).getAttribute("class"), /dash-source-measured/);
+    const nodeName = await card.locator(byId("node-energy-link")).innerText();
+    await card.locator(byId("node-energy-link")).click();
     await page.locator(byId("node-energy-page")).waitFor();
-    await page.locator(`${byId("node-energy-page")} ${byId("energy-legend-source")}`).first().waitFor({ timeout: FIRST_ROWS_MS });
+    await page.locator(`${byId("node-energy-page")} ${byId("energy-legend-source")}[data-source="ipmi-split"]`).waitFor({ timeout: FIRST_ROWS_MS });
+    console.log(`node ${nodeName}: ${await page.locator(byId("energy-legend")).innerText()}`);
     await page.locator(byId("energy-range-15m")).click();
     await page.locator(`${byId("energy-panel")}[data-step="10"] ${byId("energy-chart-watts")}`).waitFor({ timeout: 15_000 });
     await screenshot(page, "energy-node");
