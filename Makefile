@@ -13,8 +13,9 @@ DATAPLANE_ARGS ?=
 RACK_ARGS ?=
 ORCHESTRATOR_ARGS ?=
 API_ARGS ?=
+METRICS_ARGS ?=
 
-.PHONY: system-deps system-deps-test chaos fuzz bench bench-api bench-placement bench-ingest bench-agent bench-orchestrator bench-orchestrator-rack bench-dataplane up test test-backend test-frontend test-e2e test-compose test-agents agents backend frontend lock clean distclean help
+.PHONY: system-deps system-deps-test chaos fuzz bench bench-api bench-metrics bench-placement bench-ingest bench-agent bench-orchestrator bench-orchestrator-rack bench-dataplane up test test-backend test-frontend test-e2e test-compose test-agents agents backend frontend lock clean distclean help
 
 help:
 	@echo "make up      run the control plane (embedded Postgres/Redis unless DATABASE_URL/REDIS_URL are set)"
@@ -22,7 +23,8 @@ help:
 	@echo "make chaos   the fault-injection suite alone (part of make test), printing recovery times"
 	@echo "make bench   run the benchmarks (figures and ratios): placement (BENCH_ARGS=\"--servers 100,1000\"),"
 	@echo "             heartbeat ingest (INGEST_ARGS=\"--servers 100\"), agent overhead (AGENT_ARGS=\"--seconds 10\"),"
-	@echo "             orchestrator decision latency (ORCHESTRATOR_ARGS=\"--servers 1000\")"
+	@echo "             orchestrator decision latency (ORCHESTRATOR_ARGS=\"--servers 1000\"), GET /metrics with 5,000"
+	@echo "             nodes and 20,000 instances reporting (METRICS_ARGS=\"--requests 200\")"
 	@echo "make bench-api  REST API under load: read p99 at 200 req/s, 503 refusals at 400 req/s, hangs with"
 	@echo "             1,000 requests in flight (API_ARGS=\"--seconds 10 --in-flight 1000\"); not in make bench"
 	@echo "make bench-dataplane  (root) packets/s through e3-nic beside raw af_packet, memif messages/s"
@@ -47,7 +49,7 @@ system-deps:
 system-deps-test:
 	@bash scripts/install-system-deps test
 
-bench: bench-placement bench-ingest bench-agent bench-orchestrator
+bench: bench-placement bench-ingest bench-agent bench-orchestrator bench-metrics
 
 bench-placement: backend
 	$(E3) bench placement $(BENCH_ARGS)
@@ -63,6 +65,9 @@ bench-orchestrator: backend
 
 bench-api: backend
 	$(E3) bench api $(API_ARGS)
+
+bench-metrics: backend
+	$(E3) bench metrics $(METRICS_ARGS)
 
 # Root only (an emulated rack per section), so not part of `make bench`.
 bench-orchestrator-rack: backend agents

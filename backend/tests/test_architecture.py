@@ -19,6 +19,8 @@ FORBIDDEN = {
     "e3.placement": ["e3.models", "e3.core.db", "e3.services", "e3.api", "sqlalchemy", "fastapi"],
     "e3.orchestrator": ["e3.models", "e3.core.db", "e3.services", "e3.api", "sqlalchemy", "fastapi"],
     "e3.energy": ["e3.models", "e3.core.db", "e3.services", "e3.api", "sqlalchemy", "fastapi"],
+    "e3.metrics": ["e3.models", "e3.core.db", "e3.services", "e3.api", "e3.controller", "sqlalchemy", "fastapi",
+                   "redis"],
     # one heartbeat record for every layer, the pure ones included: it imports nothing of them
     "e3.heartbeat_record": ["e3", "sqlalchemy", "fastapi", "pydantic"],
     "e3.live": ["e3.controller", "e3.tasks", "e3.cli", "e3.rpc"],

@@ -14,12 +14,14 @@ import e3
 from e3.api.admission import Admission, size_thread_pool
 from e3.api.docs import install_docs
 from e3.api.errors import install_error_handlers
+from e3.api.http_metrics import HttpDurations
 from e3.api.method_answers import install_method_answers
 from e3.api.middleware import BodyGuard, NulGuard
 from e3.api.openapi import install_openapi
 from e3.api.routers import (applications, audit, clusters, deployments, events, health, jobs, live, local, me,
                             migrations, nodes, orchestrator, placements, templates, tokens)
 from e3.api.routers import cost_efficiency, energy_history, plans
+from e3.api.routers import metrics
 from e3.api.security_headers import SecurityHeaders
 from e3.core.config import get_settings
 from e3.core.processes import die_with_parent
@@ -63,9 +65,12 @@ def create_app() -> FastAPI:
     app.add_middleware(BodyGuard)
     app.add_middleware(NulGuard)
     app.add_middleware(Admission)  # a refusal costs nothing else...
-    app.add_middleware(SecurityHeaders)  # ...and, outermost, every answer (refusals too) carries the headers
+    app.add_middleware(SecurityHeaders)  # ...and every answer (refusals too) carries the headers
+    app.add_middleware(HttpDurations, prefixes=(API_PREFIX,))  # outermost: a refusal's time is counted too
     install_error_handlers(app)
     app.include_router(health.router)
+    app.include_router(metrics.router,  # at /metrics, where Prometheus looks by default
+                       responses={code: ERROR_RESPONSES[code] for code in (401, 403, 503)})
     # Each resource's router straight on the app, not under one /api/v1 router: a request is matched against
     # the routes of each level it passes, twice (FastAPI's routing: found, then dispatched); the extra level
     # cost about a tenth of a cheap read's CPU (docs/reliability.md, "API under concurrency and load").

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 
 from e3.controller.heartbeat_intake import HeartbeatIntake
-from e3.energy.ledger import EnergyLedger
+from e3.energy.ledger import STEP_S, EnergyLedger
 from e3.rpc.pb import agent_pb2
 
 TARGET_US = 2.0
@@ -29,8 +29,8 @@ TARGET_US = 2.0
 class AccountingConfig:
     nodes: int = 1000
     instances: int = 2  # per heartbeat
-    heartbeats_per_node: int = 40  # per round: 2 s of a 50 ms period
-    rounds: int = 7
+    heartbeats_per_node: int = 200  # per round: one 10 s step of a 50 ms period, as the controller closes them
+    rounds: int = 5
 
 
 def _batches(nodes: list[str], instances: int, per_node: int, t0: float) -> list[list]:
@@ -62,7 +62,7 @@ def run_energy_accounting(cfg: AccountingConfig = AccountingConfig(), report=pri
            f"instances each, {cfg.rounds} rounds")
     plain, counted, closing = [], [], []
     for r in range(cfg.rounds):
-        t0 = time.time() - 60 + r * 0.001  # within the intake's accepted ages; a fresh step per round is fine
+        t0 = (time.time() - 60) // STEP_S * STEP_S + 0.001  # one whole step, within the intake's accepted ages
         batches = _batches(texts, cfg.instances, cfg.heartbeats_per_node, t0)
         for ledger in (None, EnergyLedger()):
             intake = _intake(node_ids, ledger, t0 + cfg.heartbeats_per_node * 0.05)

@@ -101,7 +101,7 @@ def register(app: typer.Typer) -> None:
                            workers=workers, instances=instances)
         result = _run(run_ingest, cfg)
         result["energy_accounting"] = energy_accounting.run_energy_accounting(
-            energy_accounting.AccountingConfig(nodes=min(cfg.servers * 5, 5000), instances=instances),
+            energy_accounting.AccountingConfig(nodes=min(cfg.servers * 5, 1000), instances=instances),
             report=lambda text: typer.echo(text, err=True))
         if as_json:
             print(json.dumps(result, indent=1))
@@ -132,6 +132,21 @@ def register(app: typer.Typer) -> None:
         cfg = ApiLoadConfig(seconds=seconds, rate=rate, overload_rate=overload_rate, in_flight=in_flight,
                             hang_s=hang_s, api_env=tuple(tuple(s.split("=", 1)) for s in setting))
         result = _run(run_api_load, cfg)
+        print(json.dumps(result, indent=1) if as_json else render(result))
+
+    @bench_app.command("metrics")
+    def bench_metrics(
+        nodes: int = typer.Option(5000, min=1, max=100_000, help="Computing nodes reporting"),
+        instances: int = typer.Option(20_000, min=0, max=500_000, help="Microservice instances reporting"),
+        requests: int = typer.Option(200, min=1, max=100_000, help="GET /metrics requests timed"),
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON object for the run"),
+    ) -> None:
+        """GET /metrics on a real `e3 api` with the controller's families of a ledger of that size, and what the
+        controller's render of them costs."""
+        from e3.bench.metrics import MetricsBenchConfig, run_metrics_bench
+        from e3.bench.metrics_report import render
+
+        result = _run(run_metrics_bench, MetricsBenchConfig(nodes=nodes, instances=instances, requests=requests))
         print(json.dumps(result, indent=1) if as_json else render(result))
 
     @bench_app.command("dataplane")

@@ -32,9 +32,12 @@ def register(app: typer.Typer) -> None:
         """Serve the REST API, its docs and the UI."""
         import uvicorn
 
+        from e3.api.metrics_directory import per_run_directory
+
         settings = get_settings()
-        uvicorn.run("e3.api.main:app", host=host or settings.api_host, port=port or settings.api_port,
-                    workers=workers or settings.api_workers, log_level="info", proxy_headers=False)
+        with per_run_directory():  # HTTP durations summed over every worker process at /metrics
+            uvicorn.run("e3.api.main:app", host=host or settings.api_host, port=port or settings.api_port,
+                        workers=workers or settings.api_workers, log_level="info", proxy_headers=False)
 
     @app.command()
     def worker(concurrency: int = typer.Option(2, min=1, help="Worker processes")) -> None:

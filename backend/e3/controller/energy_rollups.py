@@ -63,6 +63,12 @@ class EnergyRollups:
             self._hold([self._stored(r) for r in rows])
         return await self._write()
 
+    def counts_requests(self, instance_id: str) -> bool | None:
+        """Whether the instance's requests are its application's (an entry primary); None until it is labelled
+        (its /metrics series say so in their `entry` label)."""
+        labels = self._labels.get(instance_id)
+        return labels.counts_requests if labels else None
+
     def _reserved(self, instance_id: str) -> float | None:
         labels = self._labels.get(instance_id)
         return labels.reserved_cores if labels else None

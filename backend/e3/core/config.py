@@ -45,6 +45,8 @@ class Settings(BaseSettings):
     down_after_ms: int = Field(default=1000, alias="E3_DOWN_AFTER_MS", ge=1)
     # an agent whose connection broke (process killed) is down this long after, unless it comes back
     lost_grace_ms: int = Field(default=250, alias="E3_LOST_GRACE_MS", ge=1)
+    # how often the controller renders its Prometheus families into Redis for /metrics (docs/energy.md)
+    metrics_interval_ms: int = Field(default=5000, alias="E3_METRICS_INTERVAL_MS", ge=100, le=60_000)
     # a starting controller gives the agents of nodes that were up before it this long to register again
     # before it takes the nodes down and fails them over (unset: E3_DOWN_AFTER_MS); `e3 up` sets it
     resume_grace_ms: int | None = Field(default=None, alias="E3_RESUME_GRACE_MS", ge=1)

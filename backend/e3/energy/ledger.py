@@ -82,6 +82,9 @@ class _Step:
         return out
 
 
+_NO_STEP = _Step(float("inf"), 0.0, "")  # holds no time: the first heartbeat looks its step up
+
+
 class NodeTotals:
     """One node: its cumulative totals, and its open steps (add a heartbeat with `add`)."""
 
@@ -93,8 +96,8 @@ class NodeTotals:
         self.watts = 0.0  # the latest heartbeat's
         self._closed: dict[str, float] = {}  # joules by source of the closed steps
         self._closed_heartbeats = 0
-        self._last_t: float | None = None
-        self._step: _Step | None = None  # the step the latest heartbeat fell in (most heartbeats do too)
+        self._last_t = 0.0  # the latest heartbeat's time; 0: none yet
+        self._step = _NO_STEP  # the step the latest heartbeat fell in (most heartbeats do too)
         self._steps: dict[float, _Step] = {}  # open steps by start
         self._step_s, self._max_interval_s = step_s, max_interval_s
 
@@ -118,27 +121,28 @@ class NodeTotals:
     @property
     def source(self) -> str:
         """The latest heartbeat's source ("" before the first)."""
-        return self._step.source if self._step is not None else ""
+        return self._step.source
 
     def add(self, t: float, watts: float, source: str, cpu_utilization: float, instances: Iterable) -> float:
         """Count one heartbeat at `t` (seconds since the epoch) drawing `watts`, from `source`, its node's CPU
         at `cpu_utilization` (0..1); `instances`: (instance id, requests completed, cpu share) of each
         (agent.proto's InstanceStats). Returns the joules it was charged."""
         last = self._last_t
-        if last is None:
-            self._last_t, dt = t, 0.0
-        elif t > last:
-            self._last_t, dt = t, min(t - last, self._max_interval_s)
+        if t > last:
+            self._last_t = t
+            dt = t - last
+            if dt > self._max_interval_s:
+                dt = self._max_interval_s if last else 0.0  # last == 0: the node's first heartbeat
         else:
             dt = 0.0
         step = self._step
-        if step is None or not step.start <= t < step.end:
+        if not step.start <= t < step.end:
             start = t - t % self._step_s
             step = self._steps.get(start)
             if step is None:
                 step = self._steps[start] = _Step(start, self._step_s, source)
             self._step = step
-        if source != step.source:
+        if source is not step.source and source != step.source:
             step.switch(source)
         joules = watts * dt
         step.joules += joules
@@ -162,7 +166,7 @@ class NodeTotals:
         """`step` closes: its figures join the closed totals."""
         del self._steps[step.start]
         if self._step is step:
-            self._step = None
+            self._step = _NO_STEP
         for source, joules in step.by_source.items():
             self._closed[source] = self._closed.get(source, 0.0) + joules
         self._closed_heartbeats += step.heartbeats

@@ -14,6 +14,7 @@ from e3.orchestrator.membership import MembershipPolicy
 from e3.rpc.pb import agent_pb2, agent_pb2_grpc
 from e3.rpc.servicer import AgentServicer
 from e3.controller.agent_hub import AgentHub
+from e3.controller.metrics_export import MetricsExport
 from e3.controller.orchestrator import DataplaneOrchestrator
 from e3.controller.power_readings import PowerReadings
 
@@ -70,6 +71,8 @@ class Controller:
         self.hub = AgentHub(policy_from(settings), settings.redis_url, orchestrator=orchestrator,
                             resume_grace_s=resume_grace_s)
         self.power = PowerReadings(self.hub.nodes, self.hub.clock)
+        self.metrics = MetricsExport(self.hub.energy, self.hub.redis, settings.metrics_interval_ms / 1000,
+                                     counts_requests=self.hub.energy_rollups.counts_requests)
         self.health = health.aio.HealthServicer()
         # Small HTTP/2 receive windows: when heartbeat intake falls behind, gRPC flow control pushes
         # back on the agents within ~16 KB a stream, instead of megabytes (seconds of heartbeats)
@@ -95,6 +98,7 @@ class Controller:
             self.port = bound
         await self.hub.start()
         await self.power.start()
+        self.metrics.start()
         await self.server.start()
         for name in ("", SERVICE_NAME):
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
@@ -103,6 +107,7 @@ class Controller:
     async def stop(self, grace_s: float = 5.0) -> None:
         await self.health.enter_graceful_shutdown()
         await self.power.stop()
+        await self.metrics.stop()
         await self.hub.stop()  # ends command streams, writes buffered heartbeats
         await self.server.stop(grace_s)
 

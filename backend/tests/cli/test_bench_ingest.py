@@ -27,7 +27,7 @@ def test_tiny_run_loses_nothing_and_leaves_nothing_behind():
     assert not left, f"still running: {left}"
     assert not os.path.exists(r["workdir"])
     energy = r["energy_accounting"]  # the intake with and without the energy ledger, on the same heartbeats
-    assert energy["nodes"] == 10 and energy["heartbeats_per_round"] == 10 * 40
+    assert energy["nodes"] == 10 and energy["heartbeats_per_round"] == 10 * 200
     assert energy["accept_with_ledger_us"] > 0 and energy["close_us"] > 0
     assert energy["total_us"] == round(energy["ledger_add_us"] + energy["close_us"], 3) and energy["target_us"] == 2.0
 

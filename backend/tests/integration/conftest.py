@@ -17,7 +17,13 @@ from e3.emulation.rack_plan import plan_rack
 
 
 @pytest.fixture
-def controller(backing_services):
+def controller_env() -> dict:
+    """More environment for the controller (a test overrides it, e.g. with a shorter export interval)."""
+    return {}
+
+
+@pytest.fixture
+def controller(backing_services, controller_env):
     """A real `e3 controller` process; `restart()` stops it and starts a new one on the same port."""
     if not AGENT.is_file():
         pytest.fail(f"{AGENT} is missing: `make test` builds it (make agents)")
@@ -28,7 +34,7 @@ def controller(backing_services):
 
         def start(self):
             self.proc = start_process(["controller", "--port", str(port)], backing_services, "controller.log",
-                                      lambda log: b"controller listening" in log)
+                                      lambda log: b"controller listening" in log, **controller_env)
 
         def restart(self):
             stop_process(self.proc)

@@ -103,6 +103,17 @@ def test_a_request_reaches_a_kvs_on_the_emulated_nic_through_the_tor(client, wor
                           timeout=10, what="the NIC's heartbeats")
         assert node["telemetry"]["power"]["source"] == "model"
         assert node["telemetry"]["power"]["watts"] > 0
+
+        # the energy history: the controller closes each 10 s step 2 s after it ends and stores it
+        def history():
+            answer = client.get("/api/v1/applications/nic-kv/energy", params={"step": 60}).json()
+            return answer if (answer["totals"]["requests"] or 0) >= 2 else None
+
+        energy = wait_until(history, timeout=30, what="the application's energy history")
+        assert energy["totals"]["joules"] > 0 and energy["totals"]["sources"] == ["model"]
+        assert energy["totals"]["joules_per_request"] > 0
+        nic_energy = client.get(f"/api/v1/nodes/{kv['node_id']}/energy", params={"step": 60}).json()
+        assert nic_energy["totals"]["joules"] >= energy["totals"]["joules"]  # the kvs's share of its NIC's
     finally:
         proc.terminate()
         try:

@@ -107,27 +107,33 @@ def test_stored_rows_hold_the_heartbeats_energy_attributed_to_labelled_instances
     assert ledger.instances[gw].labels[1:] == ("metered", "gw")
 
 
-def test_a_late_heartbeat_is_added_to_its_steps_stored_row(controller, stub, agent_token, lab):
-    agent = "late-agent"
-    node_id = register(stub, agent_token, lab[0]["name"], agent, "lab")
-    start = (time.time() // STEP_S - 3) * STEP_S
-    stream(stub, agent_token, agent, [beat(node_id, start + 1, 10.0, []), beat(node_id, start + 1.5, 10.0, [])])
-    close_steps(controller)
-    (first,) = [r for r in rows() if r["instance_id"] is None]
-    assert first["joules"] == pytest.approx(5.0) and first["heartbeats"] == 2
-    # a heartbeat of the same step, arriving after it was stored, with another source
-    stream(stub, agent_token, agent, [beat(node_id, start + 1.6, 20.0, [], source=agent_pb2.POWER_SOURCE_RAPL)])
+def one_node(stub, token, lab, agent):
+    """A registered node of `lab`, its agent, and a step start 30 s ago."""
+    return register(stub, token, lab[0]["name"], agent, "lab"), (time.time() // STEP_S - 3) * STEP_S
+
+
+def node_row_after(controller, stub, token, agent, beats):
+    """Stream `beats`, close every step, and return the one node row stored."""
+    stream(stub, token, agent, beats)
     close_steps(controller)
     (row,) = [r for r in rows() if r["instance_id"] is None]
+    return row
+
+
+def test_a_late_heartbeat_is_added_to_its_steps_stored_row(controller, stub, agent_token, lab):
+    node_id, start = one_node(stub, agent_token, lab, "late-agent")
+    first = node_row_after(controller, stub, agent_token, "late-agent",
+                           [beat(node_id, start + 1, 10.0, []), beat(node_id, start + 1.5, 10.0, [])])
+    assert first["joules"] == pytest.approx(5.0) and first["heartbeats"] == 2
+    # a heartbeat of the same step, arriving after it was stored, with another source
+    row = node_row_after(controller, stub, agent_token, "late-agent",
+                         [beat(node_id, start + 1.6, 20.0, [], source=agent_pb2.POWER_SOURCE_RAPL)])
     assert row["joules"] == pytest.approx(5.0 + 20.0 * 0.1)
     assert (row["heartbeats"], row["watts_max"], row["source"]) == (3, 20.0, "mixed")
 
 
 def test_a_long_silence_is_charged_at_most_the_interval_cap(controller, stub, agent_token, lab):
-    agent = "gap-agent"
-    node_id = register(stub, agent_token, lab[0]["name"], agent, "lab")
-    start = (time.time() // STEP_S - 3) * STEP_S
-    stream(stub, agent_token, agent, [beat(node_id, start + 1, 10.0, []), beat(node_id, start + 8, 50.0, [])])
-    close_steps(controller)
-    (row,) = [r for r in rows() if r["instance_id"] is None]
+    node_id, start = one_node(stub, agent_token, lab, "gap-agent")
+    row = node_row_after(controller, stub, agent_token, "gap-agent",
+                         [beat(node_id, start + 1, 10.0, []), beat(node_id, start + 8, 50.0, [])])
     assert row["joules"] == pytest.approx(50.0 * MAX_INTERVAL_S)

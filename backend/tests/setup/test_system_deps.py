@@ -94,6 +94,7 @@ def test_the_list_holds_every_tool_the_makefile_and_the_backend_run():
     missing = sorted(tool for tool in tools if f"cmd:{tool}" not in probes)
     assert not missing, f"the Makefile or backend run {missing}: add them to scripts/install-system-deps"
     assert "file:/usr/bin/chromium" in probes, "the e2e tests drive /usr/bin/chromium"
+    assert "cmd:prometheus" in probes, "tests/integration/test_prometheus_scrape.py runs a real Prometheus"
 
 
 def test_the_extractors_see_what_they_should():

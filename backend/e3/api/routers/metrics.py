@@ -1,0 +1,56 @@
+"""GET /metrics: Prometheus' exposition format, the controller's families and the API's own (docs/energy.md,
+"Prometheus metrics"). It needs a `read` token, as telemetry does (docs/security.md, "Web-facing hardening").
+
+A client that accepts gzip (Prometheus does) gets the controller's part as the controller compressed it,
+joined to the API's (e3.metrics.gzip_join); any other gets plain text."""
+
+import logging
+from functools import cache
+
+import redis
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
+
+from e3.api import http_metrics
+from e3.api.deps import ReadDep
+from e3.core.config import get_settings
+from e3.core.errors import ServiceUnavailable
+from e3.metrics import CONTROLLER_KEY
+from e3.metrics.gzip_join import DeflatePart, deflate_part, gzip_joined, inflate
+
+log = logging.getLogger(__name__)
+router = APIRouter(tags=["metrics"])
+_NOTHING = deflate_part(b"")  # no controller keeps its figures in Redis (none runs, or it stopped)
+
+
+@cache
+def _redis(url: str) -> redis.Redis:
+    return redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
+
+
+def accepts_gzip(accept_encoding: str) -> bool:
+    for item in accept_encoding.split(","):
+        coding, _, params = item.strip().partition(";")
+        if coding.strip().lower() in ("gzip", "*"):
+            return params.replace(" ", "").lower() not in ("q=0", "q=0.0", "q=0.00", "q=0.000")
+    return False
+
+
+@router.get("/metrics", response_class=Response,
+            responses={200: {"content": {CONTENT_TYPE_PLAIN_0_0_4: {}}, "description": "The exposition text"}})
+def get_metrics(request: Request, _: ReadDep) -> Response:
+    """Prometheus metrics: node and instance energy, requests, heartbeats, placement and HTTP durations."""
+    try:
+        stored = _redis(get_settings().redis_url).hmget(CONTROLLER_KEY, DeflatePart.FIELDS)
+    except redis.RedisError:
+        # a scrape without the controller's half would read as its nodes gone: failing it shows up as `up` 0
+        log.warning("/metrics: reading the controller's families from Redis failed", exc_info=True)
+        raise ServiceUnavailable("Redis is not reachable: the controller's figures cannot be read") from None
+    controller = DeflatePart.from_fields(stored) or _NOTHING
+    own = http_metrics.render()
+    headers = {"Vary": "Accept-Encoding"}
+    if accepts_gzip(request.headers.get("accept-encoding", "")):
+        return Response(gzip_joined(controller, own), media_type=CONTENT_TYPE_PLAIN_0_0_4,
+                        headers=headers | {"Content-Encoding": "gzip"})
+    return Response(inflate(controller) + own, media_type=CONTENT_TYPE_PLAIN_0_0_4, headers=headers)
