@@ -58,10 +58,11 @@ function shownNumber(text) {
   return Number(m[1].replaceAll(",", "")) * scale;
 }
 
-/** `shown` is `value` to the three significant digits the UI shows. */
+/** Whether `shown` is `value` to the three significant digits the UI shows. */
+const isFigure = (shown, value) => Math.abs(shownNumber(shown) - value) <= Math.abs(value) * 0.006 + 1e-9;
+
 function sameFigure(shown, value, what) {
-  const got = shownNumber(shown);
-  assert.ok(Math.abs(got - value) <= Math.abs(value) * 0.006 + 1e-9, `${what}: shown "${shown}", API ${value}`);
+  assert.ok(isFigure(shown, value), `${what}: shown "${shown}", API ${value}`);
 }
 
 describe("energy in the UI", () => {
@@ -90,8 +91,13 @@ describe("energy in the UI", () => {
     const last = page.waitForResponse((r) => r.url().includes("/cost-efficiency") && r.ok(), { timeout: 15_000 });
     const shownAnswer = await (await last).json();
     const again = await backend.api(`/api/v1/clusters/${CLUSTER}/cost-efficiency?years=5`);
-    await page.waitForTimeout(300); // React renders the answer
-    const rows = await page.locator(byId("cost-rpusd")).allInnerTexts();
+    // React renders the answer a moment after it arrives
+    const rowsOf = () => page.locator(byId("cost-rpusd")).allInnerTexts();
+    await waitFor(async () => {
+      const shown = await rowsOf();
+      return shown.length === shownAnswer.points.length && shown.every((t, i) => isFigure(t, shownAnswer.points[i].requests_per_usd));
+    }, "the table showing the page's last answer", 5_000).catch(() => undefined); // a mismatch is reported below
+    const rows = await rowsOf();
     assert.equal(rows.length, shownAnswer.points.length);
     shownAnswer.points.forEach((p, i) => sameFigure(rows[i], p.requests_per_usd, `requests per $ after ${p.years} years`));
     again.points.forEach((p, i) => {
@@ -142,7 +148,7 @@ describe("energy in the UI", () => {
     await waitFor(() => asked.length > before && asked.at(-1).searchParams.get("step") === "10", "a request for the last 15 min", 10_000);
     const q = asked.at(-1).searchParams;
     assert.ok(Date.parse(q.get("to")) - Date.parse(q.get("from")) <= 15 * 60_000 + 10_000, `from ${q.get("from")} to ${q.get("to")}`);
-    assert.equal(await panel.getAttribute("data-step"), "10");
+    await page.locator(`${byId("energy-panel")}[data-step="10"]`).waitFor({ timeout: 5_000 }); // rendered a moment after it asks
     await page.locator(byId("energy-range-15m") + '[aria-pressed="true"]').waitFor();
     // Over time: three 10 s steps with data (a rollup closes every 10 s; bounded), J/request drawn as a line.
     const waited = Date.now();
