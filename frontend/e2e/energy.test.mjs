@@ -24,6 +24,10 @@ const RACK = useRack();
 const CLUSTER = RACK ? "rack" : "local";
 const APP = "e2e-energy";
 const PAYLOAD = `${KEY} client-1\\nPUT k{seq} v`;
+/** The planner's custom server type, as typed in its row and as the API takes it. */
+const CUSTOM_FORM = { name: "cheap-host", costUsd: "2000", idleWatts: "60", peakWatts: "150", hostCores: "16", smartnics: "0" };
+const CUSTOM_TYPE = { name: "cheap-host", cost_usd: 2000, idle_watts: 60, peak_watts: 150, host_cores: 16, host_core_class: "beefy",
+                      smartnics: 0 };
 /** The first history rows come once a 10 s rollup has closed after the load began: at most this long. */
 const FIRST_ROWS_MS = 60_000;
 
@@ -219,13 +223,17 @@ describe("energy in the UI", () => {
     await page.locator(byId("plan-years")).fill("3");
     await page.locator(byId("plan-all-types")).uncheck();
     for (const type of ["beefy", "type1-smartnic"]) await page.locator(byId("plan-server-types")).getByLabel(type, { exact: true }).check();
+    // A server type of one's own: a cheaper beefy-like host.
+    await page.locator(byId("plan-add-custom")).click();
+    for (const [field, value] of Object.entries(CUSTOM_FORM)) await page.locator(byId(`plan-custom-0-${field}`)).fill(value);
     await page.locator(byId("plan-submit")).click();
     await page.locator(byId("plan-results")).waitFor({ timeout: 60_000 });
     await screenshot(page, "energy-planner");
 
     const own = await backend.api("/api/v1/plans", {
       method: "POST",
-      body: JSON.stringify({ applications: [{ name: APP }], load_rps: 20000, years: 3, server_types: ["beefy", "type1-smartnic"] }),
+      body: JSON.stringify({ applications: [{ name: APP }], load_rps: 20000, years: 3, server_types: ["beefy", "type1-smartnic"],
+                             custom_server_types: [CUSTOM_TYPE] }),
     });
     assert.ok(own.plans.length > 0);
     const shown = await page.locator(`${byId("plan-table")} tbody tr[data-feasible]`).evaluateAll((rows) =>
@@ -242,6 +250,7 @@ describe("energy in the UI", () => {
       sameFigure(await row.locator(byId("plan-rpusd-3")).innerText(), best.cost_efficiency[2].requests_per_dollar, "requests per $ after 3 years");
     }
     assert.match(await page.locator(byId("plan-assumptions")).innerText(), new RegExp(own.assumptions[0].slice(0, 20).replace(/[.*+?^${}()|[\]\\$]/g, "\\$&")));
+    assert.ok(shown.some((r) => r.servers.includes(CUSTOM_TYPE.name)), "the custom type in no plan");
     console.log(`plans: ${shown.map((s) => s.servers).join("; ")}`);
   });
 });
