@@ -19,7 +19,9 @@ function PlanRow({ plan, years }: { plan: PlanCandidate; years: number[] }) {
     <>
       <tr className={plan.feasible ? "plan-row" : "plan-row plan-infeasible"} data-testid={`plan-${plan.rank}`} data-feasible={String(plan.feasible)}>
         <td className="num">{plan.rank}</td>
-        <td data-testid="plan-servers">{serversText(plan.servers)}</td>
+        <td className="plan-servers" data-testid="plan-servers">
+          {serversText(plan.servers)}
+        </td>
         <td data-testid="plan-feasible">{plan.feasible ? "yes" : <span className="error">no</span>}</td>
         <td className="num">
           <Model text={formatUsd(plan.capex_usd)} testId="plan-capex" />
