@@ -2,15 +2,12 @@
 // against the real backend (`e3 up`) in Debian Chromium. A serious or critical violation fails the test, named
 // with the elements it concerns; moderate and minor ones are printed.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { after, before, describe, test } from "node:test";
 
 import { startBackend } from "./backend.mjs";
 import { rack1WithIotTs } from "./cluster.mjs";
-import { byId, launch, newTestPage } from "./browser.mjs";
+import { axeViolations as violations, byId, launch, newTestPage } from "./browser.mjs";
 
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const BLOCKING = new Set(["serious", "critical"]);
 
 let backend;
@@ -27,17 +24,6 @@ after(async () => {
   await backend?.stop();
 });
 
-/** axe's violations on the page as it is now (WCAG 2.0/2.1 A and AA rules). */
-async function violations(page) {
-  await page.addScriptTag({ content: AXE_SOURCE });
-  return page.evaluate(async () => {
-    const result = await window.axe.run(document, { runOnly: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] });
-    return result.violations.map((v) => ({
-      id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")),
-    }));
-  });
-}
-
 const PAGES = {
   "#/": byId("signed-in-as"),
   "#/editor/iot-ts": byId("dag-node-api"),
@@ -47,6 +33,7 @@ const PAGES = {
   "#/applications/iot-ts": byId("list-versions"),
   "#/deployments": byId("list-deployments"),
   "#/jobs": "#jobs-title",
+  "#/planner": byId("planner"),
 };
 
 describe("accessibility (axe-core)", () => {

@@ -42,8 +42,9 @@ export function rackPossible() {
  * e3-agent each on loopback (`--mode local`: no root, no network namespaces), without the demo or its load;
  * With `rackServers` > 0 (root, network namespaces) the emulated rack `rack` of that many type1-smartnic servers
  * instead (an e3-agent per host, an e3-nic per SmartNIC). `clusterAgents()` lists the cluster's programs
- * ({node, pid, ...}). `e3 up` stops them when it stops. */
-export async function startBackend({ localServers = 0, rackServers = 0 } = {}) {
+ * ({node, pid, ...}). `e3 up` stops them when it stops. With `emulatedBmc` the cluster's first server draws its
+ * power from an emulated BMC (E3_EMULATED_BMC, docs/energy.md): its nodes report `ipmi-split`, the others their own. */
+export async function startBackend({ localServers = 0, rackServers = 0, emulatedBmc = false } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "e3-e2e-"));
   const port = await freePort();
   // Its own controller port, and no cluster of agents unless asked (never, as root, the emulated rack with
@@ -57,6 +58,8 @@ export async function startBackend({ localServers = 0, rackServers = 0 } = {}) {
     E3_RACK_SERVERS: String(Math.max(rackServers, 1)),
     E3_DEMO_RATE: "0",
     E3_DATA_DIR: join(dir, ".e3"),
+    // the cluster's first server reads its power from an emulated BMC over IPMI LAN (its nodes: ipmi-split)
+    ...(emulatedBmc ? { E3_EMULATED_BMC: "1" } : {}),
   };
   for (const key of ["DATABASE_URL", "REDIS_URL", "E3_URL", "E3_TOKEN"]) delete env[key];
   const proc = spawn(e3Bin, ["up"], { cwd: dir, env, stdio: ["ignore", "pipe", "pipe"] });

@@ -1,6 +1,7 @@
 // Debian's Chromium driven by playwright-core (never a downloaded browser), and screenshots
 // saved under frontend/test-results/ with their paths printed.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { chromium } from "playwright-core";
 
@@ -129,3 +130,17 @@ export async function profileScript(page) {
 /** A profileScript() summary as lines: "  ms  function file:line". */
 export const fmtProfile = (top) =>
   `script by self time:\n${top.map(([f, ms]) => `  ${ms.toFixed(0).padStart(6)} ms  ${f}`).join("\n")}`;
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+/** axe's violations on the page as it is now (WCAG 2.0/2.1 A and AA rules); the page must bypass the CSP
+ * (newTestPage's `bypassCSP`), as axe-core (the npm package) is injected as a script tag. */
+export async function axeViolations(page) {
+  await page.addScriptTag({ content: AXE_SOURCE });
+  return page.evaluate(async () => {
+    const result = await window.axe.run(document, { runOnly: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] });
+    return result.violations.map((v) => ({
+      id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")),
+    }));
+  });
+}

@@ -4,10 +4,23 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 
+import { rackPossible } from "./backend.mjs";
+
 const repo = resolve(import.meta.dirname, "../..");
 const loadgenBin = process.env.E3_LOADGEN_BIN ?? join(repo, "build/agents/e3-loadgen/e3-loadgen");
 
 export const KEY = "e2e-key";
+
+/** Whether a run uses `e3 up`'s emulated rack (where it can run: root, `ip netns` working, as in CI) rather than its
+ * local cluster; E3_E2E_CLUSTER=rack|local chooses (rack where it cannot run is an error). */
+export function useRack() {
+  const wanted = process.env.E3_E2E_CLUSTER ?? "";
+  if (!["", "rack", "local"].includes(wanted)) throw new Error(`E3_E2E_CLUSTER="${wanted}": rack or local`);
+  if (wanted === "local") return false;
+  const possible = rackPossible();
+  if (wanted === "rack" && !possible) throw new Error("E3_E2E_CLUSTER=rack needs root and network namespaces");
+  return possible;
+}
 
 /** api_gateway → kvs with one backup (the integration tests' trio application), named `name`; `platforms` may pin
  * each ({gw: "host", kv: "smartnic"}). */

@@ -16,22 +16,11 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 
-import { rackPossible, startBackend } from "./backend.mjs";
+import { startBackend } from "./backend.mjs";
 import { byId, fmtBusy, fmtProfile, frameTimes, launch, mainThreadBusy, measureUpdates, newTestPage, profileScript, resultsDir,
          screenshot } from "./browser.mjs";
 import { canvasMarks, tooltipAt } from "./canvas.mjs";
-import { KEY, deployKv, fmt, running, startLoad, stats, waitFor } from "./cluster.mjs";
-
-/** The emulated rack where it can run (root, `ip netns` working: CI), else the local cluster;
- * E3_E2E_CLUSTER=rack|local chooses (rack where it cannot run is an error). */
-function useRack() {
-  const wanted = process.env.E3_E2E_CLUSTER ?? "";
-  if (!["", "rack", "local"].includes(wanted)) throw new Error(`E3_E2E_CLUSTER="${wanted}": rack or local`);
-  if (wanted === "local") return false;
-  const possible = rackPossible();
-  if (wanted === "rack" && !possible) throw new Error("E3_E2E_CLUSTER=rack needs root and network namespaces");
-  return possible;
-}
+import { KEY, deployKv, fmt, running, startLoad, stats, useRack, waitFor } from "./cluster.mjs";
 
 const RACK = useRack();
 const CLUSTER = RACK ? "rack" : "local";

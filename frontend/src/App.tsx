@@ -20,6 +20,8 @@ import { DashboardPage } from "./dashboard/DashboardPage";
 import { DeployPage } from "./deploy/DeployPage";
 import { DeploymentPage } from "./deployments/DeploymentPage";
 import { EditorPage } from "./editor/EditorPage";
+import { NodeEnergyPage } from "./energy/NodeEnergyPage";
+import { PlannerPage } from "./planner/PlannerPage";
 
 interface RoutedProps {
   route: Exclude<Route, { name: "home" }>;
@@ -63,6 +65,10 @@ function Routed({ route, session, navigate }: RoutedProps): ReactNode {
       return <ClusterPage key={route.cluster} clusterName={route.cluster} />;
     case "dashboard":
       return <DashboardPage key={route.cluster} clusterName={route.cluster} />;
+    case "node":
+      return <NodeEnergyPage key={`${route.cluster}/${route.node}`} clusterName={route.cluster} nodeId={route.node} />;
+    case "planner":
+      return <PlannerPage />;
     case "clusters":
       return <ClustersPage canWrite={canWrite} />;
     case "applications":

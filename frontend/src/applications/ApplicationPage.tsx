@@ -8,6 +8,7 @@ import { usePage } from "../hooks/usePage";
 import { useReloadWhile } from "../hooks/useReloadWhile";
 import { formatTime } from "../lib/format";
 import { routeHref } from "../lib/route";
+import { EnergyPanel } from "../energy/EnergyPanel";
 import { DeleteApplicationDialog } from "./DeleteApplicationDialog";
 import { DeleteVersionDialog } from "./DeleteVersionDialog";
 
@@ -64,6 +65,7 @@ export function ApplicationPage({ name, canWrite, canDeploy, onDeleted }: Props)
   );
 
   return (
+    <>
     <section className="panel list-panel" aria-labelledby="application-title">
       <p className="breadcrumb">
         <a href={routeHref({ name: "applications" })}>Applications</a> /
@@ -114,5 +116,7 @@ export function ApplicationPage({ name, canWrite, canDeploy, onDeleted }: Props)
         />
       )}
     </section>
+    <EnergyPanel scope={{ kind: "application", name }} title={`Energy of ${name}`} />
+    </>
   );
 }

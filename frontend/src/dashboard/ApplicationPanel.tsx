@@ -1,5 +1,6 @@
 import { memo } from "react";
 
+import { routeHref } from "../lib/route";
 import type { LiveApplication } from "../live/types";
 import { Figure } from "./Figure";
 import { formatJoulesPerRequest, formatLatencyMs, formatLatencyUs, formatRps } from "./format";
@@ -47,7 +48,12 @@ const ApplicationRow = memo(function ApplicationRow({ app, freshness, history, v
   return (
     <div className={`dash-app-row dash-fresh-${freshness}`} data-testid={`app-row-${app.application}`} data-deployment={app.deployment_id}>
       <div className="dash-app-name">
-        <strong title={app.application}>{app.application}</strong> <span className="muted">v{app.version}</span>
+        <strong title={`${app.application}: its versions, deployments and energy over time`}>
+          <a href={routeHref({ name: "application", application: app.application })} data-testid="app-link">
+            {app.application}
+          </a>
+        </strong>{" "}
+        <span className="muted">v{app.version}</span>
         <span className="muted dash-small">{app.instances} instances</span>
         <span className="dash-partial dash-small" data-testid="app-partial">
           {partial ?? ""}

@@ -64,6 +64,7 @@ export function DashboardPage({ clusterName }: { clusterName: string }) {
       ) : (
         <>
           <NodePanel
+            cluster={clusterName}
             nodes={live.view.nodes}
             streamCurrent={live.view.current}
             planned={info.nodes} history={history} windowEnd={windowEnd} />

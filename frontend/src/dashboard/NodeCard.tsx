@@ -1,5 +1,6 @@
 import { memo } from "react";
 
+import { routeHref } from "../lib/route";
 import { Figure } from "./Figure";
 import { formatPercent, formatQueue, formatWatts } from "./format";
 import { type Freshness, shownFigure, stateTone } from "./freshness";
@@ -9,6 +10,8 @@ import { Sparkline } from "./Sparkline";
 
 export interface NodeCardProps {
   id: string;
+  /** The cluster, for the link to the node's energy over time. */
+  cluster: string;
   name: string;
   kind: string;
   state: "up" | "suspect" | "down" | null;
@@ -32,7 +35,7 @@ const pct = (v: number) => formatPercent(v);
 
 /** One computing node: a fixed-size card, redrawn only when one of its primitive props changes. */
 export const NodeCard = memo(function NodeCard(props: NodeCardProps) {
-  const { id, name, kind, state, stateCurrent, ts, freshness, note, history, version, windowEnd } = props;
+  const { id, cluster, name, kind, state, stateCurrent, ts, freshness, note, history, version, windowEnd } = props;
   const queue = shownFigure(formatQueue(props.queue), freshness);
   const cpu = shownFigure(formatPercent(props.cpu), freshness);
   const watts = shownFigure(formatWatts(props.watts), freshness);
@@ -47,9 +50,14 @@ export const NodeCard = memo(function NodeCard(props: NodeCardProps) {
       aria-label={`${kind} node ${name}`}
     >
       <header className="dash-node-head">
-        <span className="dash-node-name" title={name}>
+        <a
+          className="dash-node-name"
+          title={`${name}: energy over time`}
+          href={routeHref({ name: "node", cluster, node: id })}
+          data-testid="node-energy-link"
+        >
           {name}
-        </span>
+        </a>
         <span className="dash-kind">{kind === "smartnic" ? "NIC" : "host"}</span>
         <span
           className={`dash-state dash-tone-${state && stateCurrent ? stateTone(state) : "none"}${state && !stateCurrent ? " dash-old" : ""}`}

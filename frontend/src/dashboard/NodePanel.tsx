@@ -7,12 +7,14 @@ import type { PlannedNode } from "./useClusterInfo";
 /** Every computing node of the cluster: the live view's once it has come, else the topology's (so the cards
  * hold their places and the first data only fills them in). */
 export function NodePanel({
+  cluster,
   nodes,
   streamCurrent,
   planned,
   history,
   windowEnd,
 }: {
+  cluster: string;
   nodes: NodeNow[];
   streamCurrent: boolean;
   planned: PlannedNode[];
@@ -38,6 +40,7 @@ export function NodePanel({
                 <NodeCard
                   key={node.id}
                   id={node.id}
+                  cluster={cluster}
                   name={node.name}
                   kind={node.kind}
                   state={node.state}
@@ -59,6 +62,7 @@ export function NodePanel({
               <NodeCard
                 key={node.id}
                 id={node.id}
+                cluster={cluster}
                 name={node.name}
                 kind={node.kind}
                 state={null}

@@ -47,6 +47,7 @@ describe("dashboard formatting", () => {
   it("names the power source, and never calls the model's a measurement", () => {
     expect(sourceLabel("rapl")).toBe("RAPL (measured)");
     expect(sourceLabel("ipmi")).toBe("IPMI (measured)");
+    expect(sourceLabel("ipmi-split")).toBe("IPMI, a server's reading split to its nodes (measured)");
     expect(sourceLabel("model")).toBe("model (estimated)");
     expect(sourceLabel("mixed", ["rapl", "model"])).toBe("mixed: model + RAPL");
     expect(sourceLabel(null)).toBe("no source");
@@ -56,6 +57,7 @@ describe("dashboard formatting", () => {
     // the cost efficiency's sources: a modelled figure is never drawn as measured, nor as given
     expect(sourceTone("live")).toBe("measured");
     expect(sourceTone("rapl")).toBe("measured");
+    expect(sourceTone("ipmi-split")).toBe("measured");
     expect(sourceTone("model")).toBe("estimated");
     expect(sourceTone("mixed")).toBe("estimated");
     expect(sourceTone("paper")).toBe("given");

@@ -69,10 +69,12 @@ export function formatCount(value: unknown): string {
 /** Cost efficiency: "1.23 M req/$". */
 export const formatRequestsPerUsd = (value: unknown): string => (finite(value) ? `${formatCount(value)} req/$` : MISSING);
 
-export type PowerSource = "rapl" | "ipmi" | "model" | "mixed";
+export type PowerSource = "rapl" | "ipmi" | "ipmi-split" | "model" | "mixed";
 
-/** Whether a power source is a measurement (RAPL, IPMI) rather than the model's estimate. */
-export const isMeasured = (source: string | null | undefined): boolean => source === "rapl" || source === "ipmi";
+/** Whether a power source is a measurement (RAPL, IPMI, a server's IPMI reading split to its nodes) rather than
+ * the model's estimate. */
+export const isMeasured = (source: string | null | undefined): boolean =>
+  source === "rapl" || source === "ipmi" || source === "ipmi-split";
 
 /** How a figure's source is drawn: measured (RAPL, IPMI, live heartbeats), estimated (the model, or a mix
  * with it), or given (the paper's default, or the person's own). */
@@ -89,6 +91,8 @@ export function sourceLabel(source: string | null | undefined, sources: readonly
       return "RAPL (measured)";
     case "ipmi":
       return "IPMI (measured)";
+    case "ipmi-split":
+      return "IPMI, a server's reading split to its nodes (measured)";
     case "model":
       return "model (estimated)";
     case "live":

@@ -17,6 +17,8 @@ describe("parseRoute", () => {
     expect(parseRoute("#/deployments")).toEqual({ name: "deployments" });
     expect(parseRoute("#/deployments/9b1f-2c")).toEqual({ name: "deployment", deployment: "9b1f-2c" });
     expect(parseRoute("#/jobs")).toEqual({ name: "jobs" });
+    expect(parseRoute("#/clusters/c1/nodes/n-1")).toEqual({ name: "node", cluster: "c1", node: "n-1" });
+    expect(parseRoute("#/planner")).toEqual({ name: "planner" });
   });
 
   it("forgives a missing slash, a trailing slash and a query part", () => {
@@ -38,6 +40,10 @@ describe("parseRoute", () => {
     expect(parseRoute("#/templates").name).toBe("not-found");
     expect(parseRoute("#/deploy").name).toBe("not-found");
     expect(parseRoute("#/jobs/123").name).toBe("not-found");
+    expect(parseRoute("#/clusters/c1/dashboard/x").name).toBe("not-found");
+    expect(parseRoute("#/applications/a/nodes/x").name).toBe("not-found");
+    expect(parseRoute("#/clusters/c1/nodes/x/y").name).toBe("not-found");
+    expect(parseRoute("#/planner/x").name).toBe("not-found");
     expect(parseRoute("#/clusters/%E0%A4%A").name).toBe("not-found");
     expect(parseRoute("#/clusters/%20").name).toBe("not-found");
   });
@@ -58,6 +64,8 @@ describe("routeHref", () => {
     { name: "deployments" },
     { name: "deployment", deployment: "9b1f0c2e-1d" },
     { name: "jobs" },
+    { name: "node", cluster: "rack a", node: "n/1" },
+    { name: "planner" },
   ];
 
   it("round-trips through parseRoute, whatever the name holds", () => {
@@ -80,6 +88,8 @@ describe("navSection", () => {
     expect(navSection(parseRoute("#/clusters/c1/dashboard"))).toBe("clusters");
     expect(navSection(parseRoute("#/deploy/x"))).toBe("applications");
     expect(navSection(parseRoute("#/deployments/9b1f"))).toBe("deployments");
+    expect(navSection(parseRoute("#/clusters/c1/nodes/n1"))).toBe("clusters");
+    expect(navSection(parseRoute("#/planner"))).toBe("planner");
     expect(navSection(parseRoute("#/"))).toBeNull();
   });
 });

@@ -8,16 +8,18 @@ export type Route =
   | { name: "clusters" }
   | { name: "cluster"; cluster: string }
   | { name: "dashboard"; cluster: string }
+  | { name: "node"; cluster: string; node: string }
   | { name: "applications" }
   | { name: "application"; application: string }
   | { name: "deployments" }
   | { name: "deployment"; deployment: string }
   | { name: "jobs" }
   | { name: "admin" }
+  | { name: "planner" }
   | { name: "not-found"; path: string };
 
 /** The header's links, in order; each has the test id `nav-<section>`. */
-export const NAV_SECTIONS = ["editor", "clusters", "applications", "deployments", "jobs", "admin"] as const;
+export const NAV_SECTIONS = ["editor", "clusters", "applications", "deployments", "jobs", "planner", "admin"] as const;
 export type NavSection = (typeof NAV_SECTIONS)[number];
 
 export const NAV_LABELS: Record<NavSection, string> = {
@@ -26,6 +28,7 @@ export const NAV_LABELS: Record<NavSection, string> = {
   applications: "Applications",
   deployments: "Deployments",
   jobs: "Jobs",
+  planner: "Planner",
   admin: "Admin",
 };
 
@@ -44,8 +47,12 @@ export function parseRoute(hash: string): Route {
   const segments = raw.map(decode);
   const notFound: Route = { name: "not-found", path: `/${raw.join("/")}` };
   if (segments.some((s) => s === null || s.trim() === "")) return notFound;
-  const [first, second, third, ...rest] = segments as string[];
+  const [first, second, third, fourth, ...rest] = segments as string[];
   if (rest.length > 0) return notFound;
+  // A cluster's node: its energy over time.
+  if (fourth !== undefined) {
+    return first === "clusters" && third === "nodes" ? { name: "node", cluster: second as string, node: fourth } : notFound;
+  }
   // Only a cluster has a page below it: its live dashboard.
   if (third !== undefined) {
     return first === "clusters" && third === "dashboard" ? { name: "dashboard", cluster: second as string } : notFound;
@@ -70,6 +77,8 @@ export function parseRoute(hash: string): Route {
       return second === undefined ? { name: "jobs" } : notFound;
     case "admin":
       return second === undefined ? { name: "admin" } : notFound;
+    case "planner":
+      return second === undefined ? { name: "planner" } : notFound;
     default:
       return notFound;
   }
@@ -93,11 +102,14 @@ export function routeHref(route: Route): string {
     case "deployments":
     case "jobs":
     case "admin":
+    case "planner":
       return `#/${route.name}`;
     case "cluster":
       return `#/clusters/${part(route.cluster)}`;
     case "dashboard":
       return `#/clusters/${part(route.cluster)}/dashboard`;
+    case "node":
+      return `#/clusters/${part(route.cluster)}/nodes/${part(route.node)}`;
     case "application":
       return `#/applications/${part(route.application)}`;
     case "deployment":
@@ -116,6 +128,7 @@ export function navSection(route: Route): NavSection | null {
     case "clusters":
     case "cluster":
     case "dashboard":
+    case "node":
       return "clusters";
     case "applications":
     case "application":
@@ -128,6 +141,8 @@ export function navSection(route: Route): NavSection | null {
       return "jobs";
     case "admin":
       return "admin";
+    case "planner":
+      return "planner";
     default:
       return null;
   }
@@ -148,6 +163,10 @@ export function routeTitle(route: Route): string {
       return `${route.cluster} · Cluster · E3`;
     case "dashboard":
       return `${route.cluster} · Dashboard · E3`;
+    case "node":
+      return `Node energy · ${route.cluster} · E3`;
+    case "planner":
+      return "Capacity planner · E3";
     case "application":
       return `${route.application} · Application · E3`;
     case "deployment":
