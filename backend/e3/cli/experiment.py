@@ -89,7 +89,8 @@ def register(app: typer.Typer) -> None:
 
     @experiment_app.command("report")
     def report(
-        results: Path = typer.Option(None, "--results", help="Results folder (default: results/ at the repository root)"),
+        results: Path = typer.Option(None, "--results",
+                                     help="Results folder (default: results/ at the repository root)"),
         docs: Path = typer.Option(None, "--docs", help="Docs folder to write evaluation.md into (default: docs/)"),
     ) -> None:
         """Write docs/evaluation.md (and docs/img/evaluation/*.png) from results/*/summary.json."""
