@@ -24,19 +24,18 @@ def _select(names: list[str], experiments: dict) -> list:
 
 
 def _progress_bars():
-    """One rich progress bar per experiment on stderr (stdout stays clean for --json)."""
+    """A rich Progress on stderr (stdout stays clean for --json), and a factory adding one bar per experiment."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     bars = Progress(TextColumn("{task.fields[name]:<12}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
-                    TimeElapsedColumn(), TextColumn("{task.description}"), console=errors, transient=False)
+                    TimeElapsedColumn(), TextColumn("{task.description}"), console=errors)
 
     def factory(experiment, runs):
-        bars.start()
         task = bars.add_task("", total=1.0, name=experiment.name)
         return (lambda fraction, text: bars.update(task, completed=fraction, description=text),
-                lambda: (bars.update(task, completed=1.0), bars.stop()))
+                lambda: bars.update(task, completed=1.0))
 
-    return factory
+    return bars, factory
 
 
 def _one_line(summary: dict) -> str:
@@ -75,7 +74,9 @@ def register(app: typer.Typer) -> None:
 
         selected = _select(names or [], discover())
         out_dir = out or DEFAULT_RESULTS
-        outcomes = run_all(selected, out_dir, runs=runs, quick=quick, progress_factory=_progress_bars())
+        bars, factory = _progress_bars()
+        with bars:
+            outcomes = run_all(selected, out_dir, runs=runs, quick=quick, progress_factory=factory)
         if as_json:
             print(json.dumps([dict({k: o.summary[k] for k in JSON_FIELDS}, quantities=o.summary["quantities"])
                               for o in outcomes], indent=1, default=str))

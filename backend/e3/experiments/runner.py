@@ -119,6 +119,7 @@ def run_experiment(experiment: Experiment, out_dir: Path, *, runs: int = DEFAULT
     reason = unmet_need(experiment.needs)
     if reason:
         summary.update(status="skipped", skipped=reason, runs=0)
+        progress(1.0, f"skipped: {reason}")
         _write_json(target / "summary.json", summary)
         return Outcome(summary, crashed=False)
 
@@ -133,6 +134,7 @@ def run_experiment(experiment: Experiment, out_dir: Path, *, runs: int = DEFAULT
             crashed = True
             incomplete = f"run {index + 1} of {runs} crashed: {type(exc).__name__}: {exc}"
             summary["traceback"] = traceback.format_exc()
+            progress(index / runs, incomplete)
             break
         results.append(result)
         rows.extend({"run": index + 1, **row} for row in result.rows)
