@@ -119,6 +119,7 @@ def write_report(results_dir: Path, docs_dir: Path) -> Path:
     summaries = load_summaries(results_dir)
     if not summaries:
         raise ValueError(f"no results/*/summary.json under {results_dir}: run `e3 experiment run all` first")
+    docs_dir.mkdir(parents=True, exist_ok=True)
     page = docs_dir / "evaluation.md"
     page.write_text(render(summaries, results_dir, docs_dir))
     return page
