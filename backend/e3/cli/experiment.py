@@ -8,9 +8,6 @@ import typer
 from e3.cli.output import Output, console, emit, errors
 from e3.client.api import ClientError
 
-JSON_FIELDS = ("experiment", "title", "status", "runs", "quick", "skipped", "incomplete", "notes")
-
-
 def _select(names: list[str], experiments: dict) -> list:
     if not names:
         raise ClientError(f"name the experiments to run, or `all`; valid: {', '.join(experiments)}", exit_code=2)
@@ -78,8 +75,7 @@ def register(app: typer.Typer) -> None:
         with bars:
             outcomes = run_all(selected, out_dir, runs=runs, quick=quick, progress_factory=factory)
         if as_json:
-            print(json.dumps([dict({k: o.summary[k] for k in JSON_FIELDS}, quantities=o.summary["quantities"])
-                              for o in outcomes], indent=1, default=str))
+            print(json.dumps([o.summary for o in outcomes], indent=1, default=str))
         else:
             for outcome in outcomes:
                 console.print(_one_line(outcome.summary), markup=False, highlight=False)
