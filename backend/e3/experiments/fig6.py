@@ -141,7 +141,6 @@ class Figure6:
                                 plot=lambda figure: _plot(figure, apps, gains))
 
 
-
 def _notes(cfg, rows, gains, latency_cuts, ahead, ahead_or_unplaced, ahead_of_best_seed) -> list[str]:
     notes = []
     verdict = "met" if len(ahead) >= TARGET_APPS_AHEAD else f"missed by {TARGET_APPS_AHEAD - len(ahead)}"
@@ -163,8 +162,9 @@ def _notes(cfg, rows, gains, latency_cuts, ahead, ahead_or_unplaced, ahead_of_be
                          + f": {b} spreads the load (its objective), HCM co-locates each pipeline (its objective).")
     if any("annealing" in bs for bs in unplaced.values()):
         notes.append("Annealing starts from first-fit (e3.placement.annealing); with the pinned services held to the "
-                     "host, first-fit runs out of host cores on 3 x Type1-SmartNIC before every shard and backup is "
-                     "placed, so annealing has no start. HCM and the ILP place the same apps.")
+                     "host, first-fit (topology order) runs out of cores on 3 x Type1-SmartNIC before every shard "
+                     "and backup is placed (errors below), so annealing has no start. HCM and the ILP place the "
+                     "same apps.")
     failed = sorted({(r["app"], r["algorithm"], r["error"]) for r in rows if not r["placed"]})
     for app, algorithm, error in failed:
         notes.append(f"{algorithm} could not place {app} (no gain computed against it there): {error}")
@@ -174,8 +174,8 @@ def _notes(cfg, rows, gains, latency_cuts, ahead, ahead_or_unplaced, ahead_of_be
             top = max(values, key=values.get)
             notes.append(f"Largest gain over {b}: {values[top]:+.1f}% on {top} (paper: up to "
                          f"+{PAPER_MAX_GAIN_PCT[b]}%); median over apps {statistics.median(values.values()):+.1f}%. "
-                         "The cost model prices a hop between servers and an overloaded node far more than "
-                         "the testbed's measured figures, so spreading a pipeline costs the baselines more here.")
+                         "Ours is the cost model's prediction at the knee, the paper's a measurement; why the "
+                         "model's gains are this much larger was not traced.")
     notes.append(f"Pinned to the host for every algorithm: {', '.join(PINNED_TO_HOST)}. Annealing: "
                  f"{cfg['annealing_iterations']:,} moves per search (Service Fabric stops on 0.5 s of wall time; "
                  f"a count keeps the result machine-independent), median over seeds {list(cfg['annealing_seeds'])}. "
@@ -187,7 +187,7 @@ def _notes(cfg, rows, gains, latency_cuts, ahead, ahead_or_unplaced, ahead_of_be
     slow = [r for r in rows if r["algorithm"] == "annealing" and r["placed"] and r["runtime_s"] > 0.5]
     if slow:
         notes.append(f"Annealing took up to {max(r['runtime_s'] for r in slow):.2f} s here, over Service Fabric's "
-                     "0.5 s: on this machine the budget is slightly more generous than SF's.")
+                     "0.5 s: on this machine the budget is more generous than SF's.")
     return notes
 
 
