@@ -32,6 +32,8 @@ help:
 	@echo "             type2 server's NICs, NFV-FIN HCM vs hosts (RACK_ARGS=\"--seconds 20\"); not in make bench"
 	@echo "make bench-orchestrator-rack  (root) on the emulated rack: kvs migration and failover times, the"
 	@echo "             paper's Figure 7 (gateway on a SmartNIC, before/after the orchestrator; ORCHESTRATOR_RACK_ARGS=\"--seconds 20\")"
+	@echo "make reproduce  the paper's evaluation: every experiment (e3 experiment run all; REPRODUCE_ARGS=\"--quick\"),"
+	@echo "             results/NAME/ (data.csv, plot.png, summary.json), then docs/evaluation.md; root for the rack ones"
 	@echo "make fuzz    fuzz the data plane's frame parser (libFuzzer; FUZZ_SECONDS=60; needs clang)"
 	@echo "make lock    re-pin the backend's dependencies into backend/requirements.lock"
 
@@ -68,6 +70,12 @@ bench-api: backend
 
 bench-metrics: backend
 	$(E3) bench metrics $(METRICS_ARGS)
+
+# The paper's evaluation (docs/reproduce.md). The report is written even when an experiment crashed (it says
+# so); the exit status is still the run's.
+.PHONY: reproduce
+reproduce: backend agents
+	$(E3) experiment run all $(REPRODUCE_ARGS); status=$$?; $(E3) experiment report && exit $$status
 
 # Root only (an emulated rack per section), so not part of `make bench`.
 bench-orchestrator-rack: backend agents

@@ -28,6 +28,9 @@ FORBIDDEN = {
     "e3.client": ["e3.cli", "e3.services", "e3.models", "e3.api", "e3.bench"],
     "e3.emulation": ["e3.cli", "e3.bench", "e3.api"],
     "e3.bench": ["e3.cli"],
+    # experiments run models and the emulated rack, never the control plane's database or web app (base.py)
+    "e3.experiments": ["e3.cli", "e3.api", "e3.services", "e3.models", "e3.core.db", "e3.tasks", "sqlalchemy",
+                       "fastapi"],
     "e3.api": ["e3.cli", "e3.tasks", "e3.controller", "e3.bench"],
 }
 

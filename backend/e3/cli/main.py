@@ -6,6 +6,7 @@ import typer
 
 from e3.cli import bench, migrations, resources, servers
 from e3.cli import cost, energy, plan
+from e3.cli import experiment
 from e3.client.api import ClientError
 from e3.cli.output import errors
 
@@ -18,6 +19,7 @@ migrations.register(app)
 cost.register(app)
 energy.register(app)
 plan.register(app)
+experiment.register(app)
 
 
 def main() -> None:

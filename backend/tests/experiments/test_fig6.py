@@ -1,0 +1,63 @@
+"""Figure 6 in quick mode: HCM against annealing and ILP with the same pinning for all (issue 21's target)."""
+
+import pytest
+
+from e3 import catalog
+from e3.experiments.base import RunContext
+from e3.experiments.fig6 import EXPERIMENT, PINNED_TO_HOST, TARGET_APPS_AHEAD, pinned_problem
+
+
+@pytest.fixture(scope="module")
+def quick_result():
+    return EXPERIMENT.run(RunContext(quick=True))
+
+
+def _by_name(result, name):
+    return {tuple(sorted(q.labels.items())): q for q in result.quantities if q.name == name}
+
+
+def test_every_algorithm_gets_the_same_pinning():
+    for app in catalog.template_names():
+        for inst in pinned_problem(app).instances:
+            if inst.service in PINNED_TO_HOST:
+                assert inst.platform == "host", (app, inst)
+
+
+def test_the_target_of_5_of_8_apps_is_missed_and_the_notes_say_by_how_much_and_why(quick_result):
+    # Issue 21's target is HCM ahead of both baselines on >= 5 of 8 apps. With the pinning applied to every
+    # algorithm it does not hold: annealing cannot place 3 apps at all, and beats HCM on two NFV apps.
+    [ahead] = _by_name(quick_result, "apps with HCM ahead of both baselines").values()
+    [lenient] = _by_name(quick_result, "apps with HCM ahead of both baselines, an unplaced baseline counted as "
+                                       "behind").values()
+    assert ahead.ours < TARGET_APPS_AHEAD <= lenient.ours and ahead.source == "model"
+    target = quick_result.notes[0]
+    assert target.startswith(f"Target (HCM ahead of annealing and ILP on at least 5 of 8 apps) missed by "
+                             f"{TARGET_APPS_AHEAD - ahead.ours}: ahead of both on {ahead.ours} ")
+    gains = _by_name(quick_result, "energy-efficiency gain of HCM")
+    for key, q in gains.items():
+        app, baseline = dict(key)["app"], dict(key)["baseline"]
+        if q.ours is None:
+            assert f"{baseline} could not place {app} at all" in target
+        elif q.ours <= 0:
+            assert f"{app} (behind {baseline})" in target
+    assert any(note.startswith("Annealing starts from first-fit") for note in quick_result.notes)
+
+
+def test_each_app_is_reported_against_each_baseline_beside_the_papers_maximum(quick_result):
+    gains = _by_name(quick_result, "energy-efficiency gain of HCM")
+    assert len(gains) == 16 and all(q.source == "model" and q.unit == "%" for q in gains.values())
+    largest = _by_name(quick_result, "largest energy-efficiency gain of HCM")
+    assert {dict(k)["baseline"]: q.paper for k, q in largest.items()} == {"annealing": 35.2, "ilp": 22.0}
+    for key, q in largest.items():
+        baseline = dict(key)["baseline"]
+        measured = [g.ours for k, g in gains.items() if dict(k)["baseline"] == baseline and g.ours is not None]
+        assert q.ours == max(measured)
+    # The model's gains are far larger than the paper's: said as a miss, not hidden.
+    assert all(q.verdict == "outside" for q in largest.values())
+    assert any(note.startswith("Largest gain over annealing:") for note in quick_result.notes)
+
+
+def test_the_run_is_deterministic(quick_result):
+    again = EXPERIMENT.run(RunContext(quick=True))
+    assert [q.ours for q in again.quantities] == [q.ours for q in quick_result.quantities]
+    assert EXPERIMENT.deterministic
