@@ -26,7 +26,21 @@ def _number(value) -> str:
     return str(value)
 
 
+def _yes_no(q: dict, value) -> str | None:
+    """A yes/no quantity (unit "1 = <word>", e.g. "1 = same"): its value in words; None for any other."""
+    unit = q.get("unit") or ""
+    if not unit.startswith("1 = ") or value is None:
+        return None
+    return unit[4:] if value == 1 else f"not {unit[4:]}" if unit[4:] != "yes" else "no"
+
+
+def _paper(q: dict) -> str:
+    return _yes_no(q, q["paper"]) or _number(q["paper"])
+
+
 def _ours(q: dict) -> str:
+    if (words := _yes_no(q, q["ours"])) is not None:
+        return words
     text = _number(q["ours"]) + (f" {q['unit']}" if q.get("unit") and q["ours"] is not None else "")
     if q.get("runs", 1) > 1 and q["min"] != q["max"]:
         text += f" ({_number(q['min'])}–{_number(q['max'])})"
@@ -84,7 +98,7 @@ def _section(summary: dict, image: str | None) -> list[str]:
     if summary["quantities"]:
         lines += ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
         for q in summary["quantities"]:
-            cells = (q["name"], _labels(q), _number(q["paper"]), _ours(q), _number(q["ratio"]), _tolerance(q),
+            cells = (q["name"], _labels(q), _paper(q), _ours(q), _number(q["ratio"]), _tolerance(q),
                      q["verdict"], q["source"], q.get("role") or "–")
             lines.append("| " + " | ".join(str(c).replace("|", "/") for c in cells) + " |")
         lines.append("")
