@@ -14,7 +14,6 @@ median is what one search typically gives); the notes also count the apps with a
 runs under a cap it does not reach on these apps (it proves optimality), so the experiment is deterministic.
 """
 
-import copy
 import statistics
 
 from e3 import catalog
@@ -23,6 +22,7 @@ from e3.placement import problem_from_document, run
 from e3.placement.cost_model import predict
 from e3.placement.fattree import fattree_nodes
 from e3.placement.model import PlacementError, copy_nodes
+from e3.schemas.dag import ApplicationSpec
 
 PINNED_TO_HOST = ("sql", "top_ranker", "spike", "api_gateway")
 SERVERS, SERVER_TYPE = 3, "type1-smartnic"
@@ -39,11 +39,11 @@ QUICK = {"annealing_iterations": 20_000, "annealing_seeds": (0, 1, 2), "ilp_time
 
 def pinned_problem(app: str):
     """The app's placement problem with the pinned services' DAG nodes restricted to the host."""
-    document = copy.deepcopy(catalog.template(app))
-    for node in document["spec"]["nodes"]:
-        if node["service"] in PINNED_TO_HOST:
-            node.setdefault("constraints", {})["platform"] = "host"
-    return problem_from_document(document)
+    spec = ApplicationSpec.from_document(catalog.template(app))
+    for node in spec.nodes:
+        if node.service in PINNED_TO_HOST:
+            spec = spec.replace_node(node.id, platform="host")
+    return problem_from_document(spec.to_document())
 
 
 def _place(problem, algorithm: str, options: dict) -> dict:

@@ -35,6 +35,7 @@ from e3.placement import hcm, problem_from_document
 from e3.placement.cost_model import Prediction, predict
 from e3.placement.fattree import fattree_nodes
 from e3.placement.model import NodeCapacity, PlacementError, PlacementProblem, copy_nodes
+from e3.schemas.dag import ApplicationSpec
 
 # Table 4's clusters and Figure 5's pair: (server type, count) parts.
 CLUSTERS: dict[str, tuple[tuple[str, int], ...]] = {
@@ -71,7 +72,7 @@ def app_class(app: str) -> str:
 
 def edge_ratios(app: str, ratio: float) -> dict[tuple[str, str], float]:
     """Every edge of the application's DAG carrying `ratio` of its parent's requests."""
-    return {(e["from"], e["to"]): ratio for e in catalog.template(app)["spec"]["edges"]}
+    return {(e.from_, e.to): ratio for e in ApplicationSpec.from_document(catalog.template(app)).edges}
 
 
 def ratio_for(app: str, ratios: Mapping[str, float]) -> float:

@@ -100,7 +100,9 @@ def test_prometheus_rate_of_node_joules_answers_the_node_watts_e3_shows(promethe
         print(f"{name}: Prometheus rate {rates[name]:.3f} W, E3 shows {shown:.3f} W "
               f"({(rates[name] - shown) / shown:+.2%})")
         assert shown > 0 and rates[name] == pytest.approx(shown, rel=TOLERANCE)
-    # the watts gauge carries the source E3 shows for the node
+    # the watts gauge carries the source E3 shows for the node (read now: the first listing may predate the
+    # nodes' first heartbeats, when their telemetry was still null)
     sources = {r["metric"]["node"]: r["metric"]["source"] for r in _query(prometheus, f"e3_node_power_watts{selector}")}
+    nodes = {n["name"]: n for n in client.get("/api/v1/clusters/duo/nodes").json()["items"]}
     for name, node in nodes.items():
         assert sources[name] == node["telemetry"]["power"]["source"]
