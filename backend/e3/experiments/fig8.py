@@ -119,8 +119,9 @@ def _notes(paper: dict, per_app: dict[str, tuple[float, float, float]]) -> list[
     nfv = per_app.get(paper["lowest_extra_power_app"])
     if nfv:
         idle, _, peak = nfv
-        notes.append(f"NFV-FIN at peak draws {peak / idle - 1:.0%} above the cluster's idle power, nearly all "
-                     "from the always-on SmartNICs; 'negligible' is read as the least of the three applications.")
+        notes.append(f"NFV-FIN at peak draws {peak / idle - 1:.0%} above the cluster's idle power, most of it "
+                     "from the always-on SmartNICs (smartnic_watts in the data); 'negligible' is read as the "
+                     "least of the three applications.")
     return notes
 
 
