@@ -108,6 +108,7 @@ def _notes(quantities: list[Quantity], headline: list[dict], paper: dict) -> lis
     return notes
 
 
+SHORT = {"2xtype2-smartnic": "2xT2", "4xbeefy": "4xB", "3xtype1-smartnic": "3xT1", "3xbeefy": "3xB"}  # tick labels
 # Per panel: the paper's per-cell key, ours, the paper's stated headline figure, its label, the axis label.
 PANELS = (("paper_throughput_ratio", "throughput_ratio", "throughput_at_equal_power_up_to", "paper's 'up to 1.9x'",
            "throughput at equal wall power, SmartNIC / baseline (x)"),
@@ -118,7 +119,7 @@ PANELS = (("paper_throughput_ratio", "throughput_ratio", "throughput_at_equal_po
 def _plotter(rows: list[dict], paper: dict):
     def plot(figure) -> None:
         x = range(len(rows))
-        names = [f"{r['app']}\n{r['smartnic_cluster']}\nvs {r['baseline_cluster']}" for r in rows]
+        names = [f"{r['app']}\n{SHORT[r['smartnic_cluster']]}/{SHORT[r['baseline_cluster']]}" for r in rows]
         for ax, (paper_key, ours_key, stated, stated_label, ylabel) in zip(figure.subplots(1, 2), PANELS):
             ax.bar([i - 0.2 for i in x], [r[paper_key] or 0.0 for r in rows], 0.4,
                    label="paper (Table 5; Figure 5 NFV-FIN)")
