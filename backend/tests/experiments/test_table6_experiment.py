@@ -81,7 +81,8 @@ def test_quick_run_reports_every_algorithm_and_size_beside_the_paper(quick_resul
         assert q.source == "emulation" and q.unit == "ms" and q.tolerance is None and q.ours > 0
     claims = {q.name: q for q in quick_result.quantities if q.unit == "1 = yes"}
     assert set(claims) == {"HCM under 1 s per microservice at every size",
-                           "annealing faster than HCM at the largest size", "ILP slower than HCM and annealing at every size it ran"}
+                           "annealing faster than HCM at the largest size",
+                           "ILP slower than HCM and annealing at every size it ran"}
     assert all(q.paper == 1.0 and q.ours in (0.0, 1.0) for q in claims.values())
 
 
