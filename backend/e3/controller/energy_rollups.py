@@ -156,7 +156,7 @@ class EnergyRollups:
         try:
             await asyncio.wait_for(self.tick(float("inf")), timeout_s)
         except TimeoutError:
-            log.error("energy history: %d rows not written at stop", self._pending_rows)
+            pass  # what is still held is said below
         if self._pending_rows:
             log.error("energy history: %d rows not written at stop (the database did not take them)",
                       self._pending_rows)

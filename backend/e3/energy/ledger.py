@@ -31,7 +31,7 @@ Pure: no database, no clock (times are the heartbeats' own, seconds since the ep
 thread (the controller's event loop).
 """
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from e3.energy.attribution import InstanceUsage, NodeInterval, attribute
@@ -270,12 +270,6 @@ class EnergyLedger:
             totals.requests += usage.requests
             _share_by_source(totals.joules_by_source, joules, by_source, step.joules)
         return rows
-
-    def forget_instances(self, keep: Sequence[str]) -> None:
-        """Drop the totals of instances not in `keep` (removed ones), bounding the ledger's size."""
-        wanted = set(keep)
-        for iid in [i for i in self.instances if i not in wanted]:
-            del self.instances[iid]
 
 
 def _share_by_source(into: dict[str, float], joules: float, by_source: dict[str, float], total: float) -> None:
