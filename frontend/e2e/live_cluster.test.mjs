@@ -269,7 +269,15 @@ describe("a live cluster of real agents", () => {
     const downMs = Date.now() - killed;
     await failovers.first().waitFor({ timeout: 30_000 });
     const failoverMs = Date.now() - killed;
-    await page.locator(`${byId("timeline-entry")}[data-kind="failover.done"]`).waitFor({ timeout: 30_000 });
+    try {
+      await page.locator(`${byId("timeline-entry")}[data-kind="failover.done"]`).waitFor({ timeout: 30_000 });
+    } catch (error) {
+      // Say which side lost it: the failover itself (the API has no failover.done) or the live timeline.
+      const shown = await failovers.evaluateAll((els) => els.map((e) => `${e.getAttribute("data-kind")}`));
+      const { items } = await backend.api(`/api/v1/events?kind=failover.&last=50`);
+      assert.fail(`no failover.done in the timeline 30 s after the kill: shown [${shown.join(", ")}], ` +
+                  `the API's failover events [${items.map((e) => `${e.id} ${e.kind}`).join(", ")}]; ${error.message}`);
+    }
     const doneMs = Date.now() - killed;
     console.log(`kill -9 of ${target}'s agent → its card stale ${staleMs} ms, shown down ${downMs} ms, ` +
                 `first failover event in the timeline ${failoverMs} ms, failover.done ${doneMs} ms`);

@@ -26,6 +26,11 @@ def test_all_eight_applications_compared_held_out(result):
     assert all(r["efficiency_ratio"] > 0 for r in result.rows)
 
 
+def test_every_quantity_names_the_clusters_it_compares(result):
+    # `e3 experiment run table5 fig5 --json` gives each cell its cluster; here the pair of clusters.
+    assert {q.labels["cluster"] for q in result.quantities} == {"3xtype1-smartnic vs 3xbeefy"}
+
+
 def test_class_means_iot_within_and_the_misses_stated(result):
     classes = {q.labels["class"]: q for q in _named(result, "energy-efficiency ratio, class mean")}
     assert classes["iot"].verdict == "within"  # 1.3 ± 25%
