@@ -161,10 +161,10 @@ def _notes(cfg, rows, gains, latency_cuts, ahead, ahead_or_unplaced, ahead_of_be
                          + (f", though HCM's latency is {cut:.1f}% lower" if cut and cut > 0 else "")
                          + f": {b} spreads the load (its objective), HCM co-locates each pipeline (its objective).")
     if any("annealing" in bs for bs in unplaced.values()):
-        notes.append("Annealing starts from first-fit (e3.placement.annealing); with the pinned services held to the "
-                     "host, first-fit (topology order) runs out of cores on 3 x Type1-SmartNIC before every shard "
-                     "and backup is placed (errors below), so annealing has no start. HCM and the ILP place the "
-                     "same apps.")
+        notes.append("Annealing starts from first-fit (e3.placement.annealing), retried most constrained first "
+                     "(pinned instances, then primaries) when that runs out of room; with the pinned services held "
+                     "to the host neither placed every shard and backup (errors below), so annealing had no start. "
+                     "HCM and the ILP place the same apps.")
     failed = sorted({(r["app"], r["algorithm"], r["error"]) for r in rows if not r["placed"]})
     for app, algorithm, error in failed:
         notes.append(f"{algorithm} could not place {app} (no gain computed against it there): {error}")

@@ -33,13 +33,14 @@ from collections.abc import Callable, Hashable, Sequence
 
 from e3.placement.constraints import PlacementState, can_host
 from e3.placement.cost_model import LEVEL_RTT_US
-from e3.placement.first_fit import first_fit
+from e3.placement.first_fit import first_fit, most_constrained_first
 from e3.placement.model import (
     LEVEL_RACK_HOST,
     RESOURCES,
     InstanceKey,
     NodeCapacity,
     Placement,
+    PlacementError,
     PlacementProblem,
     ProgressFn,
     copy_nodes,
@@ -84,13 +85,13 @@ def annealing(problem: PlacementProblem, nodes: Sequence[NodeCapacity], *, progr
     unknown = set(w) - set(DEFAULT_WEIGHTS)
     if unknown:
         raise ValueError(f"unknown annealing weights: {', '.join(sorted(unknown))}")
-    start = first_fit(problem, copy_nodes(nodes))
+    start, start_rule = _feasible_start(problem, nodes)
     space = SearchSpace(problem, nodes, start.assignments)
     anneal = _Annealer(space, w)
     total = len(problem.instances)
     budget = max(MIN_ITERATIONS, ITERATIONS_PER_INSTANCE * len(space.movable)) if iterations is None else iterations
     rng = random.Random(seed)
-    details = {"seed": seed, "start": "first_fit", "initial_cost": anneal.energy(), "iterations": 0,
+    details = {"seed": seed, "start": start_rule, "initial_cost": anneal.energy(), "iterations": 0,
                "accepted_moves": 0, "rounds": 0}
     if space.movable and budget > 0:
         if initial_temperature is None:
@@ -106,6 +107,19 @@ def annealing(problem: PlacementProblem, nodes: Sequence[NodeCapacity], *, progr
         progress(total, total)
     return Placement(algorithm="annealing", assignments=space.assignments(),
                      runtime_ms=(time.perf_counter() - started) * 1000.0, details=details)
+
+
+def _feasible_start(problem: PlacementProblem, nodes: Sequence[NodeCapacity]) -> tuple[Placement, str]:
+    """Where the search starts: first-fit in the problem's order, or, when that runs out of room, most constrained
+    first (Service Fabric's search also starts from a placement of every replica); PlacementError (first-fit's
+    reason) when neither places everything."""
+    try:
+        return first_fit(problem, copy_nodes(nodes)), "first_fit"
+    except PlacementError as in_order:
+        try:
+            return first_fit(most_constrained_first(problem), copy_nodes(nodes)), "first_fit, most constrained first"
+        except PlacementError:
+            raise in_order from None
 
 
 def communication_pairs(problem: PlacementProblem) -> tuple[list[tuple[int, int, float]], int]:

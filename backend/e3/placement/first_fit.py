@@ -6,6 +6,7 @@ anti-affinity). The topology's free-capacity index finds the first node with roo
 walking past full ones, so 10,000 instances on 50,000 nodes take near-linear time.
 """
 
+import dataclasses
 from collections.abc import Hashable, Mapping, Sequence
 
 from e3.placement.greedy import place_one_by_one
@@ -27,3 +28,13 @@ def first_fit(problem: PlacementProblem, nodes: Sequence[NodeCapacity], *, progr
 
 def _first_with_room(topology: Topology, inst, blocked, avoid: Hashable | None) -> NodeCapacity | None:
     return topology.first_fit(inst, blocked, avoid)
+
+
+def most_constrained_first(problem: PlacementProblem) -> PlacementProblem:
+    """The same problem with its instances reordered for a one-by-one placement that fills up: those pinned to a
+    platform first, then primaries before backups (a backup must also avoid its primary's server), otherwise in
+    the given order. First-fit in the given order can fill the hosts with instances that could have gone anywhere
+    and leave no room for one that must run there."""
+    order = sorted(problem.instances, key=lambda inst: (inst.platform == "any", inst.replica > 0))
+    return dataclasses.replace(problem, instances=order)
+

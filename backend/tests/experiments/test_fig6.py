@@ -23,24 +23,22 @@ def test_every_algorithm_gets_the_same_pinning():
                 assert inst.platform == "host", (app, inst)
 
 
-def test_the_target_of_5_of_8_apps_is_missed_and_the_notes_say_by_how_much_and_why(quick_result):
-    # Issue 21's target is HCM ahead of both baselines on >= 5 of 8 apps. With the pinning applied to every
-    # algorithm it does not hold: annealing cannot place 3 apps at all, and beats HCM on two NFV apps.
+def test_the_target_of_5_of_8_apps_is_met_and_the_notes_name_where_hcm_is_behind(quick_result):
+    # Issue 21's target: HCM ahead of both baselines on >= 5 of 8 apps, the pinning applied to every algorithm.
+    # Annealing places all 8 (its start is retried most constrained first), so no app is left out of the count.
     [ahead] = _by_name(quick_result, "apps with HCM ahead of both baselines").values()
     [lenient] = _by_name(quick_result, "apps with HCM ahead of both baselines, an unplaced baseline counted as "
                                        "behind").values()
-    assert ahead.ours < TARGET_APPS_AHEAD <= lenient.ours and ahead.source == "model"
+    assert ahead.ours >= TARGET_APPS_AHEAD and lenient.ours == ahead.ours and ahead.source == "model"
     target = quick_result.notes[0]
-    assert target.startswith(f"Target (HCM ahead of annealing and ILP on at least 5 of 8 apps) missed by "
-                             f"{TARGET_APPS_AHEAD - ahead.ours}: ahead of both on {ahead.ours} ")
+    assert target.startswith(f"Target (HCM ahead of annealing and ILP on at least 5 of 8 apps) met: "
+                             f"ahead of both on {ahead.ours} ")
     gains = _by_name(quick_result, "energy-efficiency gain of HCM")
+    assert all(q.ours is not None for q in gains.values()), "a baseline could not place an app"
     for key, q in gains.items():
-        app, baseline = dict(key)["app"], dict(key)["baseline"]
-        if q.ours is None:
-            assert f"{baseline} could not place {app} at all" in target
-        elif q.ours <= 0:
+        if q.ours <= 0:
+            app, baseline = dict(key)["app"], dict(key)["baseline"]
             assert f"{app} (behind {baseline})" in target
-    assert any(note.startswith("Annealing starts from first-fit") for note in quick_result.notes)
 
 
 def test_each_app_is_reported_against_each_baseline_beside_the_papers_maximum(quick_result):

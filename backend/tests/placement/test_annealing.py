@@ -138,3 +138,29 @@ def test_progress_reaches_the_total():
     annealing(problem, servers(10), progress=lambda d, t: seen.append((d, t)))
     assert seen[-1] == (len(problem.instances), len(problem.instances))
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+def _pinned_after_flexible() -> tuple[PlacementProblem, list[NodeCapacity]]:
+    """One server whose host has room for one instance: a flexible one listed before one pinned to the host."""
+    from e3.placement.model import InstanceRequest
+
+    flexible = InstanceRequest("a", "kvs", 0, 0, "any", 2.0, 512, 100)
+    pinned = InstanceRequest("b", "sql", 0, 0, "host", 2.0, 512, 100)
+    nodes = [NodeCapacity("s0/host", "s0/host", "host", "s0", "r0", 2.0, 8192, 10000),
+             NodeCapacity("s0/nic0", "s0/nic0", "smartnic", "s0", "r0", 2.0, 4096, 10000)]
+    return PlacementProblem(instances=[flexible, pinned], edges=[("a", "b")]), nodes
+
+
+def test_a_start_that_fills_the_host_before_a_pinned_instance_is_retried_most_constrained_first():
+    problem, nodes = _pinned_after_flexible()
+    with pytest.raises(PlacementError):  # first-fit in the given order puts `a` on the host
+        first_fit(problem, copy_nodes(nodes))
+    placement = annealing(problem, copy_nodes(nodes), iterations=200)
+    assert placement.assignments == {("a", 0, 0): "s0/nic0", ("b", 0, 0): "s0/host"}
+    assert placement.details["start"] == "first_fit, most constrained first"
+
+
+def test_no_feasible_start_names_first_fits_reason():
+    problem, nodes = _pinned_after_flexible()
+    with pytest.raises(PlacementError, match=r"^b \(sql\)"):
+        annealing(problem, copy_nodes(nodes[:1]), iterations=200)  # no SmartNIC: only one of the two fits
