@@ -182,7 +182,7 @@ def notes(paper: dict, levels: dict[str, dict], cfg: dict) -> list[str]:
             out.append(f"{LABELS[key]}: no reduction measured (a level or host-host is missing, or host-host's "
                        "RTT was not positive).")
         elif abs(ours / theirs - 1) > REDUCTION_TOLERANCE:
-            out.append(f"Miss: {LABELS[key]} is {ours:.1f}% below host-host, the paper {theirs:.1f}% "
+            out.append(f"Miss: {LABELS[key]}: RTT reduction vs host-host {ours:.1f}%, the paper's {theirs:.1f}% "
                        f"({ours - theirs:+.1f} points). Why: on this machine every hop is a software hop of "
                        "similar cost (a veth crossing, an af_packet ring, a memif ring, a loop that may be "
                        "asleep) on shared cores, whereas on the paper's hardware host-host pays the host's DPDK "
