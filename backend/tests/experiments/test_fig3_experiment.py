@@ -116,3 +116,17 @@ def test_the_plot_draws_every_level_measured():
 
 def test_the_experiment_needs_the_rack_and_root():
     assert fig3.EXPERIMENT.needs == frozenset({"root", "rack"}) and not fig3.EXPERIMENT.deterministic
+
+
+def test_an_rtt_within_the_rounds_drift_and_a_negative_p99_are_called_unresolved():
+    rows = [_row("same-node-host", 32, KIND_DIRECT, 390, 5300), _row("same-node-host", 32, KIND_DIRECT, 290, 900),
+            _row("same-node-host", 32, KIND_CHAINED, 345, 1700), _row("same-node-host", 32, KIND_CHAINED, 345, 800),
+            _row(HOST_HOST, 32, KIND_DIRECT, 250, 700), _row(HOST_HOST, 32, KIND_DIRECT, 260, 700),
+            _row(HOST_HOST, 32, KIND_CHAINED, 1050, 2000), _row(HOST_HOST, 32, KIND_CHAINED, 1050, 2000)]
+    levels = level_rtts(rtt_estimates(rows))
+    assert levels["same-node-host"]["avg_us"] == pytest.approx(5) and levels["same-node-host"]["spread_us"] == 100
+    text = "\n".join(notes(PAPER, levels, fig3.FULL))
+    assert ("same node (host): its average RTT (5.0 us) is within how far the direct requests' average moved "
+            "between rounds (100.0 us)") in text
+    assert "same node (host): its p99 estimate is not positive (-1850.0 us)" in text
+    assert "host <-> host (via ToR): its" not in text  # 795 us, resolved
