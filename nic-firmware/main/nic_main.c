@@ -147,12 +147,7 @@ int main(int argc, char **argv) {
     }
     eal_up = 1;
     if (dp_memguard_install(err) != DP_OK) goto err; /* survives its host's agent leaving mid-burst */
-    r.mp = rte_pktmbuf_pool_create("e3nic_mbufs", NIC_MBUFS, NIC_MBUF_CACHE, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
-                                   (int)rte_socket_id());
-    if (!r.mp) {
-        nic_set_error(err, "mempool: %s", rte_strerror(rte_errno));
-        goto err;
-    }
+    if (!(r.mp = dp_frame_pool_new("e3nic_mbufs", NIC_MBUFS, NIC_MBUF_CACHE, err))) goto err;
     nic_tm_config tc = {.ip = agent.address, .host_ip = r.opts.host_address, .busy_poll = r.opts.busy_poll};
     if (nic_ports_start(&r, &tc, err) != NIC_OK) goto err;
     r.tm = nic_tm_new(&tc, r.mp, err);

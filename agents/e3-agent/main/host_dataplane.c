@@ -74,12 +74,7 @@ host_dataplane *host_dataplane_start(const cli_opts *o, char *err) {
     }
     dp_hostlink_config hc = {.ip = o->address, .busy_poll = o->busy_poll};
     if (hdp_eal_start(d, o, err) != DP_OK) goto err;
-    d->mp = rte_pktmbuf_pool_create("e3agent_mbufs", HDP_MBUFS, HDP_MBUF_CACHE, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
-                                    (int)rte_socket_id());
-    if (!d->mp) {
-        dp_set_error(err, "mempool: %s", rte_strerror(rte_errno));
-        goto err;
-    }
+    if (!(d->mp = dp_frame_pool_new("e3agent_mbufs", HDP_MBUFS, HDP_MBUF_CACHE, err))) goto err;
     if (hdp_links_start(d, o, &hc, err) != DP_OK) goto err;
     d->hl = dp_hostlink_new(&hc, d->mp, err);
     if (!d->hl) goto err;

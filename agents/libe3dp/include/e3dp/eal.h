@@ -6,7 +6,7 @@
  * several run side by side on one machine), then the program's vdevs and the user's --eal words.
  *
  * dp_eal_args_* are pure (library e3dppkt, tested without DPDK); dp_remove_runtime_dir is plain
- * POSIX; dp_eal_cleanup needs DPDK (library e3dp).
+ * POSIX; dp_eal_cleanup and dp_frame_pool_new need DPDK (library e3dp).
  */
 #ifndef E3DP_EAL_H
 #define E3DP_EAL_H
@@ -18,6 +18,15 @@
 #define DP_EAL_MAX_ARGS 48     /* argv entries, the terminating NULL excluded */
 #define DP_EAL_STORAGE 2048    /* bytes of argument text */
 #define DP_EAL_MEMORY_MB 256   /* -m: enough for a pool of 8K frames and a few rings */
+/* The frame pool's ring: relaxed tail sync. Frames are taken and given back by plain threads (the
+ * engine's workers reply from their own threads), which have no lcore and so no per-lcore cache:
+ * each goes to the ring itself. With the default ring (multi-producer/consumer, tails updated in
+ * order) a thread descheduled between moving the head and the tail keeps every later one spinning
+ * until it runs again; a dozen workers on 2 CPUs under overload then spun for good (seen in e3-nic:
+ * every worker in rte_pktmbuf_alloc). RTS lets the last one out update the tail instead. */
+#define DP_FRAME_POOL_OPS "ring_mt_rts"
+
+struct rte_mempool;
 
 /* What the fixed part of the arguments depends on. */
 typedef struct dp_eal_config {
@@ -52,6 +61,10 @@ int dp_eal_args_words(dp_eal_args *a, const char *words, char *err);
 /* Remove the EAL's runtime directory `dir` and the files in it, so a process's config, fbarray
  * and socket files never outlive it. "" or NULL or a missing directory: nothing to do. */
 void dp_remove_runtime_dir(const char *dir);
+
+/* The program's pool of `frames` frame buffers (DP_FRAME_POOL_OPS, a per-lcore cache of `cache`), or
+ * NULL with `err`. Library e3dp. */
+struct rte_mempool *dp_frame_pool_new(const char *name, unsigned frames, unsigned cache, char *err);
 
 /* rte_eal_cleanup, then remove its runtime directory (dp_remove_runtime_dir). Call once, after
  * every port was closed and every DPDK object freed. Library e3dp. */
