@@ -192,6 +192,14 @@ def notes(rows: list[dict], qs: list[Quantity], host_workers: int) -> list[str]:
                    for r in rows if r["host_capped"] or r["smartnic_capped"]]
     if capped_rows:
         out.append("Capped at e3-loadgen's ceiling (knee is a lower bound): " + ", ".join(capped_rows) + ".")
+    out.append(f"The SmartNIC's sweep has no bisection: its knee is the last good x{GROWTH:g} step (the true knee "
+               f"lies below {GROWTH:g} x the figure).")
+    wedged = [r["service"] for r in rows if r.get("smartnic_answers_after") is False]
+    if wedged:
+        out.append("e3-nic stopped answering after the sweep passed its knee (a fault of the emulation, found here: "
+                   "its engine workers spin for good in the DPDK mbuf pool's rte_pktmbuf_alloc, and its agent "
+                   "no longer applies commands), on: " + ", ".join(wedged) + ". Hence a fresh rack per service, "
+                   "the host swept first and the NIC without bisection.")
     misses = [x for x in qs if x.verdict == "outside"]
     for x in misses:
         row = next(r for r in rows if r["service"] == x.labels["service"])

@@ -97,10 +97,11 @@ def test_rows_become_sourced_quantities_and_a_miss_is_explained():
 
 def test_an_unmeasured_knee_is_not_measured_and_capped_knees_are_named():
     paper = paper_values()["table1"]["services"]
-    rows = [_row("kvs", 150_000, None, 1.0, host_capped=True)]
+    rows = [_row("kvs", 150_000, None, 1.0, host_capped=True) | {"smartnic_answers_after": False}]
     qs = table1.quantities(rows, paper, host_workers=2)
     assert {q.name: q.verdict for q in qs}["SmartNIC / host knee ratio vs the pacing's"] == "not measured"
-    assert "kvs (host)" in " ".join(table1.notes(rows, qs, host_workers=2))
+    text = " ".join(table1.notes(rows, qs, host_workers=2))
+    assert "kvs (host)" in text and "e3-nic stopped answering after the sweep passed its knee" in text
 
 
 def test_every_table1_service_has_a_load_and_an_application_pinned_to_both_platforms():
