@@ -159,13 +159,14 @@ def quantities(rows: list[dict], paper: dict, host_workers: int) -> list[Quantit
         service, table = row["service"], paper[row["service"]]
         labels = {"service": service}
         q.append(Quantity("knee on the host", table["host_dpdk"]["rps"], row["host_knee_rps"], "requests/s",
-                          "emulation", None, None, labels | {"capped": row["host_capped"]}))
+                          "emulation", None, None, labels))
         q.append(Quantity("knee on the emulated SmartNIC", table["smartnic"]["rps"], row["smartnic_knee_rps"],
-                          "requests/s", "calibration input", None, None, labels | {"capped": row["smartnic_capped"]}))
+                          "requests/s", "calibration input", None, None, labels))
         ratio = (row["smartnic_knee_rps"] / row["host_knee_rps"]
                  if row["smartnic_knee_rps"] and row["host_knee_rps"] else None)
-        q.append(Quantity("SmartNIC / host knee ratio vs the pacing's", expected_ratio(row["pace_factor"], host_workers),
-                          ratio, "x", "calibration input", RATIO_TOLERANCE, None,
+        expected = expected_ratio(row["pace_factor"], host_workers)
+        q.append(Quantity("SmartNIC / host knee ratio vs the pacing's", expected, ratio, "x", "calibration input",
+                          RATIO_TOLERANCE, None,
                           labels | {"pace_factor": row["pace_factor"],
                                     "table1_ratio": table["smartnic"]["rps"] / table["host_dpdk"]["rps"]}))
     return q
@@ -224,13 +225,13 @@ def plotter(rows: list[dict], paper: dict):
         names = [r["service"] for r in rows]
         x = range(len(names))
         width = 0.2
-        series = [("host_knee_rps", "host (ours, emulation, 2-core VM)", "tab:blue", [r["host_knee_rps"] for r in rows]),
-                  ("smartnic_knee_rps", "emulated SmartNIC (ours, calibration input)", "tab:orange",
+        series = [("host (ours, emulation, 2-core VM)", "tab:blue", [r["host_knee_rps"] for r in rows]),
+                  ("emulated SmartNIC (ours, calibration input)", "tab:orange",
                    [r["smartnic_knee_rps"] for r in rows]),
-                  ("paper_host", "host DPDK, Table 1 (12-core Xeon)", "lightsteelblue",
+                  ("host DPDK, Table 1 (12-core Xeon)", "lightsteelblue",
                    [paper[n]["host_dpdk"]["rps"] for n in names]),
-                  ("paper_nic", "LiquidIO II, Table 1", "navajowhite", [paper[n]["smartnic"]["rps"] for n in names])]
-        for i, (_, label, colour, values) in enumerate(series):
+                  ("LiquidIO II, Table 1", "navajowhite", [paper[n]["smartnic"]["rps"] for n in names])]
+        for i, (label, colour, values) in enumerate(series):
             ax.bar([j + (i - 1.5) * width for j in x], [v or 0 for v in values], width, label=label, color=colour)
         ax.axhline(MAX_RPS, color="grey", linestyle=":", linewidth=0.8, label="e3-loadgen ceiling")
         ax.set_yscale("log")
