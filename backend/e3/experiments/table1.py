@@ -172,6 +172,23 @@ def quantities(rows: list[dict], paper: dict, host_workers: int) -> list[Quantit
     return q
 
 
+def miss_reason(row: dict, ours: float, expected: float) -> str:
+    """The reason found for a ratio outside the tolerance, from what the row recorded."""
+    if row["host_capped"] and row["smartnic_capped"]:
+        return "both knees reached e3-loadgen's ceiling, so the ratio is 1 whatever the pacing"
+    if row["host_capped"]:
+        return "the host's knee is e3-loadgen's ceiling, not the service's time, so the ratio understates the host"
+    if ours > expected:
+        return ("the request is too short for the pacing to dominate: per-request costs that are not paced (the "
+                "rack's veths, af_packet, the traffic manager, e3-loadgen) bound both knees alike")
+    if row.get("smartnic_answers_after") is False:
+        return ("the NIC fell over at its first step past the knee (it stopped answering, see above) below the "
+                "host's knee: its 12 worker threads, the traffic manager and e3-loadgen share the 2 CPUs, and its "
+                "mbuf pool stalls under that contention before the service's own time is the limit")
+    return ("the NIC's 12 worker threads, its traffic manager and the host agent share 2 CPUs with the rest of the "
+            "rack, so the NIC falls further behind than the factor alone")
+
+
 def notes(rows: list[dict], qs: list[Quantity], host_workers: int) -> list[str]:
     out = [
         "Source: the SmartNIC knees are `calibration input`: e3-nic is paced from Table 1 (each request held for "
@@ -204,14 +221,7 @@ def notes(rows: list[dict], qs: list[Quantity], host_workers: int) -> list[str]:
     misses = [x for x in qs if x.verdict == "outside"]
     for x in misses:
         row = next(r for r in rows if r["service"] == x.labels["service"])
-        why = ("both knees reached e3-loadgen's ceiling, so the ratio is 1 whatever the pacing"
-               if row["host_capped"] and row["smartnic_capped"] else
-               "the host's knee is e3-loadgen's ceiling, not the service's time, so the ratio overstates the NIC"
-               if row["host_capped"] else
-               "the request is too short for the pacing to dominate: per-request overheads (traffic manager, "
-               "frames, the loadgen) that are not paced set both knees" if x.ours and x.ours > x.paper else
-               "the NIC's 12 paced workers and the host agent share 2 CPUs with the rest of the rack, so the "
-               "NIC falls further behind than the factor alone")
+        why = miss_reason(row, x.ours, x.paper)
         out.append(f"Miss: {x.labels['service']} ratio {x.ours:.3f} vs the pacing's {x.paper:.3f} "
                    f"({x.ratio - 1:+.0%}, factor {x.labels['pace_factor']:g}): {why}.")
     if not misses:
