@@ -174,11 +174,11 @@ def quantities(rows: list[dict], paper: dict, host_workers: int) -> list[Quantit
 
 def miss_reason(row: dict, ours: float, expected: float) -> str:
     """The reason found for a ratio outside the tolerance, from what the row recorded."""
-    if row["host_capped"] and row["smartnic_capped"]:
-        return "both knees reached e3-loadgen's ceiling, so the ratio is 1 whatever the pacing"
-    if row["host_capped"]:
-        return "the host's knee is e3-loadgen's ceiling, not the service's time, so the ratio understates the host"
     if ours > expected:
+        if row["host_capped"] and row["smartnic_capped"]:
+            return "both knees reached e3-loadgen's ceiling, so the ratio is 1 whatever the pacing"
+        if row["host_capped"]:
+            return "the host's knee is only a lower bound (e3-loadgen's ceiling), so the ratio overstates the NIC"
         return ("the request is too short for the pacing to dominate: per-request costs that are not paced (the "
                 "rack's veths, af_packet, the traffic manager, e3-loadgen) bound both knees alike")
     if row.get("smartnic_answers_after") is False:
