@@ -122,3 +122,15 @@ def test_every_table1_service_has_a_load_and_an_application_pinned_to_both_platf
 ])
 def test_a_miss_gets_the_reason_its_row_shows(row, ours, expected, reason):
     assert reason in table1.miss_reason(row, ours, expected)
+
+
+def test_every_application_is_valid_and_sql_runs_on_the_host_only():
+    from e3.schemas.dag import validate_application
+
+    for service in table1.LOADS:
+        validate_application(table1.application(service))  # raises on a config the API would refuse (422)
+    assert [n["id"] for n in table1.application("sql")["spec"]["nodes"]] == ["on-host"]
+    paper = paper_values()["table1"]["services"]
+    rows = [_row("sql", 30_000, None, 13.367) | {"smartnic_node_kind": None}]
+    text = " ".join(table1.notes(rows, table1.quantities(rows, paper, 2), host_workers=2))
+    assert "Not run on the SmartNIC" in text and "sql" in text
