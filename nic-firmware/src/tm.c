@@ -83,7 +83,7 @@ nic_tm *nic_tm_new(const nic_tm_config *cfg, struct rte_mempool *mp, char *err) 
     dp_txq_init(&tm->host_q, cfg->host_port, &tm->st.host_tx, &tm->st.drops);
     tm->ingress = dp_ring_new("tm_in", tm, NIC_INGRESS_SLOTS, RING_F_SP_ENQ | RING_F_SC_DEQ, err);
     if (!tm->ingress) goto err;
-    tm->egress = dp_ring_new("tm_eg", tm, NIC_EGRESS_SLOTS, RING_F_SC_DEQ, err);
+    tm->egress = dp_ring_new("tm_eg", tm, NIC_EGRESS_SLOTS, DP_EGRESS_RING_FLAGS, err);
     if (!tm->egress) goto err;
     tm->stack = dp_stack_new(cfg->ip, mp, dp_ring_tx, tm->egress, err);
     if (!tm->stack) goto err;

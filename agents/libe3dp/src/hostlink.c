@@ -50,7 +50,7 @@ dp_hostlink *dp_hostlink_new(const dp_hostlink_config *cfg, struct rte_mempool *
     }
     hl->cfg = *cfg;
     for (size_t k = 0; k < cfg->n_ports; k++) dp_txq_init(&hl->txq[k], cfg->ports[k], &hl->st.tx[k], &hl->st.drops);
-    hl->egress = dp_ring_new("hl_eg", hl, DP_HOSTLINK_EGRESS_SLOTS, RING_F_SC_DEQ, err);
+    hl->egress = dp_ring_new("hl_eg", hl, DP_HOSTLINK_EGRESS_SLOTS, DP_EGRESS_RING_FLAGS, err);
     if (!hl->egress) goto err;
     hl->stack = dp_stack_new(cfg->ip, mp, dp_ring_tx, hl->egress, err);
     if (!hl->stack) goto err;

@@ -65,7 +65,7 @@ void dp_ring_drain_free(struct rte_ring *r) {
 
 int dp_ring_tx(void *ring, struct rte_mbuf *m, uint32_t dst_ip) {
     (void)dst_ip;
-    return rte_ring_mp_enqueue(ring, m) == 0 ? DP_OK : DP_ERR;
+    return rte_ring_enqueue(ring, m) == 0 ? DP_OK : DP_ERR;
 }
 
 int dp_stack_deliver(dp_stack *st, struct rte_mbuf *m, const dp_parsed *p, dp_drops *drops) {

@@ -18,12 +18,9 @@
 #define DP_EAL_MAX_ARGS 48     /* argv entries, the terminating NULL excluded */
 #define DP_EAL_STORAGE 2048    /* bytes of argument text */
 #define DP_EAL_MEMORY_MB 256   /* -m: enough for a pool of 8K frames and a few rings */
-/* The frame pool's ring: relaxed tail sync. Frames are taken and given back by plain threads (the
- * engine's workers reply from their own threads), which have no lcore and so no per-lcore cache:
- * each goes to the ring itself. With the default ring (multi-producer/consumer, tails updated in
- * order) a thread descheduled between moving the head and the tail keeps every later one spinning
- * until it runs again; a dozen workers on 2 CPUs under overload then spun for good (seen in e3-nic:
- * every worker in rte_pktmbuf_alloc). RTS lets the last one out update the tail instead. */
+/* The frame pool's ring: relaxed tail sync, for the reason the egress rings have it (e3dp/poll.h,
+ * DP_EGRESS_RING_FLAGS): the engine's workers take and give back frames from plain threads, which have
+ * no lcore and so no per-lcore cache, each going to the pool's ring itself. */
 #define DP_FRAME_POOL_OPS "ring_mt_rts"
 
 struct rte_mempool;

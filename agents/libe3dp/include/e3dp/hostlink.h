@@ -6,7 +6,7 @@
  * type2), teamed. One poll loop, on its own lcore, owns the links:
  *   from a link: UDP to the host's IP -> the host's UDP stack (the agent runtime's chan_net);
  *     anything else -> dropped and counted by reason (not_for_us, or the parser's);
- *   egress ring (MP/SC: what the stack sends, from any engine worker):
+ *   egress ring (multi-producer RTS / single consumer: what the stack sends, from any engine worker):
  *     to the host's own IP -> back into the stack (a NIC drops the host's own address: looping
  *       it back is the host's job, as a kernel's loopback would);
  *     else -> the link its flow hashes to among the links that are up (one flow, one link);

@@ -79,7 +79,15 @@ struct rte_ring *dp_ring_new(const char *tag, const void *owner, unsigned slots,
 /* Free the frames left in `r`, then `r`. NULL is fine. */
 void dp_ring_drain_free(struct rte_ring *r);
 
-/* A dp_tx_fn: enqueue `m` (multi-producer) on the ring `ring`. Any thread. */
+/* The flags of a ring that any engine worker sends into and one poll loop drains: relaxed tail sync for
+ * the producers. The workers are plain threads, a dozen on 2 CPUs under load; with the classic
+ * multi-producer ring each waits, spinning, for the one before it to publish its slot, and the one whose
+ * turn it is only runs when the scheduler gets round to it past the spinners: replies went out at a few
+ * per second and e3-nic looked dead after an overload (found by the table1 experiment; a gdb snapshot
+ * had all 12 workers in __rte_ring_update_tail). With RTS the last producer out publishes for all. */
+#define DP_EGRESS_RING_FLAGS (RING_F_MP_RTS_ENQ | RING_F_SC_DEQ)
+
+/* A dp_tx_fn: enqueue `m` on the ring `ring` (as its flags say: DP_EGRESS_RING_FLAGS). Any thread. */
 int dp_ring_tx(void *ring, struct rte_mbuf *m, uint32_t dst_ip);
 
 /* Hand a parsed UDP datagram to `st`: counted as a drop (freed) if no node listens there, else
