@@ -9,6 +9,7 @@ The benchmark (`figure7_section`) runs IOT-TS with only its gateway on a NIC; th
 """
 
 import dataclasses
+import os
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -157,7 +158,9 @@ def _detection_timing(queues: list[tuple[float, int]], detection: dict | None, l
 def _summarise_events(evs: list[dict], origin: float) -> list[dict]:
     return [{"kind": e["kind"], "after_s": round(ts(e["ts"]) - origin, 3), "subject": e["subject"],
              "trouble": e["data"].get("trouble"), "instance_id": e["data"].get("instance_id"),
-             "reason": e["data"].get("reason"), "target_node_id": e["data"].get("target_node_id")} for e in evs]
+             "reason": e["data"].get("reason"), "target_node_id": e["data"].get("target_node_id"),
+             "service": (e["data"].get("detail") or {}).get("service"),
+             "cpu_share": (e["data"].get("detail") or {}).get("cpu_share")} for e in evs]
 
 
 def _nic_ids(api: Api, deployment: str) -> dict[str, str]:
@@ -177,6 +180,7 @@ def _phase(api: Api, deployment: str, app: Fig7App, seconds: float, connections:
     proc = start_load(entry, app.payload, seconds, connections)
     time.sleep(0.5 + min(seconds / 2, 5))
     watts = _cluster_watts(api)  # under load
+    machine_load = os.getloadavg()[0]  # everything emulated shares this machine's cores
     load = finish_load(proc)
     node_id = nodes(api)[entry["node"]]["id"]
     series = _queues(api, node_id, started)
@@ -186,6 +190,7 @@ def _phase(api: Api, deployment: str, app: Fig7App, seconds: float, connections:
     first = next((e for e in evs if e["kind"] == "orchestrator.detection"), None)
     rps = load["throughput_rps"]
     return dict(load, entry=entry["node"], entry_kind=entry["node_kind"], watts=watts, energy_source="model",
+                machine_load_1m=machine_load,
                 joules_per_request=joules_per_request(watts, rps),
                 queue={"heartbeats": len(queues), "max": max(queues, default=None),
                        "median": sorted(queues)[len(queues) // 2] if queues else None,

@@ -49,6 +49,7 @@ def phase_row(app: str, label: str, phase: dict) -> dict:
             "p50_us": phase.get("p50_us"), "p99_us": phase.get("p99_us"), "watts_model": phase.get("watts"),
             "requests_per_joule": requests_per_joule(phase), "errors": phase.get("errors"),
             "timeouts": phase.get("timeouts"), "entry_node": phase.get("entry"),
+            "machine_load_1m": phase.get("machine_load_1m"),
             "max_nic_queue": max((q for q in (phase.get("nic_queue_max") or {}).values() if q is not None),
                                  default=None)}
 
@@ -142,12 +143,40 @@ def notes(per_app: dict[str, dict], paper: dict, seconds: float, quick: bool) ->
                 + (f" (no NIC took {', '.join(left)})" if left else "")
                 + f"; moved to a host by the orchestrator: {', '.join(services) or 'nothing'}; "
                   f"the paper: {paper_service}.")
+        decided = decisions(r.get("switch") or {})
         if paper_service not in services:
-            line += (f" MISS: the orchestrator did not move {paper_service}: it moves the NIC's instance with the "
-                     "highest CPU share when the NIC starves its host (§3.4), and on the emulation that is the most "
-                     "heavily paced service on the troubled NIC.")
+            line += (f" MISS: the orchestrator did not move {paper_service}: on a detection it moves the troubled "
+                     "NIC's instance with the highest CPU share in that heartbeat (§3.4); its decisions here: "
+                     f"{decided or 'none'}.")
         out.append(line)
+        worse = direction_miss(app, r["off"], r["on"])
+        if worse:
+            out.append(worse)
     return out
+
+
+def decisions(switch: dict) -> str:
+    """The orchestrator's decisions in the migrate window: service, CPU share, trouble."""
+    return "; ".join(f"{e.get('service')} (CPU share {e['cpu_share']:.2f}, {e.get('trouble')})"
+                     if e.get("cpu_share") is not None else f"{e.get('service')} ({e.get('trouble')})"
+                     for e in switch.get("events", []) if e["kind"] == "orchestrator.decision")
+
+
+def direction_miss(app: str, off: dict, on: dict) -> str | None:
+    """A note when the orchestrator made the application worse (the paper: better on every application)."""
+    g = gain(requests_per_joule(off), requests_per_joule(on))
+    cut = reduction_pct(off.get("avg_us"), on.get("avg_us"))
+    if (g is None or g >= 1) and (cut is None or cut >= 0):
+        return None
+    ee = "-" if g is None else f"x{g:.2f}"
+    latency = "-" if cut is None else f"{-cut:+.0f}%"
+    return (f"MISS (direction): {app} was worse with the orchestrator: energy efficiency {ee}, average "
+            f"latency {latency} ({off['throughput_rps']:,.0f} -> {on['throughput_rps']:,.0f} req/s; "
+            f"machine load {off.get('machine_load_1m') or 0:.1f} -> {on.get('machine_load_1m') or 0:.1f}). "
+            "What we see: after the move its request crosses between the host and the NIC at every stage placed "
+            "differently, and the emulated hosts, NICs and the client all share this machine's 2 cores with other "
+            "jobs, so a host-side stage is no faster than the NIC-side one it replaced unless the NIC was paced "
+            "far below it (Table 1); repeated runs vary by a factor of 2 or more on this machine.")
 
 
 def misses(quantities: list[Quantity]) -> list[str]:

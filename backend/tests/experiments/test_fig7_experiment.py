@@ -80,13 +80,17 @@ def test_headline_with_nothing_measured_is_not_measured():
 
 
 def test_notes_name_a_miss_of_the_migrated_service_and_a_failed_application():
-    run = {"off": _phase(0.0, 500.0, 0.0, 0.0) | {"timeouts": 192}, "moved": [{"service": "bayes"}], "onto_nics": [
+    run = {"off": _phase(0.0, 500.0, 0.0, 0.0) | {"timeouts": 192}, "on": _phase(900.0, 500.0, 70_000.0, 1),
+           "moved": [{"service": "bayes"}], "switch": {"events": [
+               {"kind": "orchestrator.decision", "service": "bayes", "cpu_share": 0.5, "trouble": "overload"}]},
+           "onto_nics": [
         {"service": "count", "moved": True, "node": "s00/nic0"},
         {"service": "kvs", "moved": False, "node": "s02/host", "state": "failed"}]}
     text = "\n".join(fig7.notes({"rta-sf": run, "iot-dh": {"error": "RuntimeError: boom", "spec_note": "x"}},
                                 PAPER, 3.0, quick=True))
     assert "rta-sf: on the NICs before: count (no NIC took kvs)" in text
-    assert "MISS: the orchestrator did not move spike" in text
+    assert "MISS: the orchestrator did not move spike" in text and "bayes (CPU share 0.50, overload)" in text
+    assert "MISS (direction)" not in text  # nothing completed when off: unbounded, not worse
     assert "iot-dh: not measured: RuntimeError: boom" in text and "(quick mode)" in text
     assert "Tolerances" in text
     assert "rta-sf: with the orchestrator off no request completed in the 3 s window (192 timed out; the NIC's " \
@@ -116,3 +120,15 @@ def test_moved_to_hosts_is_the_nic_to_host_difference():
              {"id": "c", "node_kind": "host", "node": "s00/host", "dag_node": "s", "service": "sql", "shard": 0}]
     assert moved_to_hosts(before, after) == [{"dag_node": "rank", "service": "top_ranker", "shard": 0,
                                               "from": "s00/nic0", "to": "s00/host"}]
+
+
+def test_a_worse_on_phase_is_a_named_direction_miss_and_decisions_are_listed():
+    off, on = _phase(1283.0, 315.0, 50_000.0, 1), _phase(494.0, 315.0, 126_000.0, 1)
+    text = fig7.direction_miss("rta-ptc", off, on)
+    assert text.startswith("MISS (direction): rta-ptc was worse with the orchestrator: energy efficiency x0.39, "
+                           "average latency +152% (1,283 -> 494 req/s")
+    assert fig7.direction_miss("rta-ptc", on | {"avg_us": 200_000.0}, off) is None  # better: no note
+    switch = {"events": [{"kind": "orchestrator.detection", "service": None},
+                         {"kind": "orchestrator.decision", "service": "count", "cpu_share": 0.41,
+                          "trouble": "host_starvation"}]}
+    assert fig7.decisions(switch) == "count (CPU share 0.41, host_starvation)"
