@@ -216,6 +216,9 @@ def _plotter(rows: list[dict], paper: dict):
                      label=f"paper: up to {paper['latency_reduction_pct_up_to']}%")
         ax.set_ylim(0, max(gains + [paper["energy_efficiency_gain_up_to"]]) * 1.35)  # room for the legends
         twin.set_ylim(0, 135)
+        for i, (g, c) in enumerate(zip(gains, cuts)):  # the values, a negative reduction (worse) included
+            ax.annotate(f"x{g:.2f}", (i - 0.2, g), ha="center", va="bottom", fontsize="x-small")
+            twin.annotate(f"{c:+.0f}%", (i + 0.2, max(c, 0)), ha="center", va="bottom", fontsize="x-small")
         ax.set_xticks(list(x), apps)
         ax.set_ylabel("energy-efficiency gain, on / off (x)")
         twin.set_ylabel("average latency reduction (%)")
