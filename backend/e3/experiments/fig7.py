@@ -170,13 +170,16 @@ def direction_miss(app: str, off: dict, on: dict) -> str | None:
         return None
     ee = "-" if g is None else f"x{g:.2f}"
     latency = "-" if cut is None else f"{-cut:+.0f}%"
+    queue_off, queue_on = (phase_row(app, "", p)["max_nic_queue"] for p in (off, on))
     return (f"MISS (direction): {app} was worse with the orchestrator: energy efficiency {ee}, average "
-            f"latency {latency} ({off['throughput_rps']:,.0f} -> {on['throughput_rps']:,.0f} req/s; "
-            f"machine load {off.get('machine_load_1m') or 0:.1f} -> {on.get('machine_load_1m') or 0:.1f}). "
-            "What we see: after the move its request crosses between the host and the NIC at every stage placed "
-            "differently, and the emulated hosts, NICs and the client all share this machine's 2 cores with other "
-            "jobs, so a host-side stage is no faster than the NIC-side one it replaced unless the NIC was paced "
-            "far below it (Table 1); repeated runs vary by a factor of 2 or more on this machine.")
+            f"latency {latency} ({off['throughput_rps']:,.0f} -> {on['throughput_rps']:,.0f} req/s; largest NIC "
+            f"queue {queue_off} -> {queue_on} packets; machine load {off.get('machine_load_1m') or 0:.1f} -> "
+            f"{on.get('machine_load_1m') or 0:.1f}). What we see: "
+            + ("the NIC keeps a standing queue after the move, so it is still the bottleneck: the stages left on it "
+               "now get each request from the host and send it back across the NIC, where before the entry "
+               "handed it on inside the NIC. " if queue_on and queue_off and queue_on >= 0.5 * queue_off else "")
+            + "The emulated hosts, NICs and the client share this machine's 2 cores with other jobs; repeated runs "
+              "vary by a factor of 2 or more.")
 
 
 def misses(quantities: list[Quantity]) -> list[str]:

@@ -126,7 +126,8 @@ def test_a_worse_on_phase_is_a_named_direction_miss_and_decisions_are_listed():
     off, on = _phase(1283.0, 315.0, 50_000.0, 1), _phase(494.0, 315.0, 126_000.0, 1)
     text = fig7.direction_miss("rta-ptc", off, on)
     assert text.startswith("MISS (direction): rta-ptc was worse with the orchestrator: energy efficiency x0.39, "
-                           "average latency +152% (1,283 -> 494 req/s")
+                           "average latency +152% (1,283 -> 494 req/s; largest NIC queue 60 -> 60 packets")
+    assert "the NIC keeps a standing queue after the move" in text
     assert fig7.direction_miss("rta-ptc", on | {"avg_us": 200_000.0}, off) is None  # better: no note
     switch = {"events": [{"kind": "orchestrator.detection", "service": None},
                          {"kind": "orchestrator.decision", "service": "count", "cpu_share": 0.41,
