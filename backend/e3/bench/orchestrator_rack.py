@@ -195,9 +195,9 @@ def finish_load(proc: subprocess.Popen, timeout_s: float = 120) -> dict:
     try:
         run = json.loads(out)
     except ValueError:
-        return {"throughput_rps": 0.0, "p50_us": None, "p99_us": None, "errors": None, "timeouts": None,
-                "exit": proc.returncode}
-    return {"throughput_rps": run["throughput_rps"], "avg_us": run["latency_us"]["avg"],
+        return {"throughput_rps": 0.0, "avg_us": None, "p50_us": None, "p99_us": None, "errors": None,
+                "timeouts": None, "exit": proc.returncode}
+    return {"throughput_rps": run["throughput_rps"], "avg_us": run["latency_us"].get("avg"),
             "p50_us": run["latency_us"]["p50"], "p99_us": run["latency_us"]["p99"], "errors": run["errors"],
             "timeouts": run["timeouts"], "requests": run.get("requests", run.get("completed"))}
 

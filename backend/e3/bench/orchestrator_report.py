@@ -154,7 +154,7 @@ def render_figure7(s: dict) -> str:
         lines.append(f"  {label:<16} {'-' if bv is None else fmt(bv):>14} {'-' if av is None else fmt(av):>14} "
                      f"{_ratio(av, bv) if key not in ('errors', 'timeouts') else '':>13}")
     lines += [
-        f"  gateway on      {b['gateway']:>14} {a['gateway']:>14}",
+        f"  gateway on      {b['entry']:>14} {a['entry']:>14}",
         f"  NIC queue: before max {b['queue']['max']}, median {b['queue']['median']}, {b['queue']['at_least_32']}/"
         f"{b['queue']['heartbeats']} heartbeats >= 32; after (the gateway's node) max {a['queue']['max']}, "
         f"median {a['queue']['median']}",

@@ -80,7 +80,7 @@ MIGRATION = {
 
 def _phase(node, rps, p99_us, watts, detection=None):
     return {"throughput_rps": rps, "p50_us": p99_us / 5, "p99_us": p99_us, "errors": 0, "timeouts": 0,
-            "gateway": node, "gateway_kind": "smartnic" if "nic" in node else "host", "watts": watts,
+            "entry": node, "entry_kind": "smartnic" if "nic" in node else "host", "watts": watts,
             "energy_source": "model", "joules_per_request": watts / rps,
             "queue": {"heartbeats": 160, "max": 50, "median": 40, "at_least_32": 100},
             "first_detection": detection or {"trouble": None}, "decided": detection is not None,
