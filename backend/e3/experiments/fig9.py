@@ -5,12 +5,15 @@ One `e3 up` with a rack of one type2-smartnic server (4 emulated NICs, one wire 
 observing, so nothing moves by itself). Per application, placed by HCM through the API with its client-facing
 node pinned to the host (the paper's setup, as a user pins it):
 
-1. **unpaced**: the rack as it is (host route over all 4 ports, no link rate), to calibrate the link rate;
-2. **sharing**: every wire port limited to a scaled link rate (ToR -> server, a token bucket:
-   `rack_network.pace_ports`), host traffic still balanced by ECMP over the 4 ports (the rack's default);
-3. **dedicated**: the NIC with the fewest instances is emptied (its instances migrated to the other NICs through
-   the API) and the ToR routes the host only over its port (`rack_network.route_host_via`): the paper's plain
-   NIC used exclusively for the host. The other NICs still run their services and exchange their traffic.
+1. **unpaced**: HCM's placement on the rack as it is (host route over all 4 ports, no link rate), which
+   calibrates the link rate;
+2. the NIC with the fewest instances is emptied (its instances migrated to the other NICs through the API), and
+   every wire port is limited to a scaled link rate (ToR -> server, a token bucket: `rack_network.pace_ports`);
+3. then, alternating (ROUNDS times, so that a drift of this shared machine's load weighs on both alike) with the
+   same placement, only the host's route differing: **sharing**, host traffic balanced by ECMP over the 4 ports
+   (the rack's default), and **dedicated**, the ToR routing the host only over the emptied NIC's port
+   (`rack_network.route_host_via`): the paper's plain NIC used exclusively for the host. The other NICs run
+   their services and exchange their traffic in both.
 
 The emulated links are veths with no speed of their own and every program shares this machine's cores, so a
 10 GbE limit cannot be reproduced as such. The link rate is scaled instead: each port gets a quarter of the
@@ -46,9 +49,10 @@ from e3.schemas.dag import ApplicationSpec
 SERVER_TYPE = "type2-smartnic"
 SERVERS = 1  # one server: its 4 NICs and host are 5 programs on this machine's shared cores
 PORTS_SHARING_HOST = 4  # type2: 4 NICs x 1 port, all in the host route's ECMP set (the rack's default)
-LOAD_PROCESSES = 8  # flows: ECMP hashes each loadgen socket to one port
+LOAD_PROCESSES = 16  # flows: ECMP hashes each loadgen socket to one port; 16 spread fairly evenly over 4
 CONNECTIONS_PER_PROCESS = 4
-SECONDS, QUICK_SECONDS = 10.0, 4.0
+SECONDS, QUICK_SECONDS = 8.0, 4.0
+ROUNDS, QUICK_ROUNDS = 2, 1  # of (sharing, dedicated), alternating
 TOLERANCE = 0.35  # the paper's figures are "up to" values read from one plot
 NFV_SHARDS = 4  # per DAG node (the catalogue's 12 and one backup each are too many for one server's shared cores)
 
@@ -95,10 +99,26 @@ def gain(shared: float | None, dedicated: float | None) -> float | None:
     return shared / dedicated
 
 
+MEANS = ("throughput_rps", "requests_per_joule", "host_frames_per_s", "host_bandwidth_available_bit_s", "watts")
+
+
+def by_config(rows: list[dict]) -> dict[tuple[str, str], dict]:
+    """(app, config) -> that configuration's figures, the mean over its rounds (sharing and dedicated alternate,
+    so that a drift of this shared machine's load weighs on both alike)."""
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for r in rows:
+        groups.setdefault((r["app"], r["config"]), []).append(r)
+    out = {}
+    for key, group in groups.items():
+        out[key] = {k: (None if any(r.get(k) is None for r in group) else statistics.fmean(r[k] for r in group))
+                    for k in MEANS} | {"rounds": len(group)}
+    return out
+
+
 def quantities(paper: dict, rows: list[dict]) -> list[Quantity]:
     """Per application: throughput, energy-efficiency and host-bandwidth gains of sharing over dedicated, beside the
     paper's; the absolute figures of each configuration without a paper value (Figure 9 is a plot)."""
-    by = {(r["app"], r["config"]): r for r in rows}
+    by = by_config(rows)
     out = []
     for app in sorted({r["app"] for r in rows}):
         shared, dedicated = by.get((app, "sharing")), by.get((app, "dedicated"))
@@ -148,11 +168,13 @@ def notes(paper: dict, rows: list[dict]) -> list[str]:
         "limited by a token bucket (tc tbf) to a quarter of the bytes/s that entered the server in the unpaced "
         "run (the four ports together balance the server's compute, as the paper sized its clusters), so the "
         "link rate is a calibration input, not 10 GbE. The server -> ToR direction is not limited (replies).",
-        "Dedicated: the NIC with the fewest instances is emptied by migrations through the API and the ToR "
-        "routes the host's IP over its port only (rack_network.route_host_via); it still draws an emulated "
-        "LiquidIO's modelled idle watts, where the paper's X710 draws less, which favours dedicated in energy "
-        "efficiency a little. The host's own replies still leave by flow hash over all four NICs (its memif "
-        "team is unchanged), unpaced.",
+        "After the unpaced run the NIC with the fewest instances is emptied by migrations through the API; "
+        "sharing and dedicated then alternate with that same placement, only the ToR's route to the host "
+        "differing (all four ports by ECMP, or the emptied NIC's port only: rack_network.route_host_via); "
+        "figures per configuration are the mean of its rounds. The emptied NIC still draws an emulated "
+        "LiquidIO's modelled idle watts, where the paper's X710 draws less, and in the paper's sharing "
+        "configuration that fourth SmartNIC also ran services. The host's own replies still leave by flow "
+        "hash over all four NICs (its memif team is unchanged), unpaced.",
         f"NFV-FIN runs with {NFV_SHARDS} shards per DAG node, IOT-TS with the demo's (e3 up), both with no "
         "backups (one server is one fault domain), their client-facing node pinned to the host through the "
         "application document.",
@@ -221,7 +243,7 @@ def _measure(api, plan, instances: list[dict], load: AppLoad, seconds: float) ->
             "span_s": round(elapsed, 2)}
 
 
-def _empty_nic(api, deployment: str, plan, report) -> int:
+def _empty_nic(api, deployment: str, report) -> int:
     """Migrate every instance off the NIC that runs the fewest (to the other NICs, in turn); its index."""
     instances = api.all_pages(f"/api/v1/deployments/{deployment}/placement")
     names = sorted(n["name"] for n in nodes(api).values() if n["kind"] == "smartnic")
@@ -237,9 +259,11 @@ def _empty_nic(api, deployment: str, plan, report) -> int:
     return names.index(chosen)
 
 
-def _run_app(api, plan, load: AppLoad, seconds: float, report, rows: list[dict]) -> None:
-    """Unpaced, sharing and dedicated for one application; each configuration's row appended to `rows` as it is
-    measured (a failure keeps the earlier ones). The rack is back to its default afterwards."""
+def _run_app(api, plan, load: AppLoad, seconds: float, rounds: int, report, rows: list[dict]) -> None:
+    """One application: unpaced (HCM's placement, to calibrate the link rate), then with one NIC emptied and the
+    ports paced, `rounds` x (sharing, dedicated): the same placement, only the host's route differs. Each row is
+    appended to `rows` as it is measured (a failure keeps the earlier ones); the rack is back to its default
+    afterwards."""
     server = plan.servers[0]
     deployment, instances = deploy(api, application(load))
     placed = {"host": sum(i["node_kind"] == "host" for i in instances),
@@ -248,21 +272,20 @@ def _run_app(api, plan, load: AppLoad, seconds: float, report, rows: list[dict])
         report(f"{load.app}: unpaced (calibrating the link rate)")
         unpaced = _measure(api, plan, instances, load, seconds)
         rate = port_rate(unpaced["into_server_bytes_per_s"])
-        rows.append(dict(app=load.app, config="unpaced", port_rate_bit_s=None, host_ports=PORTS_SHARING_HOST,
-                         host_bandwidth_available_bit_s=None, placed=placed, **unpaced))
-        rack_network.pace_ports(plan, rate)
-        report(f"{load.app}: sharing, ports at {rate / 1e6:.2f} Mbit/s")
-        shared = _measure(api, plan, instances, load, seconds)
-        rows.append(dict(app=load.app, config="sharing", port_rate_bit_s=rate, host_ports=PORTS_SHARING_HOST,
-                         host_bandwidth_available_bit_s=rate * PORTS_SHARING_HOST, placed=placed, **shared))
-        dedicated_nic = _empty_nic(api, deployment, plan, report)
-        rack_network.route_host_via(plan, server, [dedicated_nic])
+        rows.append(dict(app=load.app, config="unpaced", round=1, port_rate_bit_s=None,
+                         host_ports=PORTS_SHARING_HOST, host_bandwidth_available_bit_s=None, placed=placed, **unpaced))
+        dedicated_nic = _empty_nic(api, deployment, report)
         instances = api.all_pages(f"/api/v1/deployments/{deployment}/placement")
-        report(f"{load.app}: dedicated nic{dedicated_nic}")
-        dedicated = _measure(api, plan, instances, load, seconds)
-        rows.append(dict(app=load.app, config="dedicated", port_rate_bit_s=rate, host_ports=1,
-                         host_bandwidth_available_bit_s=rate, placed=placed, dedicated_nic=dedicated_nic,
-                         **dedicated))
+        rack_network.pace_ports(plan, rate)
+        for i in range(rounds):
+            for config, nics in (("sharing", None), ("dedicated", [dedicated_nic])):
+                rack_network.route_host_via(plan, server, nics)
+                ports = PORTS_SHARING_HOST if nics is None else len(nics)
+                report(f"{load.app}: {config} (round {i + 1}/{rounds}), ports at {rate / 1e6:.3f} Mbit/s")
+                measured = _measure(api, plan, instances, load, seconds)
+                rows.append(dict(app=load.app, config=config, round=i + 1, port_rate_bit_s=rate, host_ports=ports,
+                                 host_bandwidth_available_bit_s=rate * ports, placed=placed,
+                                 dedicated_nic=dedicated_nic, **measured))
     finally:
         rack_network.pace_ports(plan, None)
         rack_network.route_host_via(plan, server, None)
@@ -271,11 +294,11 @@ def _run_app(api, plan, load: AppLoad, seconds: float, report, rows: list[dict])
 
 def _run(ctx: RunContext) -> ExperimentResult:
     paper = paper_values()["fig9"]
-    seconds = QUICK_SECONDS if ctx.quick else SECONDS
+    seconds, rounds = (QUICK_SECONDS, QUICK_ROUNDS) if ctx.quick else (SECONDS, ROUNDS)
     apps = list(_apps(ctx.quick).values())
     rows: list[dict] = []
     ctx.progress(0.0, "starting e3 up with the rack")
-    report = lambda text: ctx.progress(min(0.95, 0.1 + 0.8 * len(rows) / (3 * len(apps))), text)  # noqa: E731
+    report = lambda text: ctx.progress(min(0.95, 0.1 + 0.8 * len(rows) / ((1 + 2 * rounds) * len(apps))), text)  # noqa: E731
     incomplete = None
     with rack_up(SERVERS, SERVER_TYPE, report, extra_env=OBSERVE_ENV) as api:
         set_mode(api, "observe")
@@ -283,7 +306,7 @@ def _run(ctx: RunContext) -> ExperimentResult:
         plan = RackPlan.from_dict(state["plan"])
         for load in apps:
             try:
-                _run_app(api, plan, load, seconds, report, rows)
+                _run_app(api, plan, load, seconds, rounds, report, rows)
             except Exception as exc:  # keep what was measured; the runner marks the CSV incomplete
                 incomplete = f"{load.app}: {type(exc).__name__}: {exc}"
                 break
@@ -295,7 +318,7 @@ def plotter(paper: dict, rows: list[dict]):
     def plot(figure) -> None:
         ax_t, ax_e = figure.subplots(1, 2)
         apps = sorted({r["app"] for r in rows})
-        by = {(r["app"], r["config"]): r for r in rows}
+        by = by_config(rows)
         width = 0.38
         for ax, key, label in ((ax_t, "throughput_rps", "throughput (requests/s)"),
                                (ax_e, "requests_per_joule", "energy efficiency (requests/J, modelled W)")):
