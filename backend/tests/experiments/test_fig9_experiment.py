@@ -84,3 +84,11 @@ def test_alternating_rounds_are_averaged_per_configuration():
     means = fig9.by_config(rows)
     assert means[("nfv-fin", "sharing")]["throughput_rps"] == 2500 and means[("nfv-fin", "sharing")]["rounds"] == 2
     assert _by_name(fig9.quantities(PAPER, rows))["throughput gain, sharing / dedicated"].ours == 2.5
+
+
+def test_a_different_least_benefit_app_is_a_miss_named_in_the_notes():
+    rows = [_row("sharing", 1100, 300, 2200), _row("dedicated", 1000, 290, 2000, ports=1),
+            dict(_row("sharing", 900, 300, 900), app="iot-ts"), dict(_row("dedicated", 450, 290, 800), app="iot-ts")]
+    least = _by_name(fig9.quantities(PAPER, rows))["IOT-TS benefits the least from sharing"]
+    assert least.verdict == "outside" and least.labels["ours_least"] == "nfv-fin"
+    assert any(n.startswith("Miss: IOT-TS benefits the least") and "nfv-fin" in n for n in fig9.notes(PAPER, rows))
