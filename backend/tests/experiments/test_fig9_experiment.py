@@ -92,3 +92,12 @@ def test_a_different_least_benefit_app_is_a_miss_named_in_the_notes():
     least = _by_name(fig9.quantities(PAPER, rows))["IOT-TS benefits the least from sharing"]
     assert least.verdict == "outside" and least.labels["ours_least"] == "nfv-fin"
     assert any(n.startswith("Miss: IOT-TS benefits the least") and "nfv-fin" in n for n in fig9.notes(PAPER, rows))
+
+
+def test_the_notes_say_where_the_bytes_went_and_when_the_watts_do_not_move():
+    rows = [dict(_row("sharing", 1100, 168.4, 2200), into_server_bytes_per_port={"t1p0": 600, "t1p1": 200,
+                                                                                 "t1p2": 100, "t1p3": 100}),
+            dict(_row("dedicated", 1000, 168.5, 2000, ports=1), into_server_bytes_per_port={"t1p1": 900})]
+    notes = fig9.notes(PAPER, rows)
+    assert any("t1p0 60%" in n and "even: 25%" in n for n in notes)
+    assert any("energy-efficiency gain is the throughput gain" in n for n in notes)
