@@ -348,29 +348,33 @@ def _run(ctx: RunContext) -> ExperimentResult:
 
 def plotter(paper: dict, rows: list[dict]):
     def plot(figure) -> None:
-        ax_t, ax_e = figure.subplots(1, 2)
+        axes = figure.subplots(1, 2)
         apps = sorted({r["app"] for r in rows})
         by = by_config(rows)
         width = 0.38
-        for ax, key, label in ((ax_t, "throughput_rps", "throughput (requests/s)"),
-                               (ax_e, "requests_per_joule", "energy efficiency (requests/J, modelled W)")):
+        for ax, key, label in ((axes[0], "throughput_rps", "throughput (requests/s)"),
+                               (axes[1], "requests_per_joule", "energy efficiency (requests/J, modelled W)")):
+            values = []
             for k, config in enumerate(("sharing", "dedicated")):
                 xs = [i + (k - 0.5) * width for i in range(len(apps))]
-                ys = [by[(a, config)][key] if (a, config) in by else 0 for a in apps]
+                ys = [(by.get((a, config)) or {}).get(key) or 0 for a in apps]
+                values += [y for y in ys if y > 0]
                 ax.bar(xs, ys, width, label=f"{config} (ours)")
             gains = paper["throughput_gain_up_to" if key == "throughput_rps" else "energy_efficiency_gain_up_to"]
             for i, app in enumerate(apps):
-                r = by.get((app, "sharing")), by.get((app, "dedicated"))
-                ours = gain(*(x[key] if x else None for x in r))
+                pair = [(by.get((app, c)) or {}).get(key) for c in ("sharing", "dedicated")]
+                ours = gain(*pair)
                 text = f"ours {ours:.2f}x" if ours else "ours -"
                 if app in gains:
                     text += f"\npaper up to {gains[app]:g}x"
-                ax.annotate(text, (i, 1), xycoords=("data", "axes fraction"), ha="center", va="top",
+                ax.annotate(text, (i, max((v for v in pair if v), default=1) * 1.3), ha="center", va="bottom",
                             fontsize="small")
             ax.set_yscale("log")
+            if values:
+                ax.set_ylim(min(values) / 3, max(values) * 30)
             ax.set_xticks(range(len(apps)), apps)
             ax.set_ylabel(label)
-            ax.legend(fontsize="small", loc="lower right")
+            ax.legend(fontsize="small", loc="upper right")
         figure.suptitle("Figure 9: ECMP sharing vs a dedicated host NIC, 1 x Type2-SmartNIC (emulated, log y)")
 
     return plot
