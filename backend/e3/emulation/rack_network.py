@@ -30,13 +30,14 @@ from e3.emulation.rack_plan import (
     MGMT_BRIDGE,
     MGMT_NETWORKS,
     RACK_PREFIX,
+    PortPlan,
     RackPlan,
     ServerPlan,
     mgmt_gateway,
 )
 
 __all__ = ["NetnsError", "RackError", "create", "destroy", "ensure_mgmt_bridge", "host_network", "load_state",
-           "mgmt_network", "rack_mgmt_gateway", "remove_mgmt_bridge_if_unused"]
+           "mgmt_network", "pace_ports", "rack_mgmt_gateway", "remove_mgmt_bridge_if_unused", "route_host_via"]
 RESOLV_CONF = Path("/etc/resolv.conf")
 
 OnStep = Callable[[str], None] | None
@@ -207,8 +208,40 @@ def _add_ports(plan: RackPlan, server: ServerPlan) -> None:
     for nic in server.nics:
         first = server.ports[nic.ports[0]]
         netns.ip("route", "add", f"{nic.ip}/32", "dev", first.tor_ifname, ns=tor)
-    nexthops = [arg for port in server.ports for arg in ("nexthop", "dev", port.tor_ifname)]
-    netns.ip("route", "add", f"{server.host_ip}/32", *nexthops, ns=tor)
+    netns.ip("route", "add", f"{server.host_ip}/32", *_nexthops(server.ports), ns=tor)
+
+
+def _nexthops(ports: list[PortPlan]) -> list[str]:
+    """The host route's ECMP nexthops over `ports` (the ToR's ends)."""
+    return [arg for port in ports for arg in ("nexthop", "dev", port.tor_ifname)]
+
+
+def route_host_via(plan: RackPlan, server: ServerPlan, nic_indexes: list[int] | None = None) -> None:
+    """Route `server`'s host IP on the ToR over the ports of the NICs `nic_indexes` only (None: all of its ports,
+    the rack's default). A rack variant set after `create()`: with one NIC that runs nothing, it is the paper's
+    dedicated host NIC (§5.3, Figure 9); `create()` itself always routes the host over every port."""
+    wanted = None if nic_indexes is None else set(nic_indexes)
+    ports = [p for p in server.ports if wanted is None or p.nic_index in wanted]
+    if not ports:
+        raise ValueError(f"nic_indexes: {nic_indexes!r} names no NIC of {server.name}")
+    netns.ip("route", "replace", f"{server.host_ip}/32", *_nexthops(ports), ns=plan.tor_ns)
+
+
+def pace_ports(plan: RackPlan, rate_bit_s: float | None) -> None:
+    """Limit every wire port's ToR -> server direction to `rate_bit_s` (a token bucket on the ToR's end);
+    None removes the limit. The emulated links are veths with no rate of their own: this is how a
+    10 GbE port's limit is scaled onto them (e.g. for Figure 9)."""
+    for server in plan.servers:
+        for port in server.ports:
+            tc = ["tc", "qdisc", "replace" if rate_bit_s else "del", "dev", port.tor_ifname, "root"]
+            if rate_bit_s:
+                burst = max(int(rate_bit_s / 8 / 100), 4096)  # 10 ms at the rate, at least a few frames
+                tc += ["tbf", "rate", f"{int(rate_bit_s)}bit", "burst", str(burst), "latency", "50ms"]
+            try:
+                netns.run(netns.exec_argv(plan.tor_ns, tc))
+            except NetnsError:
+                if rate_bit_s:
+                    raise  # deleting a limit that is not there is fine
 
 
 def _steps(plan: RackPlan) -> list[_Step]:

@@ -203,3 +203,36 @@ def test_destroy_from_the_state_file_alone_after_create_was_killed(rack, tmp_pat
 
     rack_network.destroy(state)
     _assert_all_gone(plan, state, bridge_existed)
+
+
+def _qdisc(ns: str, ifname: str) -> str:
+    return json.loads(netns.run(netns.exec_argv(ns, ["tc", "-j", "qdisc", "show", "dev", ifname])))[0]["kind"]
+
+
+def test_host_routed_over_one_dedicated_nic_and_paced_ports_then_back_to_the_default(rack):
+    plan, state, _ = rack
+    rack_network.create(plan, state)
+    s1 = plan.servers[0]
+    tor_ports = [p.tor_ifname for p in s1.ports]
+    _stand_in_for_nics(s1.ns, s1.host_ip, [p.server_ifname for p in s1.ports])
+
+    rack_network.route_host_via(plan, s1, [2])  # Figure 9's dedicated host NIC
+    assert _tor_routes(plan)[s1.host_ip]["dev"] == "t1p2"
+    before = _tx_packets(plan.tor_ns, tor_ports)
+    _send_udp_from_many_ports(s1.host_ip, 200)
+    time.sleep(0.2)
+    after = _tx_packets(plan.tor_ns, tor_ports)
+    spread = {name: after[name] - before[name] for name in tor_ports}
+    assert spread["t1p2"] >= 200 and all(spread[n] <= 2 for n in tor_ports if n != "t1p2"), spread
+    assert [_tor_routes(plan)[n.ip]["dev"] for n in s1.nics] == tor_ports  # the NICs' own routes stay
+    with pytest.raises(ValueError, match="nic_indexes"):
+        rack_network.route_host_via(plan, s1, [7])
+
+    rack_network.pace_ports(plan, 2e6)
+    assert {_qdisc(plan.tor_ns, n) for n in tor_ports} == {"tbf"}
+    rack_network.pace_ports(plan, None)
+    assert "tbf" not in {_qdisc(plan.tor_ns, n) for n in tor_ports}
+    rack_network.pace_ports(plan, None)  # twice is harmless
+
+    rack_network.route_host_via(plan, s1, None)
+    assert [hop["dev"] for hop in _tor_routes(plan)[s1.host_ip]["nexthops"]] == tor_ports
