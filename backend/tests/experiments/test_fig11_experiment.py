@@ -142,3 +142,14 @@ def test_a_decision_tail_over_a_millisecond_is_said_with_its_cpu_time():
     assert _by(q, "decision p99, CPU time (detector + decision, in-process)", servers=10_000)[0].ours == 0.62
     misses = next(n for n in fig11.notes(combined, transports, PAPER, quick=False) if n.startswith("Misses:"))
     assert "p99 at most 4.18 ms (10,000 servers): over 1 ms" in misses and "CPU-time p99 at most 0.62 ms" in misses
+
+
+def test_the_first_note_sums_up_decision_transport_and_the_verdicts():
+    transports = [_transport(20, p50=1.58, p99=124.0), _transport(100, 0.45, 896.0, 1744.0)]
+    combined = fig11.combine([_decision(100, 0.08, 0.23, 0.22), _decision(100_000, 0.32, 1.6, 0.52)], transports, 50)
+    first = fig11.notes(combined, transports, PAPER, quick=False)[0]
+    assert first.startswith("Decision up to 100,000 servers: p50 0.08-0.32 ms, CPU-time p99 at most 0.52 ms")
+    assert "full 50 ms rate up to 20 servers: p50 1.58 ms, p99 124.0 ms" in first
+    assert "not at the full rate at 100 (45% accepted) servers" in first
+    # 100 measured (overloaded) + 100 and 100K modelled: 3 sizes x (p50, p99), the two modelled p50s within
+    assert "transmit + decision (emulation and model)" in first and "2 of 6 within" in first
