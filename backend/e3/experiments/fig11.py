@@ -82,11 +82,11 @@ def is_full_rate(transport: dict) -> bool:
 
 def combine(decisions: list[dict], transports: list[dict], period_ms: float) -> list[Combined]:
     """Transmit + decision per decision size: with the transport measured at that size (`emulation`, whatever
-    rate it carried), and, where that was not at the full rate or not measured, a `model` from the largest
-    full-rate measurement (transport None when there is none)."""
+    rate it carried), and, where that was not at the full rate or not measured, a `model` from each full-rate
+    measurement (none chosen over another: lighter load, lower lag, more controllers); transport None when
+    no run carried the full rate."""
     measured = {t["servers"]: t for t in transports}
-    full = [t for t in transports if is_full_rate(t)]
-    reference = max(full, key=lambda t: t["servers"], default=None)
+    references = sorted((t for t in transports if is_full_rate(t)), key=lambda t: t["servers"])
     out = []
     for d in decisions:
         servers = d["servers"]
@@ -97,11 +97,11 @@ def combine(decisions: list[dict], transports: list[dict], period_ms: float) -> 
                                 is_full_rate(own), SOURCE, None, cpu))
             if is_full_rate(own):
                 continue
-        if reference is not None:
-            controllers = math.ceil(scheduled_hz(servers, period_ms) / reference["ingested_hz"])
-            out.append(Combined(servers, p50, p99, reference["lag_redis_p50_ms"], reference["lag_redis_p99_ms"],
-                                reference["servers"], True, "model", controllers, cpu))
-        else:
+        for ref in references:
+            controllers = math.ceil(scheduled_hz(servers, period_ms) / ref["ingested_hz"])
+            out.append(Combined(servers, p50, p99, ref["lag_redis_p50_ms"], ref["lag_redis_p99_ms"], ref["servers"],
+                                True, "model", controllers, cpu))
+        if not references:
             out.append(Combined(servers, p50, p99, None, None, None, False, "model", None, cpu))
     return out
 
@@ -172,20 +172,21 @@ def notes(combined: list[Combined], transports: list[dict], paper: dict, quick: 
                    f"Redis {t['redis_cpu_pct']}, lag monitor {t['monitor_cpu_pct']} (all on the same 2 cores).")
     modelled = [c for c in combined if c.source == "model"]
     if modelled:
-        sizes = ", ".join(f"{c.servers:,}" for c in modelled)
-        ref = next((c for c in modelled if c.transport_servers is not None), None)
-        if ref is None:
+        sizes = ", ".join(f"{s:,}" for s in dict.fromkeys(c.servers for c in modelled))
+        refs = list(dict.fromkeys(c.transport_servers for c in modelled if c.transport_servers is not None))
+        if not refs:
             out.append(f"Transport not measured at the full rate at {sizes} servers and no transport run carried "
                        "the full rate: no model of transmit + decision there.")
         else:
-            per = ", ".join(f"{c.servers:,}: {c.controllers:,}" for c in modelled)
+            per = "; ".join(f"from {r:,} servers: " + ", ".join(f"{c.servers:,}: {c.controllers:,}" for c in modelled
+                                                                 if c.transport_servers == r) for r in refs)
             out.append(f"Transport not measured at the full rate at {sizes} servers (one controller on this "
                        f"machine does not carry their rate, or the size was not run): "
-                       f"transmit + decision there is a model, labelled `model`: the transport measured at "
-                       f"{ref.transport_servers:,} servers at the full rate, plus the decision measured at the size, "
-                       f"assuming the heartbeats are spread over enough controllers, each carrying the rate one "
-                       f"sustained here (controllers needed: {per}). The paper does not say how its orchestrator "
-                       f"received 100K servers' heartbeats.")
+                       f"transmit + decision there is a model, labelled `model`, once per run that carried the full "
+                       f"rate ({', '.join(f'{r:,}' for r in refs)} servers): that run's transport plus the decision "
+                       f"measured at the size, assuming the heartbeats are spread over enough controllers, each "
+                       f"carrying the rate that run's did (controllers needed {per}). The paper does not say how its "
+                       f"orchestrator received 100K servers' heartbeats.")
     sizes = [t["wire_bytes_per_heartbeat"] for t in transports if t.get("wire_bytes_per_heartbeat")]
     if sizes:
         size = max(sizes)
@@ -293,13 +294,18 @@ def _plotter(combined: list[Combined], transports: list[dict], paper: dict):
         ax.plot(xs, [c.decision_p50_ms for c in once], marker="o", color="C0", label="decision p50 (ours)")
         ax.plot(xs, [c.decision_p99_ms for c in once], marker="o", color="C0", linestyle=":",
                 label="decision p99 (ours)")
+        # one series per source, and per transport run a model took its transport from
+        series = list(dict.fromkeys((c.source, c.transport_servers) for c in combined if c.source == "model"))
         for stat, style in (("p50", "-"), ("p99", ":")):
-            for source, marker, fill in ((SOURCE, "s", "C1"), ("model", "s", "none")):
+            for k, (source, ref) in enumerate([(SOURCE, None), *series]):
                 pts = [(c.servers, getattr(c, f"total_{stat}_ms")) for c in combined
-                       if c.source == source and getattr(c, f"total_{stat}_ms") is not None]
+                       if c.source == source and (ref is None or c.transport_servers == ref)
+                       and getattr(c, f"total_{stat}_ms") is not None]
+                what = "measured" if source == SOURCE else f"model, transport of {ref:,} servers"
                 if pts:
-                    ax.plot(*zip(*pts), marker=marker, color="C1", markerfacecolor=fill, linestyle=style,
-                            label=f"transmit + decision {stat} (ours, {'measured' if source == SOURCE else 'model'})")
+                    ax.plot(*zip(*pts), marker="s", color=f"C{1 if k == 0 else 2 + k}",
+                            markerfacecolor="none" if k else None, linestyle=style,
+                            label=f"transmit + decision {stat} (ours, {what})")
         for full, fill, what in ((True, "C2", "full rate"), (False, "none", "NOT at full rate")):
             tx = [t for t in transports if t["lag_redis_p99_ms"] is not None and is_full_rate(t) == full]
             for stat, marker in (("p50", "v"), ("p99", "^")):

@@ -153,3 +153,18 @@ def test_the_first_note_sums_up_decision_transport_and_the_verdicts():
     assert "not at the full rate at 100 (45% accepted) servers" in first
     # 100 measured (overloaded) + 100 and 100K modelled: 3 sizes x (p50, p99), the two modelled p50s within
     assert "transmit + decision (emulation and model)" in first and "2 of 6 within" in first
+
+
+def test_each_full_rate_run_gives_its_own_model():
+    transports = [_transport(20, p50=0.8, p99=90.0), _transport(50, p50=14.0, p99=208.0)]
+    combined = fig11.combine([_decision(100_000)], transports, 50)
+    assert [(c.source, c.transport_servers, c.controllers) for c in combined] == [
+        ("model", 20, 5_000), ("model", 50, 2_000)]
+    text = " ".join(fig11.notes(combined, transports, PAPER, quick=False))
+    assert "from 20 servers: 100,000: 5,000; from 50 servers: 100,000: 2,000" in text
+    from matplotlib.figure import Figure
+
+    figure = Figure()
+    fig11._plotter(combined, transports, PAPER)(figure)
+    labels = [t.get_text() for t in figure.axes[0].get_legend().get_texts()]
+    assert "transmit + decision p50 (ours, model, transport of 50 servers)" in labels
