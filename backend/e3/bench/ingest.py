@@ -170,7 +170,7 @@ async def _worker_main(index, port, token, cluster, agents, period_s, seconds, a
         start_at = await asyncio.get_running_loop().run_in_executor(None, go.get)
         end_at = start_at + seconds
         groups = [batches[i:i + agents_per_stream] for i in range(0, len(batches), agents_per_stream)]
-        totals = dict(sent=0, batches=0, ticks=0, ticks_missed=0)
+        totals = dict(sent=0, batches=0, ticks=0, ticks_missed=0, message_bytes=0)
 
         # pre-serialised batches (only the timestamps and the sequence change), written as bytes
         send = channel.stream_unary("/e3.agent.v1.AgentService/StreamHeartbeats", request_serializer=None,
@@ -187,7 +187,9 @@ async def _worker_main(index, port, token, cluster, agents, period_s, seconds, a
                     await asyncio.sleep(next_t - now)
                 for wire in group:
                     wire.sequence += 1
-                    await call.write(wire.encode(time.time_ns()))
+                    message = wire.encode(time.time_ns())
+                    await call.write(message)
+                    totals["message_bytes"] += len(message)
                     totals["sent"] += wire.heartbeats
                     totals["batches"] += 1
                 totals["ticks"] += 1
@@ -207,6 +209,17 @@ async def _worker_main(index, port, token, cluster, agents, period_s, seconds, a
         return dict(worker=index, streams=len(groups), agents=len(batches), cpu_s=(cpu1.user + cpu1.system)
                     - (cpu0.user + cpu0.system), accepted=sum(s.accepted for s in summaries),
                     rejected=sum(s.rejected for s in summaries), rejections=rejections, **totals)
+
+
+GRPC_MESSAGE_PREFIX_BYTES = 5  # each gRPC message on the stream: compressed flag + 4-byte length
+
+
+def _wire_bytes_per_heartbeat(outs: list[dict]) -> float | None:
+    """Bytes the generator wrote per heartbeat: the HeartbeatBatch messages (protobuf) and their gRPC prefix,
+    shared by the batch's heartbeats. HTTP/2 frame headers and TCP/IP headers are not counted."""
+    sent = sum(o["sent"] for o in outs)
+    written = sum(o["message_bytes"] + GRPC_MESSAGE_PREFIX_BYTES * o["batches"] for o in outs)
+    return round(written / sent, 1) if sent else None
 
 
 # --- monitors (threads of this process) -------------------------------------------------------------
@@ -419,7 +432,8 @@ def run_ingest(cfg: IngestConfig, report=print) -> dict:
             ticks=sum(o["ticks"] for o in outs), ticks_missed=sum(o["ticks_missed"] for o in outs),
             controller_cpu_pct=pct(0), postgres_cpu_pct=pct(1), redis_cpu_pct=pct(2), monitor_cpu_pct=pct(3),
             loadgen_cpu_pct=round(sum(o["cpu_s"] for o in outs) / window * 100, 1), cores=os.cpu_count(),
-            lag_redis_p50_ms=r(_pct(redis_lag.lags_ms, 50)), lag_redis_p99_ms=r(_pct(redis_lag.lags_ms, 99)),
+            wire_bytes_per_heartbeat=_wire_bytes_per_heartbeat(outs),
+            lag_redis_p50_ms=r(_pct(redis_lag.lags_ms, 50), 2), lag_redis_p99_ms=r(_pct(redis_lag.lags_ms, 99), 2),
             lag_redis_samples=len(redis_lag.lags_ms),
             lag_pg_p50_ms=r(_pct(pg_lag.lags_ms, 50)), lag_pg_p99_ms=r(_pct(pg_lag.lags_ms, 99)),
             lag_pg_samples=len(pg_lag.lags_ms), lag_sample_nodes=len(sample),

@@ -22,6 +22,8 @@ def test_tiny_run_loses_nothing_and_leaves_nothing_behind():
     assert r["sent"] > 0 and r["sent"] == r["accepted"] == r["rows"]  # zero loss at this scale
     assert r["loss"] == 0 and r["zero_loss"] is True and r["rejected"] == 0
     assert r["lag_redis_samples"] > 0 and r["lag_pg_samples"] > 0
+    # bytes written per heartbeat: more than its 2 instances' ids (36-character UUIDs), far less than a kilobyte
+    assert 2 * 36 < r["wire_bytes_per_heartbeat"] < 1000
     assert set(r["pids"]) == {"controller", "postgres", "redis"}
     left = {name: pid for name, pid in r["pids"].items() if process_alive(pid)}
     assert not left, f"still running: {left}"
