@@ -34,7 +34,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from e3.bench.figure7 import FIG7_PAYLOAD
+from e3.bench.figure7 import FIG7_APPS
 from e3.bench.orchestrator_rack import OBSERVE_ENV, finish_load, migrate, nodes, set_mode, start_load
 from e3.bench.rack import NFV_REQUEST, RACK, STATS_PERIOD_S, _cluster_watts, deploy, nfv_fin, rack_up
 from e3.emulation import netns, rack_cluster, rack_network
@@ -71,7 +71,7 @@ class AppLoad:
 def _apps(quick: bool = False) -> dict[str, AppLoad]:
     """NFV-FIN (the paper's headline) and, in the full run, IOT-TS (the paper's least benefit, compute-bound)."""
     apps = [AppLoad("nfv-fin", lambda: nfv_fin(on_hosts=False), "flow", NFV_REQUEST, NFV_SHARDS),
-            AppLoad("iot-ts", demo_application, "api", FIG7_PAYLOAD)]
+            AppLoad("iot-ts", demo_application, "api", FIG7_APPS["iot-ts"].payload)]
     return {a.app: a for a in apps[:1 if quick else None]}
 
 
