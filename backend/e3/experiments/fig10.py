@@ -11,7 +11,7 @@ from e3 import catalog
 from e3.energy.cost import PAPER_USD_PER_KWH, CostInputs, capex_of, cost_over_years
 from e3.experiments import workload
 from e3.experiments.base import ExperimentResult, Quantity, RunContext
-from e3.experiments.model_experiment import ModelExperiment
+from e3.experiments.kinds import ModelExperiment
 
 YEARS = 5
 GAIN_TOLERANCE = 0.35  # as Table 5's held-out cells

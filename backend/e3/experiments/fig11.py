@@ -31,6 +31,7 @@ from e3.bench.ingest import NODES_PER_SERVER, IngestConfig, run_ingest
 from e3.bench.orchestrator import DecisionBenchConfig, run_scale
 from e3.experiments import workload
 from e3.experiments.base import ExperimentResult, Quantity, RunContext
+from e3.experiments.kinds import TimingExperiment
 
 FULL = {"decision_servers": (100, 1_000, 10_000, 50_000, 100_000), "transport_servers": (20, 50, 100, 1_000),
         "transport_seconds": 5.0, "injections": 400}
@@ -329,38 +330,35 @@ def _plotter(combined: list[Combined], transports: list[dict], paper: dict):
     return plot
 
 
-class Fig11:
-    name = "fig11"
-    title = "Figure 11: orchestrator heartbeat transmission + migration decision time, 100 to 100,000 servers"
-    needs = frozenset()
-    deterministic = False  # wall-clock timings
+def _run(ctx: RunContext) -> ExperimentResult:
+    cfg = QUICK if ctx.quick else FULL
+    paper = workload.paper_values()["fig11"]
+    period_ms = paper["heartbeat_period_ms"]
+    bench = DecisionBenchConfig(servers=cfg["decision_servers"], injections=cfg["injections"])
+    # progress weights: a decision run costs ~ its size; a transport run ~ its start + registration + window
+    steps = [("decision", s, s / 1_000) for s in cfg["decision_servers"]]
+    steps += [("transport", s, 10 + s / 20 + cfg["transport_seconds"]) for s in cfg["transport_servers"]]
+    total, done = sum(w for *_, w in steps), 0.0
+    decisions, transports = [], []
+    for part, servers, weight in steps:
+        def report(text: str, base=done / total, part=part, servers=servers) -> None:
+            ctx.progress(base, f"{part} at {servers:,} servers: {text.strip()}")
 
-    def run(self, ctx: RunContext) -> ExperimentResult:
-        cfg = QUICK if ctx.quick else FULL
-        paper = workload.paper_values()["fig11"]
-        period_ms = paper["heartbeat_period_ms"]
-        bench = DecisionBenchConfig(servers=cfg["decision_servers"], injections=cfg["injections"])
-        # progress weights: a decision run costs ~ its size; a transport run ~ its start + registration + window
-        steps = [("decision", s, s / 1_000) for s in cfg["decision_servers"]]
-        steps += [("transport", s, 10 + s / 20 + cfg["transport_seconds"]) for s in cfg["transport_servers"]]
-        total, done = sum(w for *_, w in steps), 0.0
-        decisions, transports = [], []
-        for part, servers, weight in steps:
-            def report(text: str, base=done / total, part=part, servers=servers) -> None:
-                ctx.progress(base, f"{part} at {servers:,} servers: {text.strip()}")
-
-            report("starting")
-            if part == "decision":
-                decisions.append(run_scale(servers, bench, report))
-            else:
-                transports.append(run_ingest(IngestConfig(servers=servers, seconds=cfg["transport_seconds"],
-                                                          period_ms=period_ms, instances=INSTANCES_PER_NIC), report))
-            done += weight
-        ctx.progress(1.0, "done")
-        combined = combine(decisions, transports, period_ms)
-        return ExperimentResult(rows_of(decisions, transports, combined), quantities(combined, transports, paper),
-                                plot=_plotter(combined, transports, paper),
-                                notes=notes(combined, transports, paper, ctx.quick))
+        report("starting")
+        if part == "decision":
+            decisions.append(run_scale(servers, bench, report))
+        else:
+            transports.append(run_ingest(IngestConfig(servers=servers, seconds=cfg["transport_seconds"],
+                                                      period_ms=period_ms, instances=INSTANCES_PER_NIC), report))
+        done += weight
+    ctx.progress(1.0, "done")
+    combined = combine(decisions, transports, period_ms)
+    return ExperimentResult(rows_of(decisions, transports, combined), quantities(combined, transports, paper),
+                            plot=_plotter(combined, transports, paper),
+                            notes=notes(combined, transports, paper, ctx.quick))
 
 
-EXPERIMENT = Fig11()
+EXPERIMENT = TimingExperiment("fig11",
+                              "Figure 11: orchestrator heartbeat transmission + migration decision time, 100 to "
+                              "100,000 servers",
+                              _run)

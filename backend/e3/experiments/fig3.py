@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 from e3.experiments import workload
 from e3.experiments.base import ExperimentResult, Quantity, RunContext
+from e3.experiments.kinds import RackExperiment
 
 SOURCE = "emulation"
 SERVERS, SERVER_TYPE = 2, "type1-smartnic"
@@ -303,42 +304,38 @@ def _measure_level(api, deployment: str, key: str, where: dict[str, str], cfg: d
     return rows
 
 
-class Fig3:
-    name = "fig3"
-    title = "Figure 3: RTT by communication level (same node, PCIe, NIC-NIC, host-host), emulated rack"
-    needs = frozenset({"root", "rack"})
-    deterministic = False
+def _run(ctx: RunContext) -> ExperimentResult:
+    from e3.bench.orchestrator_rack import OBSERVE_ENV, set_mode
+    from e3.bench.rack import deploy, rack_up
 
-    def run(self, ctx: RunContext) -> ExperimentResult:
-        from e3.bench.orchestrator_rack import OBSERVE_ENV, set_mode
-        from e3.bench.rack import deploy, rack_up
-
-        cfg = QUICK if ctx.quick else FULL
-        paper = workload.paper_values()["fig3"]
-        rows: list[dict] = []
-        incomplete = None
-        ctx.progress(0.0, f"starting a rack of {SERVERS} x {SERVER_TYPE}")
-        with rack_up(SERVERS, SERVER_TYPE, lambda text: ctx.progress(0.02, text), extra_env=OBSERVE_ENV) as api:
-            set_mode(api, "observe")
-            deployment, _ = deploy(api, _app())
-            names = _rack_nodes(api)
-            for i, (key, label, a, b) in enumerate(LEVELS):
-                ctx.progress(0.1 + 0.85 * i / len(LEVELS), f"{label}: a on {names[a]}, b on {names[b]}")
-                try:
-                    rows += _measure_level(api, deployment, key, {"a": names[a], "b": names[b]}, cfg)
-                except RuntimeError as exc:
-                    incomplete = f"{label}: {exc}"
-                    break
-            api.request("DELETE", f"/api/v1/deployments/{deployment}")
-        ctx.progress(1.0, "rack down")
-        levels = level_rtts(rtt_estimates(rows))
-        rows += [{"level": r.level, "size": r.size, "kind": "rtt estimate", "completed": r.samples,
-                  "avg_us": round(r.avg_us, 2), "p99_us": round(r.p99_us, 2), "spread_us": round(r.spread_us, 2)}
-                 for r in rtt_estimates(rows)]
-        failed = sum((r.get("errors") or 0) + (r.get("timeouts") or 0) for r in rows if r["kind"] != "rtt estimate")
-        extra = [f"{failed} requests failed or timed out over the run (not timed)."] if failed else []
-        return ExperimentResult(rows, quantities(paper, levels), plot=lambda figure: plot(figure, paper, levels),
-                                notes=notes(paper, levels, cfg) + extra, incomplete=incomplete)
+    cfg = QUICK if ctx.quick else FULL
+    paper = workload.paper_values()["fig3"]
+    rows: list[dict] = []
+    incomplete = None
+    ctx.progress(0.0, f"starting a rack of {SERVERS} x {SERVER_TYPE}")
+    with rack_up(SERVERS, SERVER_TYPE, lambda text: ctx.progress(0.02, text), extra_env=OBSERVE_ENV) as api:
+        set_mode(api, "observe")
+        deployment, _ = deploy(api, _app())
+        names = _rack_nodes(api)
+        for i, (key, label, a, b) in enumerate(LEVELS):
+            ctx.progress(0.1 + 0.85 * i / len(LEVELS), f"{label}: a on {names[a]}, b on {names[b]}")
+            try:
+                rows += _measure_level(api, deployment, key, {"a": names[a], "b": names[b]}, cfg)
+            except RuntimeError as exc:
+                incomplete = f"{label}: {exc}"
+                break
+        api.request("DELETE", f"/api/v1/deployments/{deployment}")
+    ctx.progress(1.0, "rack down")
+    levels = level_rtts(rtt_estimates(rows))
+    rows += [{"level": r.level, "size": r.size, "kind": "rtt estimate", "completed": r.samples,
+              "avg_us": round(r.avg_us, 2), "p99_us": round(r.p99_us, 2), "spread_us": round(r.spread_us, 2)}
+             for r in rtt_estimates(rows)]
+    failed = sum((r.get("errors") or 0) + (r.get("timeouts") or 0) for r in rows if r["kind"] != "rtt estimate")
+    extra = [f"{failed} requests failed or timed out over the run (not timed)."] if failed else []
+    return ExperimentResult(rows, quantities(paper, levels), plot=lambda figure: plot(figure, paper, levels),
+                            notes=notes(paper, levels, cfg) + extra, incomplete=incomplete)
 
 
-EXPERIMENT = Fig3()
+EXPERIMENT = RackExperiment("fig3",
+                            "Figure 3: RTT by communication level (same node, PCIe, NIC-NIC, host-host), emulated rack",
+                            _run)

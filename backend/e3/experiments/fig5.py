@@ -12,7 +12,7 @@ from statistics import mean
 from e3 import catalog
 from e3.experiments import workload
 from e3.experiments.base import ExperimentResult, Quantity, RunContext
-from e3.experiments.model_experiment import ModelExperiment
+from e3.experiments.kinds import ModelExperiment
 
 SMARTNIC, BASELINE = "3xtype1-smartnic", "3xbeefy"
 CLASSES = ("nfv", "rta", "iot")

@@ -16,10 +16,10 @@ and which services moved beside the paper's. The paper gives per-application val
 """
 
 import time
-from dataclasses import dataclass
 
 from e3.experiments import workload
 from e3.experiments.base import ExperimentResult, Quantity, RunContext
+from e3.experiments.kinds import RackExperiment
 
 CLUSTER = "3xtype1-smartnic"
 SERVER_TYPE, SERVERS = "type1-smartnic", 3
@@ -270,16 +270,5 @@ def _run(ctx: RunContext) -> ExperimentResult:
                             incomplete=incomplete)
 
 
-@dataclass(frozen=True)
-class RackExperiment:
-    name: str
-    title: str
-    needs: frozenset = frozenset({"root", "rack"})
-    deterministic: bool = False
-
-    def run(self, ctx: RunContext) -> ExperimentResult:
-        return _run(ctx)
-
-
 EXPERIMENT = RackExperiment("fig7", "Figure 7: avoiding host starvation, orchestrator off vs on "
-                                    "(RTA-PTC, RTA-SF, IOT-DH, IOT-TS on an emulated 3 x Type1-SmartNIC)")
+                                    "(RTA-PTC, RTA-SF, IOT-DH, IOT-TS on an emulated 3 x Type1-SmartNIC)", _run)

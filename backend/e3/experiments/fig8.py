@@ -14,7 +14,7 @@ power-proportional when at least half of it does (PROPORTIONAL_SHARE).
 
 from e3.experiments import workload
 from e3.experiments.base import ExperimentResult, Quantity, RunContext
-from e3.experiments.model_experiment import ModelExperiment
+from e3.experiments.kinds import ModelExperiment
 from e3.placement.cost_model import Prediction, predict
 
 CLUSTER = "3xtype1-smartnic"

@@ -43,6 +43,7 @@ from e3.emulation.rack_plan import RackPlan
 from e3.emulation.rack_processes import nic_stats_path
 from e3.energy.joules import requests_per_joule
 from e3.experiments.base import ExperimentResult, Quantity, RunContext
+from e3.experiments.kinds import RackExperiment
 from e3.experiments.workload import paper_values
 from e3.schemas.dag import ApplicationSpec
 
@@ -380,15 +381,5 @@ def plotter(paper: dict, rows: list[dict]):
     return plot
 
 
-@dataclass(frozen=True)
-class RackExperiment:
-    name: str = "fig9"
-    title: str = "Figure 9: ECMP-based SmartNIC sharing vs a dedicated host NIC (emulated rack)"
-    needs: frozenset = frozenset({"root", "rack"})
-    deterministic: bool = False
-
-    def run(self, ctx: RunContext) -> ExperimentResult:
-        return _run(ctx)
-
-
-EXPERIMENT = RackExperiment()
+EXPERIMENT = RackExperiment("fig9", "Figure 9: ECMP-based SmartNIC sharing vs a dedicated host NIC (emulated rack)",
+                            _run)

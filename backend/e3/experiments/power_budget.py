@@ -18,7 +18,7 @@ power at its knee; the throughput to match is the baseline's knee throughput. Re
 from e3.energy.joules import joules_per_request, requests_per_joule
 from e3.experiments import workload
 from e3.experiments.base import ExperimentResult, Quantity, RunContext
-from e3.experiments.model_experiment import ModelExperiment
+from e3.experiments.kinds import ModelExperiment
 
 PAIRS = (("2xtype2-smartnic", "4xbeefy"), ("3xtype1-smartnic", "3xbeefy"))
 TABLE4_PAIR, FIG5_PAIR = PAIRS  # the headline comparison (Table 4/5's clusters), and Figure 5's pair

@@ -31,9 +31,9 @@ import statistics
 import subprocess
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from e3.experiments.base import ExperimentResult, Quantity, RunContext
+from e3.experiments.kinds import RackExperiment
 from e3.experiments.workload import paper_values
 
 SERVER_TYPE = "type1-smartnic"
@@ -351,44 +351,38 @@ def measure_service(service: str, factor: float, ctx: RunContext, done: Callable
     return row
 
 
-@dataclass(frozen=True)
-class Table1Experiment:
-    name: str = "table1"
-    title: str = "Table 1: knee per microservice, host vs the emulated SmartNIC (e3-loadgen)"
-    needs: frozenset = frozenset({"root", "rack"})
-    deterministic: bool = False
+def _run(ctx: RunContext) -> ExperimentResult:
+    from e3.emulation.rack_processes import HOST_WORKERS
 
-    def run(self, ctx: RunContext) -> ExperimentResult:
-        from e3.emulation.rack_processes import HOST_WORKERS
+    paper = paper_values()["table1"]["services"]
+    services = list(QUICK_SERVICES if ctx.quick else paper)
+    factors = pace_factors()
+    rows: list[dict] = []
+    total = 2 * len(services)
+    progress = [0]
 
-        paper = paper_values()["table1"]["services"]
-        services = list(QUICK_SERVICES if ctx.quick else paper)
-        factors = pace_factors()
-        rows: list[dict] = []
-        total = 2 * len(services)
-        progress = [0]
+    def done(text: str) -> None:
+        progress[0] += 1
+        ctx.progress(progress[0] / total, text)
 
-        def done(text: str) -> None:
-            progress[0] += 1
-            ctx.progress(progress[0] / total, text)
-
-        failed = []
-        for service in services:
-            try:
-                rows.append(measure_service(service, factors[service], ctx, done))
-            except KeyboardInterrupt:
-                raise
-            except Exception as exc:  # noqa: BLE001 - one service's failure is reported, the others still run
-                failed.append(f"{service}: {str(exc).splitlines()[0]}")
-                done(f"{service} failed")
-        qs = quantities(rows, paper, HOST_WORKERS)
-        result_notes = notes(rows, qs, HOST_WORKERS)
-        ratios = [x.ours for x in qs if x.name.startswith("SmartNIC /") and x.ours]
-        if ratios:
-            result_notes.append(f"Median SmartNIC / host knee ratio over {len(ratios)} services: "
-                                f"{statistics.median(ratios):.3f}.")
-        incomplete = f"{len(failed)} of {len(services)} services not measured: " + "; ".join(failed) if failed else None
-        return ExperimentResult(rows, qs, plot=plotter(rows, paper), notes=result_notes, incomplete=incomplete)
+    failed = []
+    for service in services:
+        try:
+            rows.append(measure_service(service, factors[service], ctx, done))
+        except KeyboardInterrupt:
+            raise
+        except Exception as exc:  # noqa: BLE001 - one service's failure is reported, the others still run
+            failed.append(f"{service}: {str(exc).splitlines()[0]}")
+            done(f"{service} failed")
+    qs = quantities(rows, paper, HOST_WORKERS)
+    result_notes = notes(rows, qs, HOST_WORKERS)
+    ratios = [x.ours for x in qs if x.name.startswith("SmartNIC /") and x.ours]
+    if ratios:
+        result_notes.append(f"Median SmartNIC / host knee ratio over {len(ratios)} services: "
+                            f"{statistics.median(ratios):.3f}.")
+    incomplete = f"{len(failed)} of {len(services)} services not measured: " + "; ".join(failed) if failed else None
+    return ExperimentResult(rows, qs, plot=plotter(rows, paper), notes=result_notes, incomplete=incomplete)
 
 
-EXPERIMENT = Table1Experiment()
+EXPERIMENT = RackExperiment("table1", "Table 1: knee per microservice, host vs the emulated SmartNIC (e3-loadgen)",
+                            _run)

@@ -8,7 +8,7 @@ from statistics import median
 
 from e3.experiments import workload
 from e3.experiments.base import ExperimentResult, Quantity, RunContext
-from e3.experiments.model_experiment import ModelExperiment
+from e3.experiments.kinds import ModelExperiment
 
 FITTED_TOLERANCE = 0.10
 HELD_OUT_TOLERANCE = 0.35

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from e3 import catalog
 from e3.experiments import workload
 from e3.experiments.base import ExperimentResult, Quantity, RunContext
+from e3.experiments.kinds import TimingExperiment
 from e3.placement import problem_from_document, run
 from e3.placement.annealing import MIN_ITERATIONS
 from e3.placement.fattree import fattree_nodes
@@ -139,49 +140,43 @@ def _paper() -> dict:
     return {a: dict(zip(values["servers"], values[a], strict=True)) for a in ALGORITHMS}
 
 
-class Table6:
-    name = "table6"
-    title = "Table 6: per-microservice deployment time (ms), 10K microservices one by one, 100-1,000 Type2 servers"
-    needs = frozenset()
-    deterministic = False  # wall-clock timings
+def _run(ctx: RunContext) -> ExperimentResult:
+    cfg = QUICK if ctx.quick else FULL
+    paper = _paper()
+    server_type = catalog.server_types()[SERVER_TYPE]
+    rows, ours, capped_from = [], {a: {} for a in ALGORITHMS}, None
+    plan = [(a, s) for s in cfg["servers"] for a in ALGORITHMS if a != "ilp" or s in cfg["ilp_servers"]]
+    for step, (algorithm, servers) in enumerate(plan):
+        if algorithm == "ilp" and capped_from is not None:
+            ours["ilp"][servers] = None
+            continue
+        label = f"{algorithm} on {servers} servers"
+        ctx.progress(step / len(plan), label)
+        nodes = fattree_nodes(server_type, servers, SERVERS_PER_RACK)
 
-    def run(self, ctx: RunContext) -> ExperimentResult:
-        cfg = QUICK if ctx.quick else FULL
-        paper = _paper()
-        server_type = catalog.server_types()[SERVER_TYPE]
-        rows, ours, capped_from = [], {a: {} for a in ALGORITHMS}, None
-        plan = [(a, s) for s in cfg["servers"] for a in ALGORITHMS if a != "ilp" or s in cfg["ilp_servers"]]
-        for step, (algorithm, servers) in enumerate(plan):
-            if algorithm == "ilp" and capped_from is not None:
-                ours["ilp"][servers] = None
-                continue
-            label = f"{algorithm} on {servers} servers"
-            ctx.progress(step / len(plan), label)
-            nodes = fattree_nodes(server_type, servers, SERVERS_PER_RACK)
+        def on_deployed(done: int, step=step, label=label) -> None:
+            if done % PROGRESS_EVERY == 0:
+                ctx.progress((step + done / cfg["microservices"]) / len(plan), f"{label}: {done} deployed")
 
-            def on_deployed(done: int, step=step, label=label) -> None:
-                if done % PROGRESS_EVERY == 0:
-                    ctx.progress((step + done / cfg["microservices"]) / len(plan), f"{label}: {done} deployed")
-
-            started = time.perf_counter()
-            deployment = deploy_one_by_one(algorithm, nodes, cfg["microservices"],
-                                           _options(algorithm, cfg, ctx.run_index),
-                                           cap_s=cfg["ilp_cap_s"] if algorithm == "ilp" else None,
-                                           on_deployed=on_deployed)
-            if deployment.over_cap:
-                capped_from = servers
-            ours[algorithm][servers] = deployment.ms_per_microservice
-            rows.append({"algorithm": algorithm, "servers": servers, "microservices": deployment.deployed,
-                         "placement_calls": deployment.calls, "total_s": round(deployment.total_ms / 1000, 3),
-                         "ms_per_microservice": deployment.ms_per_microservice,
-                         "slowest_call_ms": round(deployment.slowest_ms, 3),
-                         "paper_ms_per_microservice": paper[algorithm].get(servers),
-                         "over_cap": deployment.over_cap, "error": deployment.error,
-                         "wall_s": round(time.perf_counter() - started, 3)})
-        ctx.progress(1.0, "done")
-        quantities = _quantities(cfg, paper, ours)
-        return ExperimentResult(rows=rows, quantities=quantities, notes=_notes(cfg, rows, ours, capped_from),
-                                plot=lambda figure: _plot(figure, cfg, paper, ours))
+        started = time.perf_counter()
+        deployment = deploy_one_by_one(algorithm, nodes, cfg["microservices"],
+                                       _options(algorithm, cfg, ctx.run_index),
+                                       cap_s=cfg["ilp_cap_s"] if algorithm == "ilp" else None,
+                                       on_deployed=on_deployed)
+        if deployment.over_cap:
+            capped_from = servers
+        ours[algorithm][servers] = deployment.ms_per_microservice
+        rows.append({"algorithm": algorithm, "servers": servers, "microservices": deployment.deployed,
+                     "placement_calls": deployment.calls, "total_s": round(deployment.total_ms / 1000, 3),
+                     "ms_per_microservice": deployment.ms_per_microservice,
+                     "slowest_call_ms": round(deployment.slowest_ms, 3),
+                     "paper_ms_per_microservice": paper[algorithm].get(servers),
+                     "over_cap": deployment.over_cap, "error": deployment.error,
+                     "wall_s": round(time.perf_counter() - started, 3)})
+    ctx.progress(1.0, "done")
+    quantities = _quantities(cfg, paper, ours)
+    return ExperimentResult(rows=rows, quantities=quantities, notes=_notes(cfg, rows, ours, capped_from),
+                            plot=lambda figure: _plot(figure, cfg, paper, ours))
 
 
 def _quantities(cfg: dict, paper: dict, ours: dict) -> list[Quantity]:
@@ -266,4 +261,7 @@ def _plot(figure, cfg: dict, paper: dict, ours: dict) -> None:
     ax.legend(fontsize=8)
 
 
-EXPERIMENT = Table6()
+EXPERIMENT = TimingExperiment("table6",
+                              "Table 6: per-microservice deployment time (ms), 10K microservices one by one, "
+                              "100-1,000 Type2 servers",
+                              _run)
