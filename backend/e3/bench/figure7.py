@@ -265,7 +265,7 @@ def run_app(api: Api, app: Fig7App, seconds: float, connections: int, report: Re
     doc = app.application()
     deployment, _ = deploy(api, doc)
     try:
-        onto_nics = to_nics(api, deployment, [n["id"] for n in doc["spec"]["nodes"]], report)
+        onto_nics = to_nics(api, deployment, [n.id for n in ApplicationSpec.from_document(doc).nodes], report)
         time.sleep(1.0)
         off = _phase(api, deployment, app, seconds, connections, report, f"{app.template} off (observe)")
         time.sleep(6.0)  # the detector's cool-down (5 s) after the observed decision; the queue drains
