@@ -120,13 +120,15 @@ def mark_registered(session: Session, node: RegisteredNode, agent_id: str, crede
 
 
 def set_node_state(session: Session, node_id: uuid.UUID, state: str, **data) -> str | None:
-    """Record a membership transition (state + `node.<state>` event). Returns the previous state."""
+    """Record a membership transition (state + `node.<state>` event, naming the applications with instances on
+    the node). Returns the previous state."""
     row = session.get(ComputeNode, node_id)
     if row is None or row.state == state:
         return None if row is None else row.state
     previous, row.state = row.state, state
+    applications = events.applications_on_node(session, node_id) or None
     events.emit(session, f"node.{state}", f"node/{node_id}", row.cluster_id, name=row.name, previous=previous,
-                **data)
+                applications=applications, **data)
     return previous
 
 

@@ -7,7 +7,10 @@ it is stored.
 
 An event that concerns a deployment, an instance or a migration carries its application's name in
 `data.application`, written when it is recorded (`application_of`): the instance or deployment may be
-gone by the time the event is read. Events about a node alone (node.down, failover.started) have none.
+gone by the time the event is read. Events about a node alone (node.down, failover.started) have none; they
+carry `data.applications` instead, the applications with instances on the node when it was recorded
+(`applications_on_node`): a timeline filtered by application still shows the failover of a node after the
+node's instances have moved away.
 """
 
 import uuid
@@ -24,9 +27,11 @@ NOTIFY_CHANNEL = "e3_events"
 
 
 def emit(session: Session, kind: str, subject: str, cluster_id: uuid.UUID | None = None, **data) -> None:
-    """Add an event to the session's transaction. An `application` of None is left out of its data."""
-    if data.get("application") is None:
-        data.pop("application", None)
+    """Add an event to the session's transaction. An `application` or `applications` of None is left out of its
+    data."""
+    for key in ("application", "applications"):
+        if data.get(key) is None:
+            data.pop(key, None)
     session.add(Event(kind=kind, subject=subject, cluster_id=cluster_id, data=data))
     transaction = session.get_transaction()
     if session.info.get(NOTIFY_CHANNEL) is not transaction:  # one NOTIFY per transaction is enough
@@ -51,6 +56,14 @@ def application_of(session: Session, *, instance_id: uuid.UUID | str | None = No
     else:
         return None
     return session.scalar(stmt)
+
+
+def applications_on_node(session: Session, node_id: uuid.UUID) -> list[str]:
+    """The names of the applications with an instance on `node_id`, sorted (an event's `applications`)."""
+    stmt = (select(Application.name).join(Deployment, Deployment.application_id == Application.id)
+            .join(Instance, Instance.deployment_id == Deployment.id).where(Instance.node_id == node_id)
+            .distinct().order_by(Application.name))
+    return list(session.scalars(stmt))
 
 
 def _about_deployment(deployment_id: uuid.UUID):
@@ -95,8 +108,9 @@ def list_events(session: Session, *, since: int = 0, limit: int = 100, last: int
         stmt = stmt.where(Event.cluster_id == cluster_id_named(session, cluster))
     if subject:
         stmt = stmt.where(Event.subject == subject)
-    if application:
-        stmt = stmt.where(Event.data["application"].astext == application)
+    if application:  # its own events, and those about a node where it had instances
+        stmt = stmt.where(or_(Event.data["application"].astext == application,
+                              Event.data["applications"].contains([application])))
     if deployment is not None:
         stmt = stmt.where(_about_deployment(deployment))
     if last is None:

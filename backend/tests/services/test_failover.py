@@ -11,6 +11,8 @@ from sqlalchemy import select, update
 
 from e3.core.db import session_scope
 from e3.models import ComputeNode, Event, Instance, Migration, NodeCommand
+from e3.services import events
+from e3.services.agents import set_node_state
 from e3.services.commands import record_outcome
 from e3.services.migration.failover import fail_over
 
@@ -82,14 +84,26 @@ def test_the_backup_is_promoted_under_the_lost_primarys_id_and_a_new_backup_is_s
         failover_events = list(session.scalars(select(Event).where(Event.kind.startswith("failover."))
                                                .order_by(Event.id)))
         kinds = [e.kind for e in failover_events]
-        # each event about an instance names its application, the node's own ones none
+        # each event about an instance names its application; the node's own ones name the applications it
+        # had instances of, which a timeline filtered by application needs once they have moved away
         assert {(e.kind, e.data.get("application")) for e in failover_events} == {
             ("failover.started", None), ("failover.done", None), ("failover.backup_placed", "fo"),
             ("failover.promoted", "fo"), ("failover.replaced", "fo"), ("failover.state_lost", "fo")}
+        assert [e.data["applications"] for e in failover_events if e.subject == f"node/{running.lost}"] == [["fo"]] * 2
+        assert [e["kind"] for e in events.list_events(session, kind="failover.", application="fo")] == kinds
     assert kinds[0] == "failover.started" and kinds[-1] == "failover.done"
     # api_gateway keeps state (its rate limiter) and had no backup: its state is lost, and said so
     assert sorted(kinds[1:-1]) == ["failover.backup_placed", "failover.promoted", "failover.replaced",
                                    "failover.state_lost"]
+
+
+def test_a_node_state_change_names_the_applications_on_the_node(running):
+    with session_scope() as session:
+        assert set_node_state(session, running.lost, "up") == "down"
+        up = session.scalars(select(Event).where(Event.kind == "node.up")).one()
+        assert up.data["applications"] == ["fo"]
+        assert [e["kind"] for e in events.list_events(session, kind="node.", application="fo")] == ["node.up"]
+        assert events.list_events(session, kind="node.", application="another") == []
 
 
 def test_a_refused_promotion_is_an_event_naming_the_agents_reason(running):

@@ -7164,7 +7164,7 @@ export interface operations {
                 kind?: string | null;
                 cluster?: string | null;
                 subject?: string | null;
-                /** @description Only events about this application's deployments, instances and migrations */
+                /** @description Only events about this application's deployments, instances and migrations, and about nodes where it had instances */
                 application?: string | null;
                 /** @description Only this deployment's events and those about its instances (their agents' answers, migrations, failovers) */
                 deployment?: string | null;
@@ -7287,7 +7287,7 @@ export interface operations {
                 kind?: string | null;
                 cluster?: string | null;
                 subject?: string | null;
-                /** @description Only events about this application's deployments, instances and migrations */
+                /** @description Only events about this application's deployments, instances and migrations, and about nodes where it had instances */
                 application?: string | null;
                 /** @description Only this deployment's events and those about its instances (their agents' answers, migrations, failovers) */
                 deployment?: string | null;

@@ -144,4 +144,12 @@ describe("timeline entries", () => {
     expect(visibleEntries(entries, { application: "", categories: ALL }, 2)).toHaveLength(2);
     expect(matches(entries[2]!, { application: "nfv-fin", categories: new Set(["migration"]) })).toBe(true);
   });
+
+  it("keeps a node's failover under the applications it names after their instances have left the node", () => {
+    // s1/host holds no instance in the layout (the failover moved them): the event's own list decides
+    const started = toEntry(ev("failover.started", `node/${N2}`, { name: "s1/host", instances: 2, applications: ["iot-ts", "shop"] }), lookup);
+    const down = toEntry(ev("node.down", `node/${N2}`, { name: "s1/host" }), lookup);
+    expect(started.applications).toEqual(["iot-ts", "shop"]);
+    expect(visibleEntries([down, started], { application: "shop", categories: ALL }).map((e) => e.kind)).toEqual(["failover.started"]);
+  });
 });

@@ -340,7 +340,8 @@ export function toEntry(e: Pick<EventRow, "id" | "ts" | "kind" | "subject" | "da
   const own = str(e.application) ?? str(d.application);
   const category = categoryOf(e.kind);
   if (own !== null) return { id: e.id, ts: e.ts, kind: e.kind, category, text, refs, applications: [own], tone };
-  const applications = new Set<string>();
+  // An event about a node names the applications it had instances of then: they may have moved away since
+  const applications = new Set<string>(Array.isArray(d.applications) ? d.applications.filter((a): a is string => typeof a === "string") : []);
   const deploymentApp = subjectKind === "deployment" ? lookup.appOfDeployment.get(subjectId) : undefined;
   if (deploymentApp) applications.add(deploymentApp);
   const src = lookup.source;

@@ -27,7 +27,8 @@ KindQuery = Annotated[str | None, Query(max_length=63, description="A kind, or a
 DeploymentQuery = Annotated[UUID | None, Query(description="Only this deployment's events and those about its "
                                                           "instances (their agents' answers, migrations, failovers)")]
 ApplicationQuery = Annotated[str | None, Query(max_length=63, description="Only events about this application's "
-                                                                          "deployments, instances and migrations")]
+                                                                          "deployments, instances and migrations, "
+                                                                          "and about nodes where it had instances")]
 
 
 @router.get("", response_model=EventsPublic)

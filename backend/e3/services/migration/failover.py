@@ -106,7 +106,9 @@ def fail_over(session: Session, node_id: uuid.UUID) -> list[uuid.UUID]:
     if not lost:
         return []
     subject, cluster_id = f"node/{node_id}", node.cluster_id
-    events.emit(session, "failover.started", subject, cluster_id, name=node.name, instances=len(lost))
+    applications = events.applications_on_node(session, node_id)  # before the lost instances move or go
+    events.emit(session, "failover.started", subject, cluster_id, name=node.name, instances=len(lost),
+                applications=applications)
     down = set(session.scalars(select(ComputeNode.id).where(ComputeNode.cluster_id == cluster_id,
                                                             ComputeNode.state == "down")))
     # A server and its SmartNICs are one fault domain: nothing is placed again on the failed node's server
@@ -125,7 +127,8 @@ def fail_over(session: Session, node_id: uuid.UUID) -> list[uuid.UUID]:
     touched = commands.issue_deploys(session, cluster_id)  # the re-placed ones, and the route table
     touched |= set(commands.issue_routes(session, cluster_id))
     commands.notify(session, touched)
-    events.emit(session, "failover.done", subject, cluster_id, name=node.name, seeds=len(seeds))
+    events.emit(session, "failover.done", subject, cluster_id, name=node.name, seeds=len(seeds),
+                applications=applications)
     return seeds
 
 
