@@ -12,7 +12,9 @@ Sources: `model` (the cost model or another formula), `emulation` (measured on t
 `emulation+model-power` (measured throughput, modelled watts), `calibration input` (a figure taken from
 the paper and fed back: it checks the plumbing, reproduces nothing). Roles: `fitted` (the figure a free
 parameter was fitted on) or `held-out` (predicted from parameters fitted elsewhere); None when nothing
-was fitted. Pure: no database, no web framework.
+was fitted. Verdicts: `within` / `outside` the tolerance; `not judged` when there is a paper value but no
+tolerance (a figure the experiment's set-up fixes, or one the paper gives too loosely to judge); `no paper
+value`; `not measured`. Pure: no database, no web framework.
 """
 
 from collections.abc import Callable
@@ -21,7 +23,7 @@ from typing import Literal, Protocol
 
 Source = Literal["model", "emulation", "emulation+model-power", "calibration input"]
 Role = Literal["fitted", "held-out"]
-Verdict = Literal["within", "outside", "no paper value", "not measured"]
+Verdict = Literal["within", "outside", "not judged", "no paper value", "not measured"]
 
 
 @dataclass(frozen=True)
@@ -47,8 +49,10 @@ class Quantity:
     def verdict(self) -> Verdict:
         if self.ours is None:
             return "not measured"
-        if self.paper is None or self.tolerance is None or self.ratio is None:
+        if self.paper is None:
             return "no paper value"
+        if self.tolerance is None or self.ratio is None:
+            return "not judged"
         return "within" if abs(self.ratio - 1.0) <= self.tolerance + 1e-12 else "outside"
 
     def as_dict(self) -> dict:

@@ -147,6 +147,14 @@ def quantities(paper: dict, levels: dict[str, dict]) -> list[Quantity]:
         lower = all(levels[k]["avg_us"] < levels[HOST_HOST]["avg_us"] for k in PAPER_LEVEL)
         q.append(Quantity("SmartNIC-Host and SmartNIC-SmartNIC RTT both below host-host", 1.0, float(lower),
                           "1 = yes", SOURCE, 0.0, labels={"order": " < ".join(order(levels))}))
+    if all(k in levels for k in PAPER_LEVEL):
+        # The paper's reductions also order the two SmartNIC levels: a summary of "within"s must not hide a reversal
+        paper_nic_first = paper["reduction_pct"][PAPER_LEVEL["nic-nic"]] > paper["reduction_pct"][PAPER_LEVEL["pcie"]]
+        nic_first = levels["nic-nic"]["avg_us"] < levels["pcie"]["avg_us"]
+        q.append(Quantity("SmartNIC-Host and SmartNIC-SmartNIC RTT in the paper's order", 1.0,
+                          float(nic_first == paper_nic_first), "1 = yes", SOURCE, 0.0,
+                          labels={"paper": "nic-nic < pcie" if paper_nic_first else "pcie < nic-nic",
+                                  "ours": "nic-nic < pcie" if nic_first else "pcie < nic-nic"}))
     return q
 
 

@@ -135,6 +135,11 @@ class Figure6:
         quantities.append(Quantity("apps with HCM ahead of both baselines", None, len(ahead), "apps", "model"))
         quantities.append(Quantity("apps with HCM ahead of both baselines, an unplaced baseline counted as behind",
                                    None, len(ahead_or_unplaced), "apps", "model"))
+        # the target as a yes/no claim, so the summary's count of judged figures carries it (the paper's Figure 6
+        # has HCM ahead of both; the target asks it on TARGET_APPS_AHEAD of the 8 apps)
+        quantities.append(Quantity(f"HCM ahead of both baselines on at least {TARGET_APPS_AHEAD} of 8 apps", 1.0,
+                                   float(len(ahead) >= TARGET_APPS_AHEAD), "1 = yes", "model", 0.0,
+                                   labels={"ours_ahead": len(ahead)}))
         ctx.progress(1.0, "done")
         notes = _notes(cfg, rows, gains, latency_cuts, ahead, ahead_or_unplaced, _apps_ahead(best_seed))
         return ExperimentResult(rows=rows, quantities=quantities, notes=notes,

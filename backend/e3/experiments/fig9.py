@@ -144,9 +144,10 @@ def quantities(paper: dict, rows: list[dict]) -> list[Quantity]:
                      gain(shared["requests_per_joule"], dedicated["requests_per_joule"]), "x",
                      "emulation+model-power", TOLERANCE if app in paper["energy_efficiency_gain_up_to"] else None,
                      labels=labels),
+            # not judged: the set-up fixes it (ports in the host's route x the scaled rate), nothing measures it
             Quantity("available host bandwidth, sharing / dedicated", paper["host_bandwidth_gain_up_to"],
                      gain(shared["host_bandwidth_available_bit_s"], dedicated["host_bandwidth_available_bit_s"]),
-                     "x", "emulation", TOLERANCE, labels=labels),
+                     "x", "emulation", None, labels=labels),
             Quantity("host traffic received, sharing / dedicated", None,
                      gain(shared["host_frames_per_s"], dedicated["host_frames_per_s"]), "x", "emulation",
                      labels=labels),
@@ -176,6 +177,9 @@ def notes(paper: dict, rows: list[dict]) -> list[str]:
         "LiquidIO's modelled idle watts, where the paper's X710 draws less, and in the paper's sharing "
         "configuration that fourth SmartNIC also ran services. The host's own replies still leave by flow "
         "hash over all four NICs (its memif team is unchanged), unpaced.",
+        "The available host bandwidth, sharing / dedicated (4 ports against 1 at the same scaled rate), is what "
+        "the set-up fixes, not a measurement: it stands beside the paper's 4x, not judged. What sharing does "
+        "with it is the throughput and host-traffic gains.",
         f"NFV-FIN runs with {NFV_SHARDS} shards per DAG node, IOT-TS with the demo's (e3 up), both with no "
         "backups (one server is one fault domain), their client-facing node pinned to the host through the "
         "application document.",
@@ -220,8 +224,6 @@ def port_note(app: str, rows: list[dict]) -> str:
 
 
 def _why(q: Quantity) -> str:
-    if q.name.startswith("available host bandwidth"):
-        return "Available bandwidth is the number of ports in the host route times the scaled rate."
     if q.ours is not None and q.paper is not None and q.ours > q.paper:
         return ("The scaled link rate puts the whole server behind four paced ports; with one, the host gets a "
                 "quarter of the link bandwidth and nearly all of NFV-FIN's traffic enters through the host, "

@@ -30,6 +30,8 @@ def test_the_target_of_5_of_8_apps_is_met_and_the_notes_name_where_hcm_is_behind
     [lenient] = _by_name(quick_result, "apps with HCM ahead of both baselines, an unplaced baseline counted as "
                                        "behind").values()
     assert ahead.ours >= TARGET_APPS_AHEAD and lenient.ours == ahead.ours and ahead.source == "model"
+    [claim] = _by_name(quick_result, "HCM ahead of both baselines on at least 5 of 8 apps").values()
+    assert (claim.ours, claim.verdict, claim.labels["ours_ahead"]) == (1.0, "within", ahead.ours)  # in the summary
     target = quick_result.notes[0]
     assert target.startswith(f"Target (HCM ahead of annealing and ILP on at least 5 of 8 apps) met: "
                              f"ahead of both on {ahead.ours} ")
