@@ -47,7 +47,6 @@ class Fig7App:
     template: str  # the catalogue's application
     entry: str  # the DAG node the load is sent to
     payload: str  # e3-loadgen's request ("\\n" separates the stages' lines)
-    interfering: str  # the service the paper's orchestrator moved to the host
     config: dict[str, dict[str, str]] = field(default_factory=dict)  # per DAG node
     dropped_edges: tuple[tuple[str, str], ...] = ()  # edges left out: a request line no service there could answer
     note: str = ""
@@ -63,20 +62,20 @@ class Fig7App:
 
 
 FIG7_APPS = {
-    "rta-ptc": Fig7App("rta-ptc", "classify", "1,1\\nADD topic-1\\nADD topic-1 5", "top_ranker",
+    "rta-ptc": Fig7App("rta-ptc", "classify", "1,1\\nADD topic-1\\nADD topic-1 5",
                        {"classify": {"points": "0,0:low|1,1:high", "k": "1"}}),
-    "rta-sf": Fig7App("rta-sf", "count", "ADD sender-1\\nADD sender-1 5\\nPUT sender-1 ham", "spike",
+    "rta-sf": Fig7App("rta-sf", "count", "ADD sender-1\\nADD sender-1 5\\nPUT sender-1 ham",
                       {"bayes": {"train": "spam:buy cheap pills now|ham:meeting at noon tomorrow"}},
                       note="count forwards round robin to spike and bayes: 'ADD sender-1 5' is a sample to spike "
                            "and a text to classify to bayes; both forward 'PUT ...' to the verdicts kvs"),
-    "iot-dh": Fig7App("iot-dh", "api", f"{API_KEY} device-1\\nGET device-1\\nSELECT WHERE id = 1", "api_gateway",
+    "iot-dh": Fig7App("iot-dh", "api", f"{API_KEY} device-1\\nGET device-1\\nSELECT WHERE id = 1",
                       {"api": GATEWAY_CONFIG, "store": {"columns": "id:int,temp:real"},
                        "classify": {"points": "0,0:low|1,1:high", "k": "1"}},
                       dropped_edges=(("api", "count"), ("api", "classify")),
                       note="the edges api -> count and api -> classify are left out (count and classify still run, "
                            "without traffic): the gateway forwards round robin and no one request line is one that "
                            "kvs, count and knn all answer"),
-    "iot-ts": Fig7App("iot-ts", "api", f"{API_KEY} thermostat-1\\nSELECT WHERE id = 1", "api_gateway",
+    "iot-ts": Fig7App("iot-ts", "api", f"{API_KEY} thermostat-1\\nSELECT WHERE id = 1",
                       {"api": GATEWAY_CONFIG, "sql": {"columns": "id:int,temp:real"}}),
 }
 
@@ -88,7 +87,7 @@ def fig7_application() -> dict:
     return spec.replace_node("api", shards=1).to_document()
 
 
-BENCH_APP = Fig7App("iot-ts", "api", FIG7_APPS["iot-ts"].payload, "api_gateway")
+BENCH_APP = Fig7App("iot-ts", "api", FIG7_APPS["iot-ts"].payload)
 
 
 def to_nics(api: Api, deployment: str, dag_nodes: list[str], report: Report) -> list[dict]:
@@ -97,7 +96,7 @@ def to_nics(api: Api, deployment: str, dag_nodes: list[str], report: Report) -> 
     took them) with `moved` False."""
     out = []
     for dag_node in dag_nodes:
-        placed = placement(api, deployment)
+        placed = placement(api, deployment)  # read again per move: each move changes where the next can go
         inst = placed[dag_node]
         if inst["node_kind"] == "smartnic" or "smartnic" not in catalog.service_types()[inst["service"]].platforms:
             out.append({"dag_node": dag_node, "service": inst["service"], "moved": False, "node": inst["node"]})

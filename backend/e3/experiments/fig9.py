@@ -318,10 +318,29 @@ def _run_app(api, plan, load: AppLoad, seconds: float, rounds: int, report, rows
                 rows.append(dict(app=load.app, config=config, round=i + 1, port_rate_bit_s=rate, host_ports=ports,
                                  host_bandwidth_available_bit_s=rate * ports, placed=placed,
                                  dedicated_nic=dedicated_nic, **measured))
-    finally:
-        rack_network.pace_ports(plan, None)
-        rack_network.route_host_via(plan, server, None)
-        api.request("DELETE", f"/api/v1/deployments/{deployment}")
+    except BaseException:
+        # the measurement's error is the one to see: a failure to restore is only reported beside it
+        for problem in _restore(api, plan, server, deployment):
+            report(f"{load.app}: after the error, restoring the rack failed too: {problem}")
+        raise
+    problems = _restore(api, plan, server, deployment)
+    if problems:
+        raise RuntimeError(f"{load.app}: measured, but restoring the rack failed: {'; '.join(problems)}")
+
+
+def _restore(api, plan: RackPlan, server: str, deployment: str) -> list[str]:
+    """The rack back to its default (ports unpaced, the host routed by every port, the deployment gone), each step
+    tried whatever the others did; what failed, in words."""
+    steps = (("unpacing the ports", lambda: rack_network.pace_ports(plan, None)),
+             ("routing the host by every port", lambda: rack_network.route_host_via(plan, server, None)),
+             ("deleting the deployment", lambda: api.request("DELETE", f"/api/v1/deployments/{deployment}")))
+    problems = []
+    for what, step in steps:
+        try:
+            step()
+        except Exception as exc:
+            problems.append(f"{what}: {exc}")
+    return problems
 
 
 def _run(ctx: RunContext) -> ExperimentResult:

@@ -102,3 +102,33 @@ def test_the_notes_say_where_the_bytes_went_and_when_the_watts_do_not_move():
     notes = fig9.notes(PAPER, rows)
     assert any("t1p0 60%" in n and "even: 25%" in n for n in notes)
     assert any("energy-efficiency gain is the throughput gain" in n for n in notes)
+
+
+def test_a_failed_measurement_is_the_error_raised_even_when_restoring_the_rack_fails_too(monkeypatch):
+    calls, reports = [], []
+
+    def pace_ports(plan, rate):
+        calls.append(("pace", rate))
+        if rate is None:
+            raise OSError("tc: no such device")
+
+    class FakeApi:  # only what restoring asks of the API
+        def request(self, method, path):
+            calls.append((method, path))
+
+    monkeypatch.setattr(fig9.rack_network, "pace_ports", pace_ports)
+    monkeypatch.setattr(fig9.rack_network, "route_host_via", lambda plan, server, nics: calls.append(("route", nics)))
+    monkeypatch.setattr(fig9, "deploy", lambda api, document: ("dep-1", []))
+    monkeypatch.setattr(fig9, "_measure", lambda *args: (_ for _ in ()).throw(TimeoutError("e3-loadgen timed out")))
+    load = fig9.AppLoad("nfv-fin", lambda: {}, "entry", "x", shards=None)
+    monkeypatch.setattr(fig9, "application", lambda load: {})
+    plan = type("Plan", (), {"servers": ["s00"]})()
+    try:
+        fig9._run_app(FakeApi(), plan, load, 1.0, 1, reports.append, [])
+    except TimeoutError as exc:
+        assert str(exc) == "e3-loadgen timed out"  # the measurement's error, not the restore's
+    else:
+        raise AssertionError("the measurement's error was swallowed")
+    # every restore step was tried although the first failed, and the failure was reported beside the error
+    assert calls == [("pace", None), ("route", None), ("DELETE", "/api/v1/deployments/dep-1")]
+    assert any("restoring the rack failed too: unpacing the ports: tc: no such device" in r for r in reports)
