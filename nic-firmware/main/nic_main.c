@@ -40,7 +40,7 @@
 #include "tm.h"
 
 #define NIC_VERSION "e3-nic 0.1.0 (emulated LiquidIO II)"
-#define NIC_MBUFS 8191          /* frame buffers in the pool */
+#define NIC_MBUFS DP_FRAME_POOL_MAX(8192) /* frame buffers in the pool (7168) */
 #define NIC_MBUF_CACHE 256      /* per-lcore cache */
 #define NIC_TM_LCORE 1          /* the traffic manager's lcore */
 

@@ -19,7 +19,7 @@
 #include "e3dp/memguard.h"
 #include "e3dp/poll.h"
 
-#define HDP_MBUFS 8191          /* frame buffers in the pool */
+#define HDP_MBUFS DP_FRAME_POOL_MAX(8192) /* frame buffers in the pool (7168) */
 #define HDP_MBUF_CACHE 256      /* per-lcore cache */
 #define HDP_LCORE 1             /* the host link loop's lcore */
 

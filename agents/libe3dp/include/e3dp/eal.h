@@ -17,11 +17,17 @@
 
 #define DP_EAL_MAX_ARGS 48     /* argv entries, the terminating NULL excluded */
 #define DP_EAL_STORAGE 2048    /* bytes of argument text */
-#define DP_EAL_MEMORY_MB 256   /* -m: enough for a pool of 8K frames and a few rings */
+#define DP_EAL_MEMORY_MB 256   /* -m: enough for a pool of 7K frames and a few rings */
 /* The frame pool's ring: relaxed tail sync, for the reason the egress rings have it (e3dp/poll.h,
  * DP_EGRESS_RING_FLAGS): the engine's workers take and give back frames from plain threads, which have
  * no lcore and so no per-lcore cache, each going to the pool's ring itself. */
 #define DP_FRAME_POOL_OPS "ring_mt_rts"
+/* The most frames a pool whose ring has `slots` slots (a power of two: a pool of n frames gets
+ * rte_align32pow2(n + 1)) can hold without losing any. An RTS ring lets a consumer's tail lag its head by
+ * up to capacity / 8 (HTD_MAX, rte_ring_rts.h): while the workers take frames, the ring looks that much
+ * fuller than it is, and DPDK's mempool put drops the frames of a cache flush that does not fit (seen: a
+ * pool of 8191 in 8192 slots kept 7039 after a busy run; test_egress_ring). */
+#define DP_FRAME_POOL_MAX(slots) ((slots) - 1u - ((slots) - 1u) / 8u)
 
 struct rte_mempool;
 
@@ -60,7 +66,8 @@ int dp_eal_args_words(dp_eal_args *a, const char *words, char *err);
 void dp_remove_runtime_dir(const char *dir);
 
 /* The program's pool of `frames` frame buffers (DP_FRAME_POOL_OPS, a per-lcore cache of `cache`), or
- * NULL with `err`. Library e3dp. */
+ * NULL with `err`; refused when `frames` is above DP_FRAME_POOL_MAX of its ring (it would lose frames).
+ * Library e3dp. */
 struct rte_mempool *dp_frame_pool_new(const char *name, unsigned frames, unsigned cache, char *err);
 
 /* rte_eal_cleanup, then remove its runtime directory (dp_remove_runtime_dir). Call once, after
