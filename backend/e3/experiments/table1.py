@@ -210,6 +210,13 @@ def notes(rows: list[dict], qs: list[Quantity], host_workers: int) -> list[str]:
     if host_only:
         out.append("Not run on the SmartNIC (E3 pins it to hosts, as the paper's placement did: its state cannot "
                    "migrate to a SmartNIC): " + ", ".join(host_only) + "; its SmartNIC knee is not measured.")
+    # a sweep whose first step was already bad found no knee: the knee is below that step, said so (not measured)
+    never_good = [f"{r['service']} on the {p} ({r.get(f'{p}_stopped_by') or 'no reason recorded'})"
+                  for r in rows for p in PLATFORMS
+                  if r.get(f"{p}_node_kind") and r.get(f"{p}_knee_rps") is None and r.get(f"{p}_steps")]
+    if never_good:
+        out.append(f"No good rate at all, even the sweep's first step ({START_RPS:g}/s): the knee is below it, so "
+                   "no knee or ratio is reported: " + "; ".join(never_good) + ".")
     capped_rows = [f"{r['service']} ({', '.join(p for p in PLATFORMS if r.get(f'{p}_capped'))})"
                    for r in rows if r.get("host_capped") or r.get("smartnic_capped")]
     if capped_rows:

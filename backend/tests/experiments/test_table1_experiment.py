@@ -135,3 +135,16 @@ def test_every_application_is_valid_and_sql_runs_on_the_host_only():
     rows = [_row("sql", 30_000, None, 13.367) | {"smartnic_node_kind": None}]
     text = " ".join(table1.notes(rows, table1.quantities(rows, paper, 2), host_workers=2))
     assert "Not run on the SmartNIC" in text and "sql" in text
+
+
+def test_a_platform_never_good_even_at_the_first_step_is_said_so_not_left_silent():
+    paper = paper_values()["table1"]["services"]
+    row = _row("top_ranker", 79_000, None, 52.155) | {
+        "host_node_kind": "host", "host_steps": 14, "smartnic_node_kind": "smartnic", "smartnic_steps": 1,
+        "smartnic_stopped_by": "p99 54.6 ms (> 20 ms)"}
+    qs = table1.quantities([row], paper, host_workers=2)
+    ratio = next(q for q in qs if q.name == "SmartNIC / host knee ratio vs the pacing's")
+    assert ratio.verdict == "not measured"
+    text = " ".join(table1.notes([row], qs, host_workers=2))
+    assert ("No good rate at all, even the sweep's first step (1000/s): the knee is below it, so no knee or ratio "
+            "is reported: top_ranker on the smartnic (p99 54.6 ms (> 20 ms))") in text
