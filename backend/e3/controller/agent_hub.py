@@ -31,6 +31,8 @@ from e3.controller.heartbeat_intake import NOT_REGISTERED
 from e3.controller.heartbeat_intake import HeartbeatIntake
 from e3.controller.heartbeat_writer import HeartbeatWriter
 from e3.controller.orchestrator import DataplaneOrchestrator
+from e3.controller.rollup_writer import RollupWriter
+from e3.rollup.steps import RollupSteps
 
 log = logging.getLogger(__name__)
 MAX_REPORTED_REJECTIONS = 100
@@ -76,7 +78,11 @@ class AgentHub:
         self.clock = clock
         self.nodes: dict[uuid.UUID, TrackedNode] = {}
         self.energy = EnergyLedger()
-        self.intake = HeartbeatIntake(self.nodes, lambda: self.clock(), time.time_ns, energy=self.energy)
+        self.rollups = RollupSteps()
+        self.intake = HeartbeatIntake(self.nodes, lambda: self.clock(), time.time_ns, energy=self.energy,
+                                      rollups=self.rollups)
+        self.rollup_writer = RollupWriter(self.rollups, every_s=get_settings().rollup_flush_ms / 1000,
+                                          retention_days=get_settings().heartbeat_retention_days)
         self.energy_rollups = EnergyRollups(self.energy)
         self.commands = CommandStreams(get_settings().database_url)
         self.credentials = CredentialWatch()
@@ -99,6 +105,7 @@ class AgentHub:
                                                    node.state, node.kind, node.bandwidth_mbps,
                                                    token_id=node.token_id, heard=False)
         self.writer.start()
+        self.rollup_writer.start()
         self.energy_rollups.start()
         self.commands.start()
         self.credentials.start()
@@ -114,6 +121,7 @@ class AgentHub:
         await self.credentials.stop()
         await self.commands.stop()
         await self.writer.stop()
+        await self.rollup_writer.stop()
         await self.energy_rollups.stop()
         await self.live.close()
         await self.redis.aclose()
@@ -202,8 +210,9 @@ class AgentHub:
                 self.orchestrator.observe(self.intake.tracked(agent_id, hb.node_id, credential.token_id), hb)
 
     async def flush(self) -> None:
-        """Return once every heartbeat accepted so far is in the database."""
+        """Return once every heartbeat accepted so far is in the database (its row and its rollups)."""
         await self.writer.flush()
+        await self.rollup_writer.flush()
 
     # --- Failure detection ----------------------------------------------------------------------
     def connection_lost(self, credential: AgentCredential, agent_id: str) -> None:

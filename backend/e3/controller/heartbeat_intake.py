@@ -8,6 +8,9 @@ comparisons, and formatted directly into the three encodings the heartbeat goes 
   - an `HSET e3:node:<id> ...` command in Redis protocol (the node's latest state),
   - a JSON object for the `e3:live` "heartbeats" message.
 
+With an energy ledger it is also counted there, and with rollups added to its node's rollup step
+(e3.rollup.steps), each a few additions on values already read.
+
 Only when the quick check fails is the heartbeat turned into a dict and given to
 `agents.heartbeat_problem`, which names the reason; the rules are that function's (the quick check is
 strictly tighter, so it never accepts what `heartbeat_problem` would refuse, and a heartbeat the quick
@@ -28,6 +31,7 @@ from datetime import datetime, timezone
 
 from e3.energy.ledger import EnergyLedger
 from e3.heartbeat_record import INSTANCE_FIELDS, NODE_FIELDS, POWER_SOURCES, quick_check
+from e3.rollup.steps import RollupSteps
 from e3.services import agents
 
 _MAX_INSTANCES, _MAX_ID = agents.MAX_INSTANCES_PER_HEARTBEAT, agents.MAX_ID_CHARS
@@ -144,7 +148,7 @@ def accept(self, agent_id, heartbeats, token_id=None):
                     ok = False
                     break
                 parts.append(f'{{"id": {ids.get(iid) or self._instance_id(iid)}, @INSTANCE_JSON@}}')
-                used.append((iid, i_requests, i_cpu_share))
+                used.append((iid, i_requests, i_cpu_share, i_exec_us, i_lat_n, i_lat_avg_us, i_lat_p99_us))
         if not ok:
             if wall is None:
                 wall = datetime.fromtimestamp(wall_ns / _NS, timezone.utc)
@@ -156,15 +160,20 @@ def accept(self, agent_id, heartbeats, token_id=None):
             parts = []
             for inst in instances:
                 parts.append(instance_json(ids.get(inst.instance_id) or self._instance_id(inst.instance_id), inst))
-            used = [(i.instance_id, i.requests_completed, i.cpu_share) for i in instances]
+            used = [(i.instance_id, i.requests_completed, i.cpu_share, i.exec_time_us, i.latency_count,
+                     i.latency_avg_us, i.latency_p99_us) for i in instances]
         override = entry.tracked.power_override  # the controller's own measurement, while fresh
         if override is not None and override[2] <= now:
             override = None
         if entry.energy is not None:
             if override is None:
-                entry.energy.add(ts / _NS, n_power_watts, _SOURCE_NAMES[n_power_source], n_cpu_util, used)
+                watts, source = n_power_watts, _SOURCE_NAMES[n_power_source]
             else:
-                entry.energy.add(ts / _NS, override[0], override[1], n_cpu_util, used)
+                watts, source = override[0], override[1]
+            joules = entry.energy.add(ts / _NS, watts, source, n_cpu_util, used)
+            if entry.rollup is not None:
+                entry.rollup.add(ts / _NS, entry.energy.interval, joules, source, watts, n_queue_len, n_cpu_util,
+                                 n_rx_bytes, n_tx_bytes, n_rx_packets, n_tx_packets, used)
         entry.tracked.last_seen = now
         second, micros = divmod(ts // 1000, 1_000_000)
         if second != last_second:
@@ -196,15 +205,17 @@ class Encoded:
 
 
 class _Node:
-    """Per node, what the hot path needs: the tracked node it must still be, its constant encodings, and its
-    energy account (None without a ledger)."""
+    """Per node, what the hot path needs: the tracked node it must still be, its constant encodings, its
+    energy account (None without a ledger) and its rollup steps (None without rollups)."""
     __slots__ = ("tracked", "agent_id", "token_id", "copy_prefix", "hset_prefix", "live_prefix", "live_suffix",
-                 "energy")
+                 "energy", "rollup")
 
-    def __init__(self, tracked, node_id: uuid.UUID, cluster_id, energy: EnergyLedger | None = None):
+    def __init__(self, tracked, node_id: uuid.UUID, cluster_id, energy: EnergyLedger | None = None,
+                 rollups: RollupSteps | None = None):
         nid, cid = str(node_id), str(cluster_id)
         self.tracked, self.agent_id, self.token_id = tracked, tracked.agent_id, tracked.token_id
         self.energy = None if energy is None else energy.account(nid, cid, tracked.kind, tracked.name)
+        self.rollup = None if rollups is None else rollups.node(nid, cid)
         self.copy_prefix = nid + "\t"
         key = f"e3:node:{nid}"
         self.hset_prefix = (_HSET + _bulk(key) + "$7\r\nnode_id\r\n" + _bulk(nid)
@@ -216,11 +227,15 @@ class _Node:
 class HeartbeatIntake:
     """Validates and encodes batches against the hub's tracked nodes (`nodes`: node UUID -> TrackedNode
     with .agent_id, .token_id, .cluster_id, .kind, .name, .last_seen). Keeps small caches; holds no heartbeat
-    between calls. With an `energy` ledger, each accepted heartbeat is also counted there (e3.energy.ledger)."""
+    between calls. With an `energy` ledger, each accepted heartbeat is also counted there (e3.energy.ledger),
+    and with `rollups` (which need the ledger: they take its energy and interval) in its rollup step
+    (e3.rollup.steps)."""
 
     def __init__(self, nodes: Mapping, clock: Callable[[], float], wall_ns: Callable[[], int],
-                 energy: EnergyLedger | None = None):
-        self.nodes, self.clock, self.wall_ns, self.energy = nodes, clock, wall_ns, energy
+                 energy: EnergyLedger | None = None, rollups: RollupSteps | None = None):
+        if rollups is not None and energy is None:
+            raise ValueError("rollups need the energy ledger (they store its joules and intervals)")
+        self.nodes, self.clock, self.wall_ns, self.energy, self.rollups = nodes, clock, wall_ns, energy, rollups
         self._by_text: dict[str, _Node] = {}  # node_id as sent -> _Node
         self._ids: dict[str, str] = {}  # instance_id -> its JSON string
         self._seconds: dict[int, str] = {}  # unix second -> "YYYY-MM-DDTHH:MM:SS"
@@ -242,7 +257,7 @@ class HeartbeatIntake:
             return None
         if len(self._by_text) > 4 * len(self.nodes) + 1000:
             self._by_text.clear()
-        entry = self._by_text[node_text] = _Node(tracked, node_id, tracked.cluster_id, self.energy)
+        entry = self._by_text[node_text] = _Node(tracked, node_id, tracked.cluster_id, self.energy, self.rollups)
         return entry if (tracked.agent_id, tracked.token_id) == (agent_id, token_id) else None
 
     def tracked(self, agent_id: str, node_text: str, token_id=None):

@@ -27,7 +27,9 @@ class Settings(BaseSettings):
     local_mode: bool = Field(default=False, alias="E3_LOCAL_MODE")
     local_admin_token: str | None = Field(default=None, alias="E3_LOCAL_ADMIN_TOKEN")
     frontend_dist: Path | None = Field(default=None, alias="E3_FRONTEND_DIST")
-    heartbeat_retention_days: int = Field(default=7, alias="E3_HEARTBEAT_RETENTION_DAYS", ge=1)
+    heartbeat_retention_days: int = Field(default=7, alias="E3_HEARTBEAT_RETENTION_DAYS", ge=1)  # and rollups'
+    # how often the controller adds its telemetry rollups' new figures to Postgres (docs/agents.md)
+    rollup_flush_ms: int = Field(default=1000, alias="E3_ROLLUP_FLUSH_MS", ge=50, le=60_000)
     # energy rollups (docs/energy.md, "Energy history") older than this are dropped, and not queried
     energy_retention_days: int = Field(default=DEFAULT_RETENTION_DAYS, alias="E3_ENERGY_RETENTION_DAYS", ge=1)
     # The controller (gRPC, for agents) and its failure detector.

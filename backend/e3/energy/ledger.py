@@ -88,12 +88,13 @@ _NO_STEP = _Step(float("inf"), 0.0, "")  # holds no time: the first heartbeat lo
 class NodeTotals:
     """One node: its cumulative totals, and its open steps (add a heartbeat with `add`)."""
 
-    __slots__ = ("node_id", "cluster_id", "kind", "name", "watts", "_closed", "_closed_heartbeats", "_last_t",
-                 "_step", "_steps", "_step_s", "_max_interval_s")
+    __slots__ = ("node_id", "cluster_id", "kind", "name", "watts", "interval", "_closed", "_closed_heartbeats",
+                 "_last_t", "_step", "_steps", "_step_s", "_max_interval_s")
 
     def __init__(self, node_id: str, cluster_id: str, kind: str, name: str, step_s: float, max_interval_s: float):
         self.node_id, self.cluster_id, self.kind, self.name = node_id, cluster_id, kind, name
         self.watts = 0.0  # the latest heartbeat's
+        self.interval = 0.0  # the seconds the latest heartbeat counted was charged for (its energy's interval)
         self._closed: dict[str, float] = {}  # joules by source of the closed steps
         self._closed_heartbeats = 0
         self._last_t = 0.0  # the latest heartbeat's time; 0: none yet
@@ -125,8 +126,9 @@ class NodeTotals:
 
     def add(self, t: float, watts: float, source: str, cpu_utilization: float, instances: Iterable) -> float:
         """Count one heartbeat at `t` (seconds since the epoch) drawing `watts`, from `source`, its node's CPU
-        at `cpu_utilization` (0..1); `instances`: (instance id, requests completed, cpu share) of each
-        (agent.proto's InstanceStats). Returns the joules it was charged."""
+        at `cpu_utilization` (0..1); `instances`: (instance id, requests completed, cpu share, ...) of each
+        (agent.proto's InstanceStats; further items are ignored). Returns the joules it was charged; the
+        interval they cover is `interval` after the call."""
         last = self._last_t
         if t > last:
             self._last_t = t
@@ -135,6 +137,7 @@ class NodeTotals:
                 dt = self._max_interval_s if last else 0.0  # last == 0: the node's first heartbeat
         else:
             dt = 0.0
+        self.interval = dt
         step = self._step
         if not step.start <= t < step.end:
             start = t - t % self._step_s
@@ -153,7 +156,7 @@ class NodeTotals:
             step.watts_max = watts
         self.watts = watts
         used = step.instances
-        for iid, requests, cpu_share in instances:
+        for iid, requests, cpu_share, *_ in instances:
             acc = used.get(iid)
             if acc is None:
                 used[iid] = [cpu_share * dt, requests]

@@ -11,8 +11,9 @@ from e3.models.event import Event
 from e3.models.heartbeat import heartbeats
 from e3.models.job import Job
 from e3.models.migration import Migration
+from e3.models.telemetry_rollup import instance_rollups, node_rollups
 from e3.models.topology import Cluster, ComputeNode, Rack, Server
 
 __all__ = ["Application", "ApplicationVersion", "ApiToken", "AuditEntry", "Base", "ServerTypeRow",
            "ServiceTypeRow", "NodeCommand", "Deployment", "Instance", "energy_rollups", "Event", "heartbeats", "Job", "Migration",
-           "Cluster", "ComputeNode", "Rack", "Server"]
+           "node_rollups", "instance_rollups", "Cluster", "ComputeNode", "Rack", "Server"]

@@ -6,8 +6,6 @@ nothing refers to a heartbeat row. The columns are a heartbeat record's, one per
 (e3.heartbeat_record.COPY_COLUMNS, the intake's COPY rows).
 """
 
-from datetime import datetime
-
 from sqlalchemy import BigInteger, CheckConstraint, Column, DateTime, Float, Index, Integer, String, Table, Uuid
 from sqlalchemy.dialects.postgresql import JSONB
 
@@ -30,10 +28,4 @@ heartbeats = Table(
     CheckConstraint("power_source IN ('rapl', 'ipmi', 'ipmi-split', 'model')", name="power_source"),
     postgresql_partition_by="RANGE (ts)",
 )
-
-
-def partition_name(day: datetime) -> str:
-    return f"heartbeats_{day:%Y%m%d}"
-
-
 

@@ -15,7 +15,7 @@ from helpers import wait_until
 from sqlalchemy import func, select
 
 from e3.core.db import session_scope
-from e3.models import ComputeNode, Event, heartbeats
+from e3.models import ComputeNode, Event, heartbeats, instance_rollups, node_rollups
 from e3.rpc.pb import agent_pb2, agent_pb2_grpc
 from e3.services import commands
 
@@ -62,6 +62,17 @@ def stored_rows(node_id=None):
         if node_id:
             query = query.where(heartbeats.c.node_id == uuid.UUID(node_id))
         return session.scalar(query)
+
+
+def rollup_sums(node_id):
+    """Σ over the node's rollup rows: heartbeats, its instances' requests, queue maximum."""
+    with session_scope() as session:
+        nodes = session.execute(select(func.sum(node_rollups.c.heartbeats), func.sum(node_rollups.c.requests),
+                                       func.max(node_rollups.c.queue_len_max))
+                                .where(node_rollups.c.node_id == uuid.UUID(node_id))).one()
+        instances = session.scalar(select(func.sum(instance_rollups.c.requests))
+                                   .where(instance_rollups.c.node_id == uuid.UUID(node_id)))
+    return (*nodes, instances)
 
 
 def code_of(call):
@@ -118,6 +129,8 @@ def test_heartbeats_reach_postgres_and_the_latest_state_reaches_redis(stub, lab,
                                           for seq in (1, 2, 3)]), metadata=auth(agent_token), timeout=10)
     assert (summary.accepted, summary.rejected) == (6, 0)
     assert stored_rows() == 6 and all(stored_rows(i) == 3 for i in ids)
+    # the summary came once they were written, rollups too: 3 heartbeats of 100 requests each, queue at most 3
+    assert all(rollup_sums(i) == (3, 300, 3, 300) for i in ids)
     live = r.hgetall(f"e3:node:{ids[0]}")
     assert live[b"queue_len"] == b"3" and live[b"power_source"] == b"model"
     assert json.loads(live[b"instances"])[0]["exec_ema_us"] == 40.0

@@ -1,0 +1,136 @@
+"""The telemetry rollups' writer (e3.rollup.steps; docs/agents.md "Telemetry rollups").
+
+Every `every_s` (E3_ROLLUP_FLUSH_MS) it takes what the heartbeats added to their steps since the last
+take and adds it to `node_rollups` and `instance_rollups` (services.telemetry_rollups), one transaction a
+take. No step waits to close: every figure adds, so a step's later heartbeats are simply added to its row.
+
+A write that fails (the database restarting) keeps its batch, first in line, and is retried on the next
+tick, batches in the order they were taken (each its own transaction: one batch never holds a step twice).
+At most `max_pending_rows` are held; beyond that the oldest batches are dropped, counted in `dropped_rows`
+and logged: the rollups then under-count, and the log says by how much. On `stop()` what is left is taken
+and written. Hourly, day partitions older than the retention (E3_HEARTBEAT_RETENTION_DAYS) are dropped.
+"""
+
+import asyncio
+import logging
+import time
+from collections import deque
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta, timezone
+
+from e3.core.aio import cancel_and_wait
+from e3.core.db import in_session
+from e3.rollup.steps import InstanceRollup, NodeRollup, RollupSteps
+from e3.services import telemetry_rollups
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class _Batch:
+    nodes: list[NodeRollup]
+    instances: list[InstanceRollup]
+
+    @property
+    def rows(self) -> int:
+        return len(self.nodes) + len(self.instances)
+
+
+class RollupWriter:
+    def __init__(self, steps: RollupSteps, every_s: float = 1.0, retention_days: int | None = None,
+                 retention_every_s: float = 3600.0, max_pending_rows: int = 2_000_000):
+        self.steps, self.every_s, self.max_pending_rows = steps, every_s, max_pending_rows
+        self.retention_days, self.retention_every_s = retention_days, retention_every_s
+        self._retained_at: float | None = None  # monotonic time of the last retention pass
+        self._pending: deque[_Batch] = deque()
+        self._pending_rows = 0
+        self._days: set[date] = set()  # days whose partitions exist
+        self._lock = asyncio.Lock()
+        self._task: asyncio.Task | None = None
+        self.written_rows = 0
+        self.dropped_rows = 0
+        self.failures = 0
+
+    @property
+    def pending_rows(self) -> int:
+        return self._pending_rows
+
+    async def flush(self) -> int:
+        """Take what the heartbeats added so far and write everything held. Returns the rows written; what
+        could not be written stays held (see `pending_rows`)."""
+        async with self._lock:  # one write at a time: a held batch must never be written twice
+            self._hold(_Batch(*self.steps.take()))
+            return await self._write()
+
+    def _hold(self, batch: _Batch) -> None:
+        if not batch.rows:
+            return
+        self._pending.append(batch)
+        self._pending_rows += batch.rows
+        while self._pending_rows > self.max_pending_rows and len(self._pending) > 1:
+            dropped = self._pending.popleft()
+            self._pending_rows -= dropped.rows
+            self.dropped_rows += dropped.rows
+            log.error("telemetry rollups: dropped %d rows (the database has not taken them; %d held)",
+                      dropped.rows, self._pending_rows)
+
+    async def _write(self) -> int:
+        written = 0
+        while self._pending:
+            batch = self._pending[0]
+            days = telemetry_rollups.days_of(batch.nodes)
+            try:
+                await asyncio.to_thread(in_session, telemetry_rollups.add_rollups, batch.nodes, batch.instances,
+                                        days - self._days)
+            except Exception:
+                self.failures += 1
+                self._days.clear()  # a partition may have been dropped: recreate on the retry
+                log.exception("telemetry rollups: writing %d rows failed; %d rows held, retrying", batch.rows,
+                              self._pending_rows)
+                break
+            self._days |= days
+            self._pending.popleft()
+            self._pending_rows -= batch.rows
+            written += batch.rows
+        self.written_rows += written
+        return written
+
+    async def apply_retention(self) -> list[str]:
+        """Drop the day partitions older than the retention now; a failure is logged, not raised."""
+        self._retained_at = time.monotonic()
+        cutoff = datetime.now(timezone.utc) - timedelta(days=self.retention_days)
+        try:
+            dropped = await asyncio.to_thread(in_session, telemetry_rollups.drop_partitions_before, cutoff)
+        except Exception:
+            log.exception("telemetry rollup retention failed; will retry in %.0f s", self.retention_every_s)
+            return []
+        if dropped:
+            self._days.clear()
+            log.info("telemetry rollup retention dropped %s", ", ".join(dropped))
+        return dropped
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(self.every_s)
+            if self.retention_days and (self._retained_at is None
+                                        or time.monotonic() - self._retained_at >= self.retention_every_s):
+                await self.apply_retention()
+            try:
+                await self.flush()
+            except Exception:  # never let the rollups stop the controller
+                log.exception("telemetry rollup flush failed")
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="rollup-writer")
+
+    async def stop(self, timeout_s: float = 10.0) -> None:
+        """Write what is left (giving up after `timeout_s`), then stop."""
+        await cancel_and_wait(self._task)
+        self._task = None
+        try:
+            await asyncio.wait_for(self.flush(), timeout_s)
+        except TimeoutError:
+            pass  # what is still held is said below
+        if self._pending_rows:
+            log.error("telemetry rollups: %d rows not written at stop (the database did not take them)",
+                      self._pending_rows)

@@ -1,0 +1,98 @@
+"""Writing telemetry rollups (e3.rollup.steps): rows added to what `node_rollups` and `instance_rollups`
+already hold for their step.
+
+Rows go by COPY into a temporary table, then one INSERT ... ON CONFLICT per table adds them to the stored
+rows: sums and counts added, maxima kept, the power source `mixed` once two pieces differ. So a step
+written in pieces (a late heartbeat, a step split between two writes) holds exactly what all its
+heartbeats added, and writing a piece is one transaction: all of it or none.
+"""
+
+from collections.abc import Iterable, Sequence
+from datetime import date, datetime, timezone
+
+from sqlalchemy.orm import Session
+
+from e3.rollup.steps import MIXED, InstanceRollup, NodeRollup
+from e3.services import day_partitions
+
+_ADDED, _MAXED = "{c} = {t}.{c} + EXCLUDED.{c}", "{c} = GREATEST({t}.{c}, EXCLUDED.{c})"
+
+NODE_COLUMNS = ("node_id", "ts", "step_s", "cluster_id", "heartbeats", "seconds", "joules", "power_source",
+                "power_watts_sum", "power_watts_max", "queue_len_sum", "queue_len_max", "cpu_util_sum",
+                "cpu_util_max", "rx_bytes", "tx_bytes", "rx_packets", "tx_packets", "requests", "last_ts")
+_NODE_ADDED = ("heartbeats", "seconds", "joules", "power_watts_sum", "queue_len_sum", "cpu_util_sum", "rx_bytes",
+               "tx_bytes", "rx_packets", "tx_packets", "requests")
+_NODE_MAXED = ("power_watts_max", "queue_len_max", "cpu_util_max", "last_ts")
+
+INSTANCE_COLUMNS = ("instance_id", "node_id", "ts", "step_s", "cluster_id", "heartbeats", "requests",
+                    "exec_time_us_sum", "cpu_seconds", "latency_count", "latency_us_sum", "latency_p99_max",
+                    "latency_p99_weighted_sum")
+_INSTANCE_ADDED = ("heartbeats", "requests", "exec_time_us_sum", "cpu_seconds", "latency_count", "latency_us_sum",
+                   "latency_p99_weighted_sum")
+_INSTANCE_MAXED = ("latency_p99_max",)
+
+
+def _merge_sql(table: str, columns: Sequence[str], key: Sequence[str], added: Sequence[str],
+               maxed: Sequence[str], extra: Sequence[str] = ()) -> str:
+    sets = [_ADDED.format(c=c, t=table) for c in added] + [_MAXED.format(c=c, t=table) for c in maxed] + list(extra)
+    names = ", ".join(columns)
+    return (f"INSERT INTO {table} ({names}) SELECT {names} FROM stage_{table} "
+            f"ON CONFLICT ({', '.join(key)}) DO UPDATE SET {', '.join(sets)}")
+
+
+_NODE_MERGE = _merge_sql("node_rollups", NODE_COLUMNS, ("node_id", "ts"), _NODE_ADDED, _NODE_MAXED, (
+    "power_source = CASE WHEN node_rollups.power_source = EXCLUDED.power_source THEN node_rollups.power_source "
+    f"ELSE '{MIXED}' END",))
+_INSTANCE_MERGE = _merge_sql("instance_rollups", INSTANCE_COLUMNS, ("instance_id", "node_id", "ts"),
+                             _INSTANCE_ADDED, _INSTANCE_MAXED)
+
+
+def _time(seconds: float) -> datetime:
+    return datetime.fromtimestamp(seconds, timezone.utc)
+
+
+def node_row(r: NodeRollup) -> tuple:
+    return (r.node_id, _time(r.start), r.step_s, r.cluster_id, r.heartbeats, r.seconds, r.joules, r.power_source,
+            r.power_watts_sum, r.power_watts_max, r.queue_len_sum, r.queue_len_max, r.cpu_util_sum, r.cpu_util_max,
+            r.rx_bytes, r.tx_bytes, r.rx_packets, r.tx_packets, r.requests, _time(r.last_ts))
+
+
+def instance_row(r: InstanceRollup) -> tuple:
+    return (r.instance_id, r.node_id, _time(r.start), r.step_s, r.cluster_id, r.heartbeats, r.requests,
+            r.exec_time_us_sum, r.cpu_seconds, r.latency_count, r.latency_us_sum, r.latency_p99_max,
+            r.latency_p99_weighted_sum)
+
+
+def days_of(nodes: Iterable[NodeRollup]) -> set[date]:
+    """The UTC days the rows' steps fall on (their partitions)."""
+    return {_time(r.start).date() for r in nodes}
+
+
+def _stage(cursor, table: str, columns: Sequence[str], rows: Iterable[tuple]) -> None:
+    cursor.execute(f"CREATE TEMP TABLE IF NOT EXISTS stage_{table} (LIKE {table}) ON COMMIT DELETE ROWS")
+    with cursor.copy(f"COPY stage_{table} ({', '.join(columns)}) FROM STDIN") as copy:
+        for row in rows:
+            copy.write_row(row)
+
+
+def add_rollups(session: Session, nodes: Sequence[NodeRollup], instances: Sequence[InstanceRollup],
+                new_days: Iterable[date] = ()) -> None:
+    """Add the rows to what is stored, in the caller's transaction; creates the partitions of `new_days`
+    first (an instance's step is its node's, so the nodes' days cover both tables)."""
+    new_days = set(new_days)
+    for table in ("node_rollups", "instance_rollups"):
+        day_partitions.ensure_partitions(session, table, new_days)
+    cursor = session.connection().connection.cursor()  # the psycopg 3 cursor under SQLAlchemy
+    if nodes:
+        _stage(cursor, "node_rollups", NODE_COLUMNS, map(node_row, nodes))
+        cursor.execute(_NODE_MERGE)
+    if instances:
+        _stage(cursor, "instance_rollups", INSTANCE_COLUMNS, map(instance_row, instances))
+        cursor.execute(_INSTANCE_MERGE)
+
+
+def drop_partitions_before(session: Session, cutoff: datetime) -> list[str]:
+    """Retention: drop both tables' day partitions that end on or before `cutoff`. Returns the names."""
+    return [name for table in ("node_rollups", "instance_rollups")
+            for name in day_partitions.drop_partitions_before(session, table, cutoff)]
+
