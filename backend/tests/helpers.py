@@ -91,32 +91,46 @@ def start_process(args: list[str], services: dict, log_name: str, ready, **env: 
     return proc
 
 
-def encode_heartbeats(beats, wall_ns: int | None = None):
-    """Heartbeat messages (agent_pb2) as the controller's intake encodes them, each node tracked as run by
-    agent "agent", the controller's clock at `wall_ns` (default: now). All must be accepted."""
+def _intake(beats, wall_ns: int | None = None):
+    """An intake as the controller's (energy ledger and rollups) with every node of `beats` tracked as run by
+    agent "agent", the controller's clock at `wall_ns` (default: now)."""
     import uuid
 
     from e3.controller.agent_hub import TrackedNode
     from e3.controller.heartbeat_intake import HeartbeatIntake
+    from e3.energy.ledger import EnergyLedger
+    from e3.rollup.steps import RollupSteps
 
     nodes = {}
     for hb in beats:
         node_id = uuid.UUID(hb.node_id)
         nodes.setdefault(node_id, TrackedNode(node_id, uuid.uuid4(), "n", "agent", 0.0))
-    intake = HeartbeatIntake(nodes, time.monotonic, lambda: wall_ns or time.time_ns())
-    encoded, rejections = intake.accept("agent", beats)
+    return HeartbeatIntake(nodes, time.monotonic, lambda: wall_ns or time.time_ns(), energy=EnergyLedger(),
+                           rollups=RollupSteps())
+
+
+def encode_heartbeats(beats, wall_ns: int | None = None):
+    """Heartbeat messages (agent_pb2) as the controller's intake encodes them (see _intake). All must be
+    accepted."""
+    encoded, rejections = _intake(beats, wall_ns).accept("agent", beats)
     assert not rejections, rejections
     return encoded
 
 
 def store_heartbeats(beats, wall_ns: int | None = None) -> None:
-    """Store heartbeats the way the controller does: encoded by its intake, then COPYed (services.heartbeats)."""
+    """Store heartbeats the way the controller does: encoded by its intake, then COPYed (services.heartbeats),
+    and their rollups added (services.telemetry_rollups)."""
     from e3.core.db import session_scope
+    from e3.services import telemetry_rollups
     from e3.services.heartbeats import copy_text
 
-    encoded = encode_heartbeats(beats, wall_ns)
+    intake = _intake(beats, wall_ns)
+    encoded, rejections = intake.accept("agent", beats)
+    assert not rejections, rejections
+    nodes, instances = intake.rollups.take()
     with session_scope() as session:
         copy_text(session, [encoded.copy_text], encoded.days)
+        telemetry_rollups.add_rollups(session, nodes, instances, telemetry_rollups.days_of(nodes))
 
 
 def insert_rollups(rows: list[dict]) -> None:

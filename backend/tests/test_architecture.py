@@ -19,6 +19,7 @@ FORBIDDEN = {
     "e3.placement": ["e3.models", "e3.core.db", "e3.services", "e3.api", "sqlalchemy", "fastapi"],
     "e3.orchestrator": ["e3.models", "e3.core.db", "e3.services", "e3.api", "sqlalchemy", "fastapi"],
     "e3.energy": ["e3.models", "e3.core.db", "e3.services", "e3.api", "sqlalchemy", "fastapi"],
+    "e3.rollup": ["e3.models", "e3.core.db", "e3.services", "e3.api", "e3.controller", "sqlalchemy", "fastapi"],
     "e3.metrics": ["e3.models", "e3.core.db", "e3.services", "e3.api", "e3.controller", "sqlalchemy", "fastapi",
                    "redis"],
     # one heartbeat record for every layer, the pure ones included: it imports nothing of them

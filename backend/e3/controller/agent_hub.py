@@ -31,6 +31,7 @@ from e3.controller.heartbeat_intake import NOT_REGISTERED
 from e3.controller.heartbeat_intake import HeartbeatIntake
 from e3.controller.heartbeat_writer import HeartbeatWriter
 from e3.controller.orchestrator import DataplaneOrchestrator
+from e3.controller.raw_tail import RawTail
 from e3.controller.rollup_writer import RollupWriter
 from e3.rollup.steps import RollupSteps
 
@@ -79,8 +80,9 @@ class AgentHub:
         self.nodes: dict[uuid.UUID, TrackedNode] = {}
         self.energy = EnergyLedger()
         self.rollups = RollupSteps()
+        self.tail = RawTail(get_settings().raw_tail_s, policy.period_s)
         self.intake = HeartbeatIntake(self.nodes, lambda: self.clock(), time.time_ns, energy=self.energy,
-                                      rollups=self.rollups)
+                                      rollups=self.rollups, tail=self.tail)
         self.rollup_writer = RollupWriter(self.rollups, every_s=get_settings().rollup_flush_ms / 1000,
                                           retention_days=get_settings().heartbeat_retention_days)
         self.energy_rollups = EnergyRollups(self.energy)

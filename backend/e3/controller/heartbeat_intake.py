@@ -8,8 +8,9 @@ comparisons, and formatted directly into the three encodings the heartbeat goes 
   - an `HSET e3:node:<id> ...` command in Redis protocol (the node's latest state),
   - a JSON object for the `e3:live` "heartbeats" message.
 
-With an energy ledger it is also counted there, and with rollups added to its node's rollup step
-(e3.rollup.steps), each a few additions on values already read.
+With an energy ledger it is also counted there, with rollups added to its node's rollup step
+(e3.rollup.steps), and with a raw tail its live JSON kept there (controller.raw_tail): a few additions and
+an append on values already made.
 
 Only when the quick check fails is the heartbeat turned into a dict and given to
 `agents.heartbeat_problem`, which names the reason; the rules are that function's (the quick check is
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from e3.energy.ledger import EnergyLedger
+from e3.controller.raw_tail import RawTail
 from e3.heartbeat_record import INSTANCE_FIELDS, NODE_FIELDS, POWER_SOURCES, quick_check
 from e3.rollup.steps import RollupSteps
 from e3.services import agents
@@ -189,7 +191,10 @@ def accept(self, agent_id, heartbeats, token_id=None):
                     f"{inst.replace(chr(92), chr(92) * 2) if chr(92) in inst else inst}\n")
         hset.append(f"{entry.hset_prefix}$2\r\nts\r\n$32\r\n{t}\r\n@HSET_FIELDS@"
                     f"$9\r\ninstances\r\n${len(inst)}\r\n{inst}\r\n")
-        live.append(f'{entry.live_prefix}{t}", @LIVE_FIELDS@, "instances": {inst}{entry.live_suffix}')
+        item = f'{entry.live_prefix}{t}", @LIVE_FIELDS@, "instances": {inst}{entry.live_suffix}'
+        live.append(item)
+        if entry.tail is not None:
+            entry.tail.append((ts, item))
     return Encoded(len(copy), "".join(copy), "".join(hset), live, days), rejections
 ''')
 
@@ -206,16 +211,18 @@ class Encoded:
 
 class _Node:
     """Per node, what the hot path needs: the tracked node it must still be, its constant encodings, its
-    energy account (None without a ledger) and its rollup steps (None without rollups)."""
+    energy account (None without a ledger), its rollup steps (None without rollups) and its raw tail (None
+    without one)."""
     __slots__ = ("tracked", "agent_id", "token_id", "copy_prefix", "hset_prefix", "live_prefix", "live_suffix",
-                 "energy", "rollup")
+                 "energy", "rollup", "tail")
 
     def __init__(self, tracked, node_id: uuid.UUID, cluster_id, energy: EnergyLedger | None = None,
-                 rollups: RollupSteps | None = None):
+                 rollups: RollupSteps | None = None, tail: RawTail | None = None):
         nid, cid = str(node_id), str(cluster_id)
         self.tracked, self.agent_id, self.token_id = tracked, tracked.agent_id, tracked.token_id
         self.energy = None if energy is None else energy.account(nid, cid, tracked.kind, tracked.name)
         self.rollup = None if rollups is None else rollups.node(nid, cid)
+        self.tail = None if tail is None else tail.node(nid)
         self.copy_prefix = nid + "\t"
         key = f"e3:node:{nid}"
         self.hset_prefix = (_HSET + _bulk(key) + "$7\r\nnode_id\r\n" + _bulk(nid)
@@ -229,13 +236,15 @@ class HeartbeatIntake:
     with .agent_id, .token_id, .cluster_id, .kind, .name, .last_seen). Keeps small caches; holds no heartbeat
     between calls. With an `energy` ledger, each accepted heartbeat is also counted there (e3.energy.ledger),
     and with `rollups` (which need the ledger: they take its energy and interval) in its rollup step
-    (e3.rollup.steps)."""
+    (e3.rollup.steps), and with a `tail` its live JSON kept in the node's raw tail (controller.raw_tail)."""
 
     def __init__(self, nodes: Mapping, clock: Callable[[], float], wall_ns: Callable[[], int],
-                 energy: EnergyLedger | None = None, rollups: RollupSteps | None = None):
+                 energy: EnergyLedger | None = None, rollups: RollupSteps | None = None,
+                 tail: RawTail | None = None):
         if rollups is not None and energy is None:
             raise ValueError("rollups need the energy ledger (they store its joules and intervals)")
         self.nodes, self.clock, self.wall_ns, self.energy, self.rollups = nodes, clock, wall_ns, energy, rollups
+        self.tail = tail
         self._by_text: dict[str, _Node] = {}  # node_id as sent -> _Node
         self._ids: dict[str, str] = {}  # instance_id -> its JSON string
         self._seconds: dict[int, str] = {}  # unix second -> "YYYY-MM-DDTHH:MM:SS"
@@ -257,7 +266,8 @@ class HeartbeatIntake:
             return None
         if len(self._by_text) > 4 * len(self.nodes) + 1000:
             self._by_text.clear()
-        entry = self._by_text[node_text] = _Node(tracked, node_id, tracked.cluster_id, self.energy, self.rollups)
+        entry = self._by_text[node_text] = _Node(tracked, node_id, tracked.cluster_id, self.energy, self.rollups,
+                                                 self.tail)
         return entry if (tracked.agent_id, tracked.token_id) == (agent_id, token_id) else None
 
     def tracked(self, agent_id: str, node_text: str, token_id=None):

@@ -1,4 +1,5 @@
-"""`e3 controller`: the grpcio asyncio server for agents (AgentService + grpc.health.v1)."""
+"""`e3 controller`: the grpcio asyncio server for agents (AgentService + grpc.health.v1), and for the API the
+raw tail of the heartbeats it receives (e3.internal.v1.TelemetryTail)."""
 
 import asyncio
 import ipaddress
@@ -11,8 +12,9 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from e3.core.config import Settings
 from e3.orchestrator.detection import DetectionPolicy
 from e3.orchestrator.membership import MembershipPolicy
-from e3.rpc.pb import agent_pb2, agent_pb2_grpc
+from e3.rpc.pb import agent_pb2, agent_pb2_grpc, telemetry_pb2_grpc
 from e3.rpc.servicer import AgentServicer
+from e3.rpc.tail_servicer import TelemetryTailServicer
 from e3.controller.agent_hub import AgentHub
 from e3.controller.metrics_export import MetricsExport
 from e3.controller.orchestrator import DataplaneOrchestrator
@@ -80,6 +82,7 @@ class Controller:
         self.server = grpc.aio.server(options=[("grpc.http2.bdp_probe", 0), ("grpc.http2.lookahead_bytes", 16384)])
         agent_pb2_grpc.add_AgentServiceServicer_to_server(AgentServicer(self.hub), self.server)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
+        telemetry_pb2_grpc.add_TelemetryTailServicer_to_server(TelemetryTailServicer(self.hub.tail), self.server)
         self.port = 0
 
     async def start(self) -> int:

@@ -12,7 +12,7 @@ from e3.services.agent_credentials import AgentCredential
 _KINDS = {agent_pb2.NODE_KIND_HOST: "host", agent_pb2.NODE_KIND_SMARTNIC: "smartnic"}
 
 
-def _metadata(context, key: str) -> str | None:
+def metadata_value(context, key: str) -> str | None:
     return next((v for k, v in (context.invocation_metadata() or ()) if k == key), None)
 
 
@@ -35,7 +35,7 @@ class AgentServicer(agent_pb2_grpc.AgentServiceServicer):
 
     async def _authenticate(self, context) -> AgentCredential:
         try:
-            return await self.hub.authenticate(_metadata(context, "authorization"),
+            return await self.hub.authenticate(metadata_value(context, "authorization"),
                                                how_to_send="send `authorization: Bearer <token>` metadata")
         except E3Error as exc:
             await abort(context, exc)

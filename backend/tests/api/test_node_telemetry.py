@@ -1,5 +1,5 @@
-"""Node telemetry from stored heartbeats: a node's series with power sources, paging, and the recent
-summary in node listings; bad queries named."""
+"""Node telemetry from stored rollups: a node's 1 s steps with power sources and energy, paging, the recent
+summary in node listings, the raw tail said unavailable when no controller answers; bad queries named."""
 
 import uuid
 from datetime import datetime, timedelta, timezone
@@ -14,17 +14,23 @@ from e3.rpc.pb import agent_pb2
 _SOURCES = {"model": agent_pb2.POWER_SOURCE_MODEL, "rapl": agent_pb2.POWER_SOURCE_RAPL}
 
 
-def _store(node_id, count, start, source="model", requests=5):
-    """`count` heartbeats of the node, 50 ms apart from `start`, stored as the controller stores them."""
+def _store(node_id, count, start, source="model", requests=5, every_s=0.05):
+    """`count` heartbeats of the node, `every_s` apart from `start`, stored as the controller stores them."""
     beats, start_ns = [], int(start.timestamp() * 10**9)
     for i in range(count):
-        hb = agent_pb2.Heartbeat(node_id=node_id, timestamp_unix_ns=start_ns + 50_000_000 * i, queue_length=i,
+        hb = agent_pb2.Heartbeat(node_id=node_id, timestamp_unix_ns=start_ns + int(every_s * 1e9) * i, queue_length=i,
                                  rx_bytes=10 * i, tx_bytes=9 * i, rx_packets=i, tx_packets=i, cpu_utilization=0.25,
                                  power_watts=90.0 + i, power_source=_SOURCES[source])
         hb.instances.add(instance_id="inst-a", requests_completed=requests, exec_time_us=12.0, exec_time_ema_us=11.0,
                          cpu_share=0.1)
         beats.append(hb)
     store_heartbeats(beats)
+
+
+def _second_ago(seconds: int) -> datetime:
+    """A whole second `seconds` ago, plus 0.1 s: heartbeats from there fall in steps a test can count."""
+    now = datetime.now(timezone.utc).replace(microsecond=0)
+    return now - timedelta(seconds=seconds) + timedelta(milliseconds=100)
 
 
 def _node(client):
@@ -34,18 +40,28 @@ def _node(client):
     return client.get("/api/v1/clusters/tele/nodes").json()["items"][0]
 
 
-def test_telemetry_pages_through_a_nodes_heartbeats_with_power_and_its_source(client):
+def test_telemetry_pages_through_a_nodes_steps_with_power_its_source_and_energy(client):
     node = _node(client)
-    start = datetime.now(timezone.utc) - timedelta(seconds=10)
-    _store(node["id"], 7, start)
+    start = _second_ago(10)
+    _store(node["id"], 7, start, every_s=0.5)  # two heartbeats a step: 4 steps, the last with one
     since = (start - timedelta(seconds=1)).isoformat()
-    first = client.get(f"/api/v1/nodes/{node['id']}/telemetry", params={"since": since, "limit": 4}).json()
-    assert [p["queue_len"] for p in first["items"]] == [0, 1, 2, 3]
-    assert first["items"][1]["power"] == {"watts": 91.0, "source": "model"}
-    assert first["items"][1]["requests"] == 5 and first["items"][1]["instances"][0]["instance_id"] == "inst-a"
+    first = client.get(f"/api/v1/nodes/{node['id']}/telemetry", params={"since": since, "limit": 3}).json()
+    steps = first["items"]
+    assert [(p["resolution"], p["heartbeats"]) for p in steps] == [("1s", 2)] * 3
+    assert [p["queue_len"] for p in steps] == [0.5, 2.5, 4.5] and [p["queue_len_max"] for p in steps] == [1, 3, 5]
+    assert steps[1]["power"] == {"watts": 92.5, "source": "model"} and steps[1]["watts_max"] == 93.0
+    assert steps[1]["joules"] == 92.0 * 0.5 + 93.0 * 0.5  # each heartbeat's watts over its 0.5 s interval
+    assert steps[0]["joules"] == 91.0 * 0.5  # the node's first heartbeat has no interval
+    assert [p["rx_bytes"] for p in steps] == [10, 20, 20]  # the counters' growth; none before the first
+    assert steps[1]["requests"] == 10 and steps[1]["instances"][0]["instance_id"] == "inst-a"
+    assert steps[1]["instances"][0]["exec_time_us"] == 12.0 and steps[1]["instances"][0]["requests"] == 10
+    assert first["tail_status"] == "not_requested" and first["tail"] == []
     rest = client.get(f"/api/v1/nodes/{node['id']}/telemetry",
-                      params={"since": first["next_since"], "limit": 4}).json()
-    assert [p["queue_len"] for p in rest["items"]] == [4, 5, 6] and rest["next_since"] is None
+                      params={"since": first["next_since"], "limit": 3}).json()
+    assert [p["heartbeats"] for p in rest["items"]] == [1] and rest["next_since"] is None
+    # the last page asks the node's controller for its raw tail: there is none here, and the answer says so
+    assert rest["tail_status"] == "unavailable" and rest["tail"] == []
+    assert "did not answer" in rest["tail_error"]
 
 
 def test_node_listing_summarises_the_last_minute_for_agent_run_nodes(client):
@@ -53,12 +69,12 @@ def test_node_listing_summarises_the_last_minute_for_agent_run_nodes(client):
     with session_scope() as session:
         session.execute(update(ComputeNode).where(ComputeNode.id == uuid.UUID(node["id"]))
                         .values(agent_id="agent-1", address="127.0.0.1"))
-    _store(node["id"], 3, datetime.now(timezone.utc) - timedelta(seconds=2), source="rapl", requests=4)
+    _store(node["id"], 3, _second_ago(2), source="rapl", requests=4)  # one step
     _store(node["id"], 2, datetime.now(timezone.utc) - timedelta(minutes=5), requests=1000)  # outside the window
     listed = client.get("/api/v1/clusters/tele/nodes").json()["items"][0]
     assert listed["agent_id"] == "agent-1" and listed["address"] == "127.0.0.1"
     assert listed["telemetry"]["requests"] == 12
-    assert listed["telemetry"]["power"] == {"watts": 92.0, "source": "rapl"}
+    assert listed["telemetry"]["power"] == {"watts": 91.0, "source": "rapl"}  # the step's mean
 
 
 def test_nodes_without_heartbeats_have_no_telemetry_and_unknown_nodes_are_404(client):

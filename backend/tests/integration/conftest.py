@@ -23,8 +23,11 @@ def controller_env() -> dict:
 
 
 @pytest.fixture
-def controller(backing_services, controller_env):
-    """A real `e3 controller` process; `restart()` stops it and starts a new one on the same port."""
+def controller(backing_services, controller_env, monkeypatch):
+    """A real `e3 controller` process; `restart()` stops it and starts a new one on the same port. The
+    in-process API (`client`) asks it for raw tails, as an API configured with its address would."""
+    from e3.api import controller_tail
+
     if not AGENT.is_file():
         pytest.fail(f"{AGENT} is missing: `make test` builds it (make agents)")
     port = free_tcp_port()
@@ -42,6 +45,7 @@ def controller(backing_services, controller_env):
 
     running = Controller()
     running.start()
+    monkeypatch.setattr(controller_tail, "controller_target", lambda: running.address)
     yield running
     stop_process(running.proc)
 

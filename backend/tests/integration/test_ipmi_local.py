@@ -27,8 +27,10 @@ def _since(seconds_ago=3.0) -> str:
 
 
 def _latest(client, node_id):
-    items = client.get(f"/api/v1/nodes/{node_id}/telemetry", params={"since": _since(), "limit": 5000}).json()["items"]
-    return items[-1] if items else None
+    """The node's latest heartbeat, from its controller's raw tail."""
+    page = client.get(f"/api/v1/nodes/{node_id}/telemetry", params={"since": _since(), "limit": 5000}).json()
+    assert page["tail_status"] in ("ok", "none"), page["tail_error"]
+    return page["tail"][-1] if page["tail"] else None
 
 
 def _live(client, node_id):
@@ -52,7 +54,7 @@ def _fallen_back(client, node_id):
 
 
 def _stored_after(client, node_id, instant: datetime):
-    """The node's heartbeats from `instant` on, once a second of them is stored."""
+    """The node's stored steps from `instant` on, once a second of them is stored."""
     def second_of_them():
         items = client.get(f"/api/v1/nodes/{node_id}/telemetry",
                            params={"since": instant.isoformat(), "limit": 5000}).json()["items"]

@@ -75,12 +75,14 @@ def _query(url: str, promql: str, at: float | None = None) -> list[dict]:
 
 
 def _shown_watts(client, node_id: str, since: float, until: float) -> float:
-    """The mean of the node's heartbeats' watts in (since, until], as GET /nodes/{id}/telemetry shows them."""
+    """The mean of the node's heartbeats' watts in the steps of (since, until], as GET /nodes/{id}/telemetry shows
+    them."""
     iso = lambda t: datetime.fromtimestamp(t, timezone.utc).isoformat()  # noqa: E731
-    items = client.get(f"/api/v1/nodes/{node_id}/telemetry",
+    steps = client.get(f"/api/v1/nodes/{node_id}/telemetry",
                        params={"since": iso(since), "until": iso(until), "limit": 5000}).json()["items"]
-    assert len(items) > WINDOW_S * 5, f"only {len(items)} heartbeats in {WINDOW_S} s"
-    return sum(i["power"]["watts"] for i in items) / len(items)
+    heartbeats = sum(s["heartbeats"] for s in steps)  # each step's watts are its heartbeats' mean
+    assert heartbeats > WINDOW_S * 5, f"only {heartbeats} heartbeats in {WINDOW_S} s"
+    return sum(s["power"]["watts"] * s["heartbeats"] for s in steps) / heartbeats
 
 
 def test_prometheus_rate_of_node_joules_answers_the_node_watts_e3_shows(prometheus, local_cluster, client):

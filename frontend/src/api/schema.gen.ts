@@ -713,7 +713,9 @@ export interface paths {
         };
         /**
          * Get Node Telemetry
-         * @description A node's heartbeats in time order: queue, traffic, CPU, power with its source, per-instance requests.
+         * @description A node's telemetry in time order, stored as 1 s steps (queue, traffic, CPU, power with its source and
+         *     energy, per-instance requests and latencies), and on the last page the raw heartbeats of the last seconds
+         *     that its controller still holds (`tail`).
          *
          *     Page on with `since=<next_since>` until `next_since` is null.
          */
@@ -1866,6 +1868,51 @@ export interface components {
              */
             state: string;
         };
+        /** InstanceStep */
+        InstanceStep: {
+            /**
+             * Cpu Seconds
+             * @description CPU time it used: Σ its CPU share × each heartbeat's interval, s
+             */
+            cpu_seconds: number;
+            /**
+             * Exec Time Us
+             * @description Mean execution time per request, weighted by requests, µs (0 without)
+             */
+            exec_time_us: number;
+            /**
+             * Heartbeats
+             * @description Heartbeats of its node in the step that reported it
+             */
+            heartbeats: number;
+            /** Instance Id */
+            instance_id: string;
+            /**
+             * Latency Avg Us
+             * @description Their mean latency, weighted by count, µs (0 without)
+             */
+            latency_avg_us: number;
+            /**
+             * Latency Count
+             * @description Requests it answered OK in the step
+             */
+            latency_count: number;
+            /**
+             * Latency P99 Mean Us
+             * @description Its heartbeats' p99s averaged by count, µs
+             */
+            latency_p99_mean_us: number;
+            /**
+             * Latency P99 Us
+             * @description The highest of its heartbeats' p99s in the step: an upper bound of the step's p99 (a true p99 needs the agents' histograms), µs
+             */
+            latency_p99_us: number;
+            /**
+             * Requests
+             * @description Requests it completed in the step
+             */
+            requests: number;
+        };
         /** InstanceTelemetry */
         InstanceTelemetry: {
             /** Cpu Share */
@@ -2638,8 +2685,11 @@ export interface components {
         };
         /** NodeTelemetry */
         NodeTelemetry: {
-            /** Items */
-            items: components["schemas"]["TelemetryPoint"][];
+            /**
+             * Items
+             * @description Stored 1 s steps, oldest first
+             */
+            items: components["schemas"]["TelemetryStep"][];
             /**
              * Next Since
              * @description Pass as `since` for the next page; null on the last page
@@ -2655,6 +2705,24 @@ export interface components {
              * Format: date-time
              */
             since: string;
+            /**
+             * Tail
+             * @description On the last page: the raw heartbeats in (since, until] the controller still holds (the last E3_RAW_TAIL_S seconds, newest `limit`), oldest first
+             */
+            tail: components["schemas"]["TelemetryPoint"][];
+            /** Tail Error */
+            tail_error?: string | null;
+            /**
+             * Tail Since
+             * @description The oldest raw heartbeat the controller holds for the node: before it, steps only
+             */
+            tail_since?: string | null;
+            /**
+             * Tail Status
+             * @description ok: `tail` is what the controller holds; none: it holds no heartbeat of the node; unavailable: it did not answer (`tail_error` says why); not_requested: not the last page
+             * @enum {string}
+             */
+            tail_status: "ok" | "none" | "unavailable" | "not_requested";
             /** Until */
             until: string | null;
         };
@@ -3263,6 +3331,12 @@ export interface components {
              * @description Requests completed on the node in the heartbeat period
              */
             requests: number;
+            /**
+             * Resolution
+             * @description A raw heartbeat, as its agent sent it
+             * @constant
+             */
+            resolution: "raw";
             /** Rx Bytes */
             rx_bytes: number;
             /** Rx Packets */
@@ -3277,12 +3351,93 @@ export interface components {
             /** Tx Packets */
             tx_packets: number;
         };
+        /**
+         * TelemetryStep
+         * @description A node's heartbeats of one step, summed (stored in Postgres: `node_rollups`, `instance_rollups`).
+         */
+        TelemetryStep: {
+            /**
+             * Cpu Util
+             * @description Mean CPU utilisation, 0..1
+             */
+            cpu_util: number;
+            /** Cpu Util Max */
+            cpu_util_max: number;
+            /** Heartbeats */
+            heartbeats: number;
+            /** Instances */
+            instances: components["schemas"]["InstanceStep"][];
+            /**
+             * Joules
+             * @description Energy: Σ watts × interval of its heartbeats (the energy ledger's rule)
+             */
+            joules: number;
+            /**
+             * Last Ts
+             * Format: date-time
+             * @description Its latest heartbeat
+             */
+            last_ts: string;
+            /** @description Mean watts over its heartbeats, with their source (mixed: they disagreed) */
+            power: components["schemas"]["Power"];
+            /**
+             * Queue Len
+             * @description Mean queue length over its heartbeats, packets
+             */
+            queue_len: number;
+            /** Queue Len Max */
+            queue_len_max: number;
+            /**
+             * Requests
+             * @description Requests completed by its instances in the step
+             */
+            requests: number;
+            /**
+             * Resolution
+             * @description A step of stored rollups
+             * @constant
+             */
+            resolution: "1s";
+            /**
+             * Rx Bytes
+             * @description Received in the step (growth of the agent's counters)
+             */
+            rx_bytes: number;
+            /** Rx Packets */
+            rx_packets: number;
+            /**
+             * Seconds
+             * @description Time its heartbeats covered (their energy's intervals), s
+             */
+            seconds: number;
+            /** Step S */
+            step_s: number;
+            /**
+             * Ts
+             * Format: date-time
+             * @description The step's start
+             */
+            ts: string;
+            /** Tx Bytes */
+            tx_bytes: number;
+            /** Tx Packets */
+            tx_packets: number;
+            /** Watts Max */
+            watts_max: number;
+        };
         /** TelemetrySummary */
         TelemetrySummary: {
-            /** Cpu Util */
+            /**
+             * Cpu Util
+             * @description Mean CPU utilisation over the latest step, 0..1
+             */
             cpu_util: number;
+            /** @description Mean power over the latest step, with its source (mixed: the step's heartbeats disagreed) */
             power: components["schemas"]["Power"];
-            /** Queue Len */
+            /**
+             * Queue Len
+             * @description Mean queue length over the node's latest 1 s step, packets
+             */
             queue_len: number;
             /**
              * Requests
@@ -3292,7 +3447,7 @@ export interface components {
             /**
              * Ts
              * Format: date-time
-             * @description Time of the latest heartbeat
+             * @description Time of the latest heartbeat stored
              */
             ts: string;
             /** Window S */
@@ -8215,11 +8370,11 @@ export interface operations {
     get_node_telemetry: {
         parameters: {
             query?: {
-                /** @description Heartbeats after this instant (ISO 8601 with a time zone); default: the last minute */
+                /** @description Steps and heartbeats after this instant (ISO 8601 with a time zone); default: the last minute */
                 since?: string | null;
-                /** @description Heartbeats up to this instant */
+                /** @description Steps and heartbeats up to this instant */
                 until?: string | null;
-                /** @description Heartbeats per page (1-5000) */
+                /** @description Steps per page (1-5000), and at most as many raw heartbeats */
                 limit?: number;
             };
             header?: never;
