@@ -14,11 +14,11 @@ from concurrent import futures
 
 import grpc
 import pytest
-from helpers import wait_until
+from helpers import stop_process, wait_until
 
+from e3.core.embedded import free_tcp_port
 from e3.dataplane import udp
 from e3.emulation.binaries import agent_binary
-from e3.core.embedded import free_tcp_port
 from e3.rpc.pb import agent_pb2, agent_pb2_grpc
 
 NODE_ID = str(uuid.uuid4())
@@ -105,12 +105,7 @@ def agent(stand_in, tmp_path):
                              "--cluster", "fence", "--node", "s0/host", "--address", "127.0.0.1"],
                             stdout=log.open("wb"), stderr=subprocess.STDOUT)
     yield proc
-    proc.terminate()
-    try:
-        proc.wait(20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+    stop_process(proc)
 
 
 def test_agent_fences_commands_of_a_controller_below_the_nodes_lease_epoch(stand_in, agent):
