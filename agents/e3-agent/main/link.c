@@ -126,7 +126,11 @@ static int link_send_batch(void *ctx, const hb_record *recs, size_t n, char *err
     pthread_mutex_unlock(&l->mu);
     if (!s) return hb_set_error(err, "no heartbeat stream open");
     if (n > HB_MAX_BATCH) n = HB_MAX_BATCH;
-    for (size_t i = 0; i < n; i++) rep_convert(&l->rep, &recs[i], node_id, link_id_of, l->cmds, &l->batch[i]);
+    uint64_t lease_epoch = cmd_lease_epoch(l->cmds); /* under cmd_state's lock, not mu: the main thread raises it */
+    for (size_t i = 0; i < n; i++) {
+        rep_convert(&l->rep, &recs[i], node_id, link_id_of, l->cmds, &l->batch[i]);
+        l->batch[i].lease_epoch = lease_epoch;
+    }
     int rc = e3rpc_hb_send(s, l->agent_id, l->batch, n, rerr);
     pthread_mutex_lock(&l->mu);
     l->hb_busy = 0;
@@ -272,6 +276,7 @@ int link_run(agent_link *l, link_registered_fn on_first, void *ctx) {
         if (ok) memcpy(l->node_id, reg.node_id, sizeof(l->node_id));
         pthread_mutex_unlock(&l->mu);
         if (ok) {
+            cmd_raise_lease_epoch(l->cmds, reg.lease_epoch);
             bo_reset(&bo);
             attempt = 1; /* attempts count from the last registration */
             uint32_t period = l->heartbeat_ms ? l->heartbeat_ms : reg.heartbeat_period_ms;
@@ -290,7 +295,8 @@ int link_run(agent_link *l, link_registered_fn on_first, void *ctx) {
             ok = hb && link_pay_owed(l, err) == E3RPC_OK;
         }
         if (ok) {
-            e3rpc_cmd_stream *cmd = e3rpc_cmd_open(client, l->agent_id, l->node_id, cmd_applied_version(l->cmds), err);
+            e3rpc_cmd_stream *cmd = e3rpc_cmd_open(client, l->agent_id, l->node_id, cmd_applied_version(l->cmds),
+                                                   cmd_lease_epoch(l->cmds), err);
             ok = cmd != NULL;
             if (ok) {
                 pthread_mutex_lock(&l->mu);

@@ -123,6 +123,7 @@ void to_proto(const e3rpc_heartbeat &in, pb::Heartbeat *out) {
     out->set_cpu_utilization(in.cpu_utilization);
     out->set_power_watts(in.power_watts);
     out->set_power_source(static_cast<pb::PowerSource>(in.power_source));
+    out->set_lease_epoch(in.lease_epoch);
     size_t n = std::min<size_t>(in.n_instances, E3RPC_MAX_INSTANCES);
     for (size_t i = 0; i < n; i++) {
         const e3rpc_instance_stats &s = in.instances[i];
@@ -148,6 +149,7 @@ bool from_proto(const pb::Command &in, e3rpc_command *out) {
     };
     out->version = in.version();
     out->node_id = s(in.node_id());
+    out->lease_epoch = in.lease_epoch();
     switch (in.action_case()) {
     case pb::Command::kDeployInstance: {
         const pb::DeployInstance &d = in.deploy_instance();
@@ -311,6 +313,7 @@ int e3rpc_register(e3rpc_client *c, const char *agent_id, const e3rpc_identity *
     if (!st.ok()) return status_error(err, "Register", st);
     copy_id(out->node_id, resp.node_id());
     out->heartbeat_period_ms = resp.heartbeat_period_ms();
+    out->lease_epoch = resp.lease_epoch();
     return E3RPC_OK;
 }
 
@@ -407,7 +410,7 @@ int e3rpc_hb_close(e3rpc_hb_stream *s, uint32_t deadline_ms, e3rpc_hb_summary *o
 }
 
 e3rpc_cmd_stream *e3rpc_cmd_open(e3rpc_client *c, const char *agent_id, const char *node_id,
-                                 uint64_t applied_version, char *err) {
+                                 uint64_t applied_version, uint64_t lease_epoch, char *err) {
     auto *s = new (std::nothrow) e3rpc_cmd_stream;
     if (!s) {
         set_error(err, "e3rpc: out of memory");
@@ -417,6 +420,7 @@ e3rpc_cmd_stream *e3rpc_cmd_open(e3rpc_client *c, const char *agent_id, const ch
     req.set_agent_id(str(agent_id));
     req.set_node_id(str(node_id));
     req.set_applied_version(applied_version);
+    req.set_lease_epoch(lease_epoch);
     prepare(c, &s->ctx, 0);
     s->reader = c->stub->StreamCommands(&s->ctx, req);
     if (!s->reader) {

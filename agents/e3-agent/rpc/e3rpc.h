@@ -58,6 +58,7 @@ typedef struct e3rpc_identity {
 typedef struct e3rpc_registration {
     char node_id[E3RPC_ID_LEN];   /* the node's UUID */
     uint32_t heartbeat_period_ms; /* ms between batches */
+    uint64_t lease_epoch;         /* the node's lease epoch at this controller (0: none) */
 } e3rpc_registration;
 
 /* InstanceStats: one instance over the last period. */
@@ -84,6 +85,7 @@ typedef struct e3rpc_heartbeat {
     double cpu_utilization;       /* 0..1 */
     double power_watts;           /* W, >= 0 */
     e3rpc_power_source power_source; /* must be set */
+    uint64_t lease_epoch;         /* highest lease epoch seen for the node (0: none) */
     size_t n_instances;           /* entries used in instances[] */
     e3rpc_instance_stats instances[E3RPC_MAX_INSTANCES];
 } e3rpc_heartbeat;
@@ -123,6 +125,7 @@ typedef struct e3rpc_route {
 typedef struct e3rpc_command {
     uint64_t version;          /* per node, strictly increasing */
     char *node_id;             /* the node it is for */
+    uint64_t lease_epoch;      /* the issuing controller's lease epoch for the node (0: unchecked) */
     e3rpc_command_kind kind;   /* which action */
     char *instance_id;         /* deploy, remove, export, import, confirm, resume, promote */
     char *service_type;        /* deploy: catalogue name */
@@ -179,9 +182,10 @@ void e3rpc_hb_cancel(e3rpc_hb_stream *s);
  * the stream. E3RPC_ERR if the stream failed or no summary came in time (still freed). */
 int e3rpc_hb_close(e3rpc_hb_stream *s, uint32_t deadline_ms, e3rpc_hb_summary *out, char *err);
 
-/* Open StreamCommands for `node_id`, asking for versions above `applied_version`. */
+/* Open StreamCommands for `node_id`, asking for versions above `applied_version`, naming the
+ * highest lease epoch seen for the node (`lease_epoch`, 0: none). */
 e3rpc_cmd_stream *e3rpc_cmd_open(e3rpc_client *c, const char *agent_id, const char *node_id,
-                                 uint64_t applied_version, char *err);
+                                 uint64_t applied_version, uint64_t lease_epoch, char *err);
 
 /* Block until the next command; E3RPC_OK with `*out` (free with e3rpc_command_free), or
  * E3RPC_ERR when the stream ended (closed by the server, broken, or cancelled) with `err`. */

@@ -81,7 +81,7 @@ struct cmd_state {
     rt_table *routes;           /* replaced by set_routes */
     char bind_ip[64];           /* address instance ports bind on */
     chan_net *net;              /* where instance nodes come from (NULL: kernel sockets) */
-    pthread_mutex_t lock;       /* guards insts, n_insts, retired; the table's only writers
+    pthread_mutex_t lock;       /* guards insts, n_insts, retired, lease_epoch; the table's only writers
                                  * are cmd_apply and, for node and state, import threads */
     cmd_inst *insts;            /* deployed instances */
     size_t n_insts, cap_insts;  /* used / allocated */
@@ -89,6 +89,8 @@ struct cmd_state {
     hb_net retired;             /* traffic of removed instances' nodes */
     uint32_t accept_timeout_ms; /* an import's wait for its exporter (SX_ACCEPT_TIMEOUT_MS) */
     uint64_t applied;           /* highest version handled */
+    uint64_t lease_epoch;       /* highest lease epoch seen for the node, 0: none (written by
+                                 * the command thread under the lock; the heartbeat thread reads) */
     cmd_outcome memory[CMD_OUTCOME_MEMORY]; /* outcomes by version % CMD_OUTCOME_MEMORY */
     pthread_t ticker;           /* calls rep_primary_tick on every primary (cmd_tick_main) */
     pthread_cond_t tick_cond;   /* wakes the ticker to stop (with lock) */
@@ -759,15 +761,23 @@ static int cmd_set_routes(cmd_state *s, const e3rpc_command *c, cmd_outcome *out
     return 1;
 }
 
-int cmd_apply(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
-    memset(out, 0, sizeof(*out));
-    out->version = c->version;
-    if (c->version <= s->applied) {
-        const cmd_outcome *m = &s->memory[c->version % CMD_OUTCOME_MEMORY];
-        if (m->version == c->version && c->version != 0) *out = *m;
-        else out->ok = 1; /* too old to remember: it was handled, say so */
+/* The lease fence: NACK `stale_controller` (returns 1) when `c` carries a lease epoch below the
+ * highest seen for the node (its controller lost the node's lease: a paused holder's late command);
+ * otherwise note c's lease epoch as seen (returns 0). */
+static int cmd_lease_fence(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
+    uint64_t seen = cmd_lease_epoch(s);
+    if (!c->lease_epoch || c->lease_epoch >= seen) {
+        cmd_raise_lease_epoch(s, c->lease_epoch);
         return 0;
     }
+    cmd_nack(out, "stale_controller",
+             "the node's lease is at epoch %llu; command %llu comes from a controller at lease epoch %llu",
+             (unsigned long long)seen, (unsigned long long)c->version, (unsigned long long)c->lease_epoch);
+    return 1;
+}
+
+/* Apply `c` by its kind and fill `out`. */
+static void cmd_dispatch(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
     switch (c->kind) {
     case E3RPC_CMD_DEPLOY: cmd_deploy(s, c, out); break;
     case E3RPC_CMD_REMOVE: cmd_remove(s, c, out); break;
@@ -779,6 +789,18 @@ int cmd_apply(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
     case E3RPC_CMD_PROMOTE: cmd_promote(s, c, out); break;
     default: cmd_nack(out, "unknown_command", "command %llu carries no action this agent knows", (unsigned long long)c->version); break;
     }
+}
+
+int cmd_apply(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
+    memset(out, 0, sizeof(*out));
+    out->version = c->version;
+    if (c->version <= s->applied) {
+        const cmd_outcome *m = &s->memory[c->version % CMD_OUTCOME_MEMORY];
+        if (m->version == c->version && c->version != 0) *out = *m;
+        else out->ok = 1; /* too old to remember: it was handled, say so */
+        return 0;
+    }
+    if (!cmd_lease_fence(s, c, out)) cmd_dispatch(s, c, out);
     s->applied = c->version;
     s->memory[c->version % CMD_OUTCOME_MEMORY] = *out;
     return 1;
@@ -790,6 +812,19 @@ void cmd_set_accept_timeout(cmd_state *s, uint32_t ms) {
 
 uint64_t cmd_applied_version(cmd_state *s) {
     return s->applied;
+}
+
+void cmd_raise_lease_epoch(cmd_state *s, uint64_t epoch) {
+    pthread_mutex_lock(&s->lock);
+    if (epoch > s->lease_epoch) s->lease_epoch = epoch;
+    pthread_mutex_unlock(&s->lock);
+}
+
+uint64_t cmd_lease_epoch(cmd_state *s) {
+    pthread_mutex_lock(&s->lock);
+    uint64_t epoch = s->lease_epoch;
+    pthread_mutex_unlock(&s->lock);
+    return epoch;
 }
 
 size_t cmd_instances(cmd_state *s) {

@@ -54,6 +54,13 @@
  * (remembered for the last CMD_OUTCOME_MEMORY versions; an older one is ACKed). A NACKed
  * version counts as handled (the controller issues a new version to retry).
  *
+ * Fenced by the node's lease epoch (docs/controller-scale-out.md, "Node leases and fencing"): the
+ * state keeps the highest lease epoch seen for the node (a RegisterResponse's through
+ * cmd_raise_lease_epoch, each new version's) and NACKs `stale_controller` a new version naming a
+ * lower one, without applying it: it comes from a controller that lost the node's lease. Like any
+ * NACKed version it counts as handled. Lease epoch 0 is unchecked, as instance epochs are. A
+ * replayed version gets its first outcome whatever its lease epoch.
+ *
  * Not thread-safe for cmd_apply (one applier); cmd_net and cmd_instance_id may run concurrently
  * with it (the heartbeat thread), and so may import threads (they open the port under the lock).
  */
@@ -106,6 +113,14 @@ void cmd_set_accept_timeout(cmd_state *s, uint32_t ms);
 
 /* Highest version handled (0 if none): what StreamCommands asks to resume after. */
 uint64_t cmd_applied_version(cmd_state *s);
+
+/* Note the node's lease epoch `epoch` (a RegisterResponse's; 0: none): the highest seen is kept.
+ * The command thread. */
+void cmd_raise_lease_epoch(cmd_state *s, uint64_t epoch);
+
+/* The highest lease epoch seen for the node (0: none): what StreamCommands and every heartbeat
+ * send. Any thread. */
+uint64_t cmd_lease_epoch(cmd_state *s);
 
 /* Number of instances deployed. */
 size_t cmd_instances(cmd_state *s);

@@ -24,7 +24,8 @@ def _peer_ip(peer: str) -> str:
 
 
 def command_message(command: dict) -> agent_pb2.Command:
-    """A stored command (services.commands) as the Command message; payload keys are the action's fields."""
+    """A stored command (services.commands) as the Command message; payload keys are the action's fields.
+    `lease_epoch` stays 0 (unchecked by the agent) until node leases exist (docs/controller-scale-out.md, 4)."""
     return agent_pb2.Command(version=command["version"], node_id=command["node_id"],
                              **{command["kind"]: command["payload"]})
 
