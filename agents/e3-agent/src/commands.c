@@ -800,7 +800,10 @@ int cmd_apply(cmd_state *s, const e3rpc_command *c, cmd_outcome *out) {
         else out->ok = 1; /* too old to remember: it was handled, say so */
         return 0;
     }
-    if (!cmd_lease_fence(s, c, out)) cmd_dispatch(s, c, out);
+    /* a fenced command is not handled: the version stays open for the node's owner to deliver (its
+     * stream starts after the applied version), so a paused holder's late copy never poisons it */
+    if (cmd_lease_fence(s, c, out)) return 0;
+    cmd_dispatch(s, c, out);
     s->applied = c->version;
     s->memory[c->version % CMD_OUTCOME_MEMORY] = *out;
     return 1;
