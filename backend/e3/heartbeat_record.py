@@ -2,25 +2,26 @@
 
 An agent sends one `Heartbeat` per node (proto/e3/agent/v1/agent.proto), with one `InstanceStats` per
 instance. The controller (controller.heartbeat_intake) checks every field against its bounds (the rules:
-`RecordField.problem`, used by services.agents.heartbeat_problem) and writes the accepted record three ways,
+`RecordField.problem`, used by services.agents.heartbeat_problem) and writes the accepted record two ways,
 each field under its `name`:
 
-  - a row of `COPY heartbeats FROM STDIN` (COPY_COLUMNS): node_id, ts, one column per NODE_FIELDS entry,
-    then `instances`, a JSON array of {"id": ..., one key per INSTANCE_FIELDS entry};
   - the Redis hash `e3:node:<id>` (live.channel): node_id, cluster_id, ts, the node fields, instances;
-  - an object of the `e3:live` "heartbeats" message: node_id, ts, the node fields, instances, cluster_id.
+  - an object of the `e3:live` "heartbeats" message: node_id, ts, the node fields, instances, cluster_id
+    (also what the controller's raw tail keeps: controller.raw_tail),
+
+where `instances` is a JSON array of {"id": ..., one key per INSTANCE_FIELDS entry}. Postgres stores no
+record, only 1 s rollups of them (e3.rollup.steps, with columns of their own).
 
 Readers: live.aggregate.parse_heartbeat (`read_node`, `read_instance`: the hash and the live JSON alike),
-services.telemetry (the stored rows, `public_dict`), and the public APIs' shapes, which name each field by
+api.controller_tail (the raw tail, `public_dict`), and the public APIs' shapes, which name each field by
 its `public` name (dotted: nested, e.g. power.watts): schemas.cluster (REST telemetry) and schemas.live
 (the live channel), hence the UI's generated types.
 
 Adding a field: the proto; an entry here; the agent (agents/e3-agent: rpc/e3rpc.h, rpc/e3rpc.cc,
-src/report.c); the UI (regenerate frontend/openapi.json and its types, then show the field). A node field
-is also a column of the heartbeats table: models/heartbeat.py and an Alembic migration adding it
-(NOT NULL DEFAULT 0, so that rows stored before it read as 0; tests compare the table with COPY_COLUMNS
-and the migrations with the models). Records stored or published before a field existed lack it:
-readers take its kind's `missing` value, and the APIs declare that default unless `always_present`.
+src/report.c); the UI (regenerate frontend/openapi.json and its types, then show the field); and, if it
+should be kept beyond the raw tail, its sum or maximum in the rollups (e3.rollup.steps, models/telemetry_rollup.py
+and a migration). Records published before a field existed lack it: readers take its kind's `missing`
+value, and the APIs declare that default unless `always_present`.
 
 Pure and stdlib only: the controller, services, live and the orchestrator import it. The controller's hot
 path reads no descriptor per heartbeat: it is compiled once from the source fragments below (`quick_check`,
@@ -59,7 +60,7 @@ class _Kind(ABC):
         defined where the code runs)."""
 
     def text(self, var: str) -> str:
-        """A Python expression: the value's text in the COPY row and the Redis hash (a number's repr: the
+        """A Python expression: the value's text in the Redis hash and the live JSON (a number's repr: the
         shortest that reads back the same)."""
         return f"repr({var})"
 
@@ -73,8 +74,8 @@ class _Kind(ABC):
 
 
 class Count(_Kind):
-    """An unsigned protobuf integer stored in a signed Postgres integer of `bits` bits (a larger value would
-    fail the whole batch's COPY, so it is refused)."""
+    """An unsigned protobuf integer that must fit a signed integer of `bits` bits, as its readers and the
+    rollups' columns hold it (a larger value would fail their write, so it is refused)."""
 
     type, missing = int, 0
 
@@ -149,7 +150,7 @@ class RecordField:
     """One field of the record: a Heartbeat field (NODE_FIELDS) or an InstanceStats one (INSTANCE_FIELDS)."""
 
     proto: str  # its name in agent.proto (Heartbeat or InstanceStats)
-    name: str  # its name in the three encodings (COPY column or `instances` key, Redis hash, live JSON)
+    name: str  # its name in the two encodings (Redis hash and live JSON; in `instances` for an instance's)
     kind: _Kind  # value type and bounds
     unit: str  # e.g. "µs", "packets", "0..1"
     doc: str  # what it is
@@ -227,8 +228,6 @@ INSTANCE_FIELDS = (
                 "~3%); 0 without requests", public="latency_p99_us", live=False,
                 api_doc="Their 99th percentile (log-linear buckets, within ~3%), µs"),
 )
-
-COPY_COLUMNS = ("node_id", "ts", *(f.name for f in NODE_FIELDS), "instances")
 
 _NODE_READ = tuple((f.name, f.kind.type, f.kind.missing) for f in NODE_FIELDS)
 _INSTANCE_READ = tuple((f.name, f.kind.type, f.kind.missing) for f in INSTANCE_FIELDS)

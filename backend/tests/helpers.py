@@ -118,18 +118,16 @@ def encode_heartbeats(beats, wall_ns: int | None = None):
 
 
 def store_heartbeats(beats, wall_ns: int | None = None) -> None:
-    """Store heartbeats the way the controller does: encoded by its intake, then COPYed (services.heartbeats),
-    and their rollups added (services.telemetry_rollups)."""
+    """Store heartbeats the way the controller does: taken by its intake, their rollups added
+    (services.telemetry_rollups)."""
     from e3.core.db import session_scope
     from e3.services import telemetry_rollups
-    from e3.services.heartbeats import copy_text
 
     intake = _intake(beats, wall_ns)
-    encoded, rejections = intake.accept("agent", beats)
+    _, rejections = intake.accept("agent", beats)
     assert not rejections, rejections
     nodes, instances = intake.rollups.take()
     with session_scope() as session:
-        copy_text(session, [encoded.copy_text], encoded.days)
         telemetry_rollups.add_rollups(session, nodes, instances, telemetry_rollups.days_of(nodes))
 
 

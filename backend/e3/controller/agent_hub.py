@@ -29,7 +29,6 @@ from e3.controller.energy_rollups import EnergyRollups
 from e3.controller.credential_watch import CredentialWatch
 from e3.controller.heartbeat_intake import NOT_REGISTERED
 from e3.controller.heartbeat_intake import HeartbeatIntake
-from e3.controller.heartbeat_writer import HeartbeatWriter
 from e3.controller.orchestrator import DataplaneOrchestrator
 from e3.controller.raw_tail import RawTail
 from e3.controller.rollup_writer import RollupWriter
@@ -67,14 +66,12 @@ class Rejection:
 
 
 class AgentHub:
-    def __init__(self, policy: MembershipPolicy, redis_url: str, writer: HeartbeatWriter | None = None,
-                 clock=time.monotonic, orchestrator: DataplaneOrchestrator | None = None,
+    def __init__(self, policy: MembershipPolicy, redis_url: str, clock=time.monotonic, orchestrator: DataplaneOrchestrator | None = None,
                  resume_grace_s: float | None = None):
         self.policy = policy
         self.resume_grace_s = policy.down_after_s if resume_grace_s is None else resume_grace_s
         self.orchestrator = orchestrator or DataplaneOrchestrator(mode="off")
         self.redis = aioredis.Redis.from_url(redis_url)
-        self.writer = writer or HeartbeatWriter(retention_days=get_settings().heartbeat_retention_days)
         self.live = live_publisher.LivePublisher(redis_url)
         self.clock = clock
         self.nodes: dict[uuid.UUID, TrackedNode] = {}
@@ -106,7 +103,6 @@ class AgentHub:
             self.nodes[node.node_id] = TrackedNode(node.node_id, node.cluster_id, node.name, node.agent_id, seen,
                                                    node.state, node.kind, node.bandwidth_mbps,
                                                    token_id=node.token_id, heard=False)
-        self.writer.start()
         self.rollup_writer.start()
         self.energy_rollups.start()
         self.commands.start()
@@ -122,7 +118,6 @@ class AgentHub:
         await asyncio.gather(*self._failovers, return_exceptions=True)  # a failover under way is finished
         await self.credentials.stop()
         await self.commands.stop()
-        await self.writer.stop()
         await self.rollup_writer.stop()
         await self.energy_rollups.stop()
         await self.live.close()
@@ -185,7 +180,8 @@ class AgentHub:
     async def accept_batch(self, credential: AgentCredential, agent_id: str,
                            heartbeats: Sequence) -> tuple[int, list[Rejection]]:
         """Validate each heartbeat (Heartbeat messages) and keep the good ones: live state in Redis at once,
-        database within `writer.interval_s`. Waits while the writer (or Redis) is full: backpressure.
+        rollups in the database within E3_ROLLUP_FLUSH_MS. Waits while the rollup writer (or Redis) is full:
+        backpressure.
         Forbidden, and nothing of the batch kept, when it names a node of another credential."""
         if len(heartbeats) > agents.MAX_HEARTBEATS_PER_BATCH:
             reason = f"batch of {len(heartbeats)} heartbeats (at most {agents.MAX_HEARTBEATS_PER_BATCH})"
@@ -195,14 +191,13 @@ class AgentHub:
         for _, node_id, reason in rejected:
             if reason == NOT_REGISTERED:
                 self._refuse_foreign(credential, node_id)
-        if encoded.rows:
-            await self.writer.room()  # the stream reads no further until the database catches up
+        if encoded.accepted:
+            await self.rollup_writer.room()  # the stream reads no further until the database catches up
             await self.live.room()
-            self.writer.add(encoded.copy_text, encoded.rows, encoded.days)
             self.live.add(encoded.redis_commands, encoded.live_items)
             if self.orchestrator.mode != "off":
                 self._orchestrate(credential, agent_id, heartbeats, {r[0] for r in rejected})
-        return encoded.rows, [Rejection(*r) for r in rejected]
+        return encoded.accepted, [Rejection(*r) for r in rejected]
 
     def _orchestrate(self, credential: AgentCredential, agent_id: str, heartbeats: Sequence,
                      rejected: set[int]) -> None:
@@ -212,8 +207,7 @@ class AgentHub:
                 self.orchestrator.observe(self.intake.tracked(agent_id, hb.node_id, credential.token_id), hb)
 
     async def flush(self) -> None:
-        """Return once every heartbeat accepted so far is in the database (its row and its rollups)."""
-        await self.writer.flush()
+        """Return once every heartbeat accepted so far is in the database (in its rollups)."""
         await self.rollup_writer.flush()
 
     # --- Failure detection ----------------------------------------------------------------------

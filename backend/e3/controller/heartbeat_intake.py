@@ -2,15 +2,14 @@
 
 The controller receives ~100,000 heartbeats/s at full scale, so this module avoids every intermediate
 object: fields are read straight from the protobuf message once, validated with a handful of
-comparisons, and formatted directly into the three encodings the heartbeat goes out in:
+comparisons, and formatted directly into the two encodings the heartbeat goes out in:
 
-  - a line of `COPY heartbeats FROM STDIN` text (the writer joins the lines and COPYs them),
   - an `HSET e3:node:<id> ...` command in Redis protocol (the node's latest state),
   - a JSON object for the `e3:live` "heartbeats" message.
 
 With an energy ledger it is also counted there, with rollups added to its node's rollup step
-(e3.rollup.steps), and with a raw tail its live JSON kept there (controller.raw_tail): a few additions and
-an append on values already made.
+(e3.rollup.steps: what Postgres stores of it), and with a raw tail its live JSON kept there
+(controller.raw_tail): a few additions and an append on values already made.
 
 Only when the quick check fails is the heartbeat turned into a dict and given to
 `agents.heartbeat_problem`, which names the reason; the rules are that function's (the quick check is
@@ -39,7 +38,7 @@ from e3.services import agents
 _MAX_INSTANCES, _MAX_ID = agents.MAX_INSTANCES_PER_HEARTBEAT, agents.MAX_ID_CHARS
 _INF = float("inf")
 _SOURCE_NAMES = (None, *POWER_SOURCES)  # a checked PowerSource value -> its name
-_NS, _DAY_S = 1_000_000_000, 86_400
+_NS = 1_000_000_000
 _MARGIN_NS = 1_000_000  # the quick timestamp check stays 1 ms inside heartbeat_problem's bounds
 NOT_REGISTERED = "node not registered by this agent"
 
@@ -66,7 +65,6 @@ _FRAGMENTS = {
     "NODE_READ": [f"{v} = hb.{f.proto}" for v, f in _NODE],
     "NODE_CHECK": quick_check(NODE_FIELDS, "n_"),
     "NODE_TEXT": [f"{v} = {f.kind.text(v)}" for v, f in _NODE],
-    "COPY_FIELDS": r"\t".join("{" + v + "}" for v, _ in _NODE),
     "HSET_FIELDS": "".join(rf"${len(f.name)}\r\n{f.name}\r\n${{len({v})}}\r\n{{{v}}}\r\n" for v, f in _NODE),
     "LIVE_FIELDS": ", ".join(f'"{f.name}": {f.kind.json(v)}' for v, f in _NODE),
     "INSTANCE_READ": [f"{v} = inst.{f.proto}" for v, f in _INSTANCE],
@@ -113,7 +111,7 @@ instance_json = _compile("instance_json", INSTANCE_JSON_SOURCE)
 
 # HeartbeatIntake.accept: the loop of the module's doc. A heartbeat's node fields are read into locals and
 # checked at once, its instances one by one as their JSON is written; its fields' texts are made once
-# and formatted into the three encodings.
+# and formatted into the two encodings.
 ACCEPT_SOURCE = _render(r'''
 def accept(self, agent_id, heartbeats, token_id=None):
     """Validate and encode a batch (a sequence of Heartbeat messages) from `agent_id` under agent credential
@@ -124,7 +122,7 @@ def accept(self, agent_id, heartbeats, token_id=None):
     hi_ns = wall_ns + agents.MAX_CLOCK_AHEAD_S * _NS - _MARGIN_NS
     wall = None
     by_text, node_of, ids, seconds = self._by_text, self._node, self._ids, self._seconds
-    copy, hset, live, days = [], [], [], set()
+    hset, live = [], []
     rejections = []
     last_second, second_text = -1, ""
     for index, hb in enumerate(heartbeats):
@@ -181,39 +179,34 @@ def accept(self, agent_id, heartbeats, token_id=None):
         if second != last_second:
             last_second = second
             second_text = seconds.get(second) or self._second(second)
-            days.add(second // _DAY_S)
         t = f"{second_text}.{micros:06d}+00:00"
         inst = "[" + ", ".join(parts) + "]"
         @NODE_TEXT@
         if override is not None:
             n_power_watts, n_power_source = repr(override[0]), override[1]
-        copy.append(f"{entry.copy_prefix}{t}\t@COPY_FIELDS@\t"
-                    f"{inst.replace(chr(92), chr(92) * 2) if chr(92) in inst else inst}\n")
         hset.append(f"{entry.hset_prefix}$2\r\nts\r\n$32\r\n{t}\r\n@HSET_FIELDS@"
                     f"$9\r\ninstances\r\n${len(inst)}\r\n{inst}\r\n")
         item = f'{entry.live_prefix}{t}", @LIVE_FIELDS@, "instances": {inst}{entry.live_suffix}'
         live.append(item)
         if entry.tail is not None:
             entry.tail.append((ts, item))
-    return Encoded(len(copy), "".join(copy), "".join(hset), live, days), rejections
+    return Encoded(len(live), "".join(hset), live), rejections
 ''')
 
 
 @dataclass
 class Encoded:
     """One batch's accepted heartbeats, encoded. Strings are ASCII (JSON is escaped), so len() is bytes."""
-    rows: int = 0
-    copy_text: str = ""  # COPY text lines, each ending in \n
+    accepted: int = 0
     redis_commands: str = ""  # one HSET per heartbeat, Redis protocol
     live_items: list[str] = field(default_factory=list)  # one JSON object per heartbeat
-    days: set[int] = field(default_factory=set)  # UTC days (since the epoch) of the rows' timestamps
 
 
 class _Node:
     """Per node, what the hot path needs: the tracked node it must still be, its constant encodings, its
     energy account (None without a ledger), its rollup steps (None without rollups) and its raw tail (None
     without one)."""
-    __slots__ = ("tracked", "agent_id", "token_id", "copy_prefix", "hset_prefix", "live_prefix", "live_suffix",
+    __slots__ = ("tracked", "agent_id", "token_id", "hset_prefix", "live_prefix", "live_suffix",
                  "energy", "rollup", "tail")
 
     def __init__(self, tracked, node_id: uuid.UUID, cluster_id, energy: EnergyLedger | None = None,
@@ -223,7 +216,6 @@ class _Node:
         self.energy = None if energy is None else energy.account(nid, cid, tracked.kind, tracked.name)
         self.rollup = None if rollups is None else rollups.node(nid, cid)
         self.tail = None if tail is None else tail.node(nid)
-        self.copy_prefix = nid + "\t"
         key = f"e3:node:{nid}"
         self.hset_prefix = (_HSET + _bulk(key) + "$7\r\nnode_id\r\n" + _bulk(nid)
                             + "$10\r\ncluster_id\r\n" + _bulk(cid))

@@ -6,9 +6,12 @@ take. No step waits to close: every figure adds, so a step's later heartbeats ar
 
 A write that fails (the database restarting) keeps its batch, first in line, and is retried on the next
 tick, batches in the order they were taken (each its own transaction: one batch never holds a step twice).
-At most `max_pending_rows` are held; beyond that the oldest batches are dropped, counted in `dropped_rows`
-and logged: the rollups then under-count, and the log says by how much. On `stop()` what is left is taken
-and written. Hourly, day partitions older than the retention (E3_HEARTBEAT_RETENTION_DAYS) are dropped.
+Backpressure: once `max_pending_rows` wait (held, or in steps not taken yet), intake awaits `room()`
+before taking more heartbeats, so the controller stops reading heartbeat streams and gRPC flow control
+pushes back to the agents; nothing is dropped. (Rows only grow with new steps, so a stalled database
+holds the pending rows still.) On `stop()`
+what is left is taken and written. Hourly, day partitions older than the retention
+(E3_HEARTBEAT_RETENTION_DAYS) are dropped.
 """
 
 import asyncio
@@ -38,41 +41,55 @@ class _Batch:
 
 class RollupWriter:
     def __init__(self, steps: RollupSteps, every_s: float = 1.0, retention_days: int | None = None,
-                 retention_every_s: float = 3600.0, max_pending_rows: int = 2_000_000):
-        self.steps, self.every_s, self.max_pending_rows = steps, every_s, max_pending_rows
+                 retention_every_s: float = 3600.0, max_pending_rows: int = 500_000, retry_s: float = 0.5):
+        self.steps, self.every_s, self.max_pending_rows, self.retry_s = steps, every_s, max_pending_rows, retry_s
         self.retention_days, self.retention_every_s = retention_days, retention_every_s
         self._retained_at: float | None = None  # monotonic time of the last retention pass
         self._pending: deque[_Batch] = deque()
         self._pending_rows = 0
         self._days: set[date] = set()  # days whose partitions exist
         self._lock = asyncio.Lock()
+        self._room = asyncio.Event()
+        self._room.set()
         self._task: asyncio.Task | None = None
         self.written_rows = 0
-        self.dropped_rows = 0
         self.failures = 0
 
     @property
     def pending_rows(self) -> int:
         return self._pending_rows
 
-    async def flush(self) -> int:
-        """Take what the heartbeats added so far and write everything held. Returns the rows written; what
-        could not be written stays held (see `pending_rows`)."""
+    async def tick(self) -> int:
+        """Take what the heartbeats added so far and try to write everything held, once. Returns the rows
+        written; what could not be written stays held (see `pending_rows`)."""
         async with self._lock:  # one write at a time: a held batch must never be written twice
             self._hold(_Batch(*self.steps.take()))
             return await self._write()
+
+    async def flush(self) -> int:
+        """Take what the heartbeats added so far and return once it is written (retrying every `retry_s`
+        while the database refuses). Returns the rows written meanwhile."""
+        written = await self.tick()
+        while self._pending_rows:
+            await asyncio.sleep(self.retry_s)
+            async with self._lock:
+                written += await self._write()
+        return written
+
+    async def room(self) -> None:
+        """Return once fewer than `max_pending_rows` wait to be written, taken or not yet (at once, usually)."""
+        while self._pending_rows + self.steps.untaken_rows >= self.max_pending_rows:
+            self._room.clear()
+            await self._room.wait()
 
     def _hold(self, batch: _Batch) -> None:
         if not batch.rows:
             return
         self._pending.append(batch)
         self._pending_rows += batch.rows
-        while self._pending_rows > self.max_pending_rows and len(self._pending) > 1:
-            dropped = self._pending.popleft()
-            self._pending_rows -= dropped.rows
-            self.dropped_rows += dropped.rows
-            log.error("telemetry rollups: dropped %d rows (the database has not taken them; %d held)",
-                      dropped.rows, self._pending_rows)
+        if self._pending_rows >= self.max_pending_rows:
+            log.warning("telemetry rollups: %d rows wait for the database; heartbeat streams wait until it "
+                        "takes them", self._pending_rows)
 
     async def _write(self) -> int:
         written = 0
@@ -92,6 +109,8 @@ class RollupWriter:
             self._pending.popleft()
             self._pending_rows -= batch.rows
             written += batch.rows
+        if self._pending_rows + self.steps.untaken_rows < self.max_pending_rows:
+            self._room.set()
         self.written_rows += written
         return written
 
@@ -116,7 +135,7 @@ class RollupWriter:
                                         or time.monotonic() - self._retained_at >= self.retention_every_s):
                 await self.apply_retention()
             try:
-                await self.flush()
+                await self.tick()
             except Exception:  # never let the rollups stop the controller
                 log.exception("telemetry rollup flush failed")
 

@@ -109,10 +109,11 @@ def _growth(now: int, before: int) -> int:
 class NodeSteps:
     """One node's steps touched since the last take, and what the next heartbeat's counters subtract."""
 
-    __slots__ = ("node_id", "cluster_id", "step_s", "_steps", "_last_t", "_counters")
+    __slots__ = ("node_id", "cluster_id", "step_s", "_steps", "_last_t", "_counters", "_untaken")
 
-    def __init__(self, node_id: str, cluster_id: str, step_s: int):
+    def __init__(self, node_id: str, cluster_id: str, step_s: int, untaken: list[int] | None = None):
         self.node_id, self.cluster_id, self.step_s = node_id, cluster_id, step_s
+        self._untaken = untaken if untaken is not None else [0]  # rows not taken yet, shared by every node
         self._steps: dict[int, _NodeStep] = {}
         self._last_t = 0.0  # the latest heartbeat's time; 0: none yet
         self._counters: tuple[int, int, int, int] | None = None  # its rx/tx bytes/packets
@@ -127,6 +128,7 @@ class NodeSteps:
         step = self._steps.get(start)
         if step is None:
             step = self._steps[start] = _NodeStep(source)
+            self._untaken[0] += 1
         elif source != step.source:
             step.source = MIXED
         if t > self._last_t:
@@ -157,6 +159,7 @@ class NodeSteps:
             acc = used.get(iid)
             if acc is None:
                 acc = used[iid] = _InstanceStep()
+                self._untaken[0] += 1
             acc.heartbeats += 1
             acc.requests += requests
             acc.exec_sum += exec_us * requests
@@ -182,6 +185,7 @@ class NodeSteps:
                                             i.requests, i.exec_sum, i.cpu_seconds, i.lat_n, i.lat_sum, i.p99_max,
                                             i.p99_wsum)
                              for iid, i in s.instances.items())
+        self._untaken[0] -= len(nodes) + len(instances)
         return nodes, instances
 
 
@@ -193,12 +197,17 @@ class RollupSteps:
             raise ValueError("step_s must be > 0")
         self.step_s = step_s
         self.nodes: dict[str, NodeSteps] = {}
+        self._untaken = [0]  # rows the next take() hands over, counted as steps open (the writer's backpressure)
+
+    @property
+    def untaken_rows(self) -> int:
+        return self._untaken[0]
 
     def node(self, node_id: str, cluster_id: str) -> NodeSteps:
         """The node's steps, made on first use (kept across its agent's registrations: the counters go on)."""
         steps = self.nodes.get(node_id)
         if steps is None:
-            steps = self.nodes[node_id] = NodeSteps(node_id, cluster_id, self.step_s)
+            steps = self.nodes[node_id] = NodeSteps(node_id, cluster_id, self.step_s, self._untaken)
         else:
             steps.cluster_id = cluster_id
         return steps

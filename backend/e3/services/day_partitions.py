@@ -1,4 +1,4 @@
-"""Day partitions of the time-partitioned tables (heartbeats, node_rollups, instance_rollups): created on
+"""Day partitions of the time-partitioned tables (node_rollups, instance_rollups): created on
 write, dropped whole by retention. A table's partition for a UTC day is `<table>_YYYYMMDD`."""
 
 from collections.abc import Iterable

@@ -17,7 +17,7 @@ from helpers import wait_until
 from sqlalchemy import func, select
 
 from e3.core.db import session_scope
-from e3.models import ComputeNode, Event, NodeCommand, heartbeats
+from e3.models import ComputeNode, Event, NodeCommand, node_rollups
 from e3.rpc.pb import agent_pb2
 from e3.services import commands
 
@@ -116,8 +116,8 @@ def _events(kind):
 
 def _marked_rows(node_id):
     with session_scope() as session:
-        return session.scalar(select(func.count()).select_from(heartbeats).where(
-            heartbeats.c.node_id == uuid.UUID(node_id), heartbeats.c.queue_len == MARK))
+        return session.scalar(select(func.count()).select_from(node_rollups).where(
+            node_rollups.c.node_id == uuid.UUID(node_id), node_rollups.c.queue_len_max == MARK))
 
 
 def _host(lab, index=0):

@@ -15,7 +15,7 @@ from helpers import wait_until
 from sqlalchemy import func, select
 
 from e3.core.db import session_scope
-from e3.models import ComputeNode, Event, heartbeats, instance_rollups, node_rollups
+from e3.models import ComputeNode, Event, instance_rollups, node_rollups
 from e3.rpc.pb import agent_pb2, agent_pb2_grpc
 from e3.services import commands
 
@@ -57,10 +57,11 @@ def node_state(node_id):
 
 
 def stored_rows(node_id=None):
+    """Heartbeats stored: counted in the rollups (all nodes', or one's)."""
     with session_scope() as session:
-        query = select(func.count()).select_from(heartbeats)
+        query = select(func.coalesce(func.sum(node_rollups.c.heartbeats), 0))
         if node_id:
-            query = query.where(heartbeats.c.node_id == uuid.UUID(node_id))
+            query = query.where(node_rollups.c.node_id == uuid.UUID(node_id))
         return session.scalar(query)
 
 

@@ -1,5 +1,6 @@
-"""Heartbeat intake: the quick validation agrees with agents.heartbeat_problem, the three encodings carry the
-heartbeat, a slow database makes streams wait without losing anything, and a dropped partition is recreated."""
+"""Heartbeat intake: the quick validation agrees with agents.heartbeat_problem, the encodings carry the
+heartbeat, a slow database makes streams wait without losing anything, and a dropped rollup partition is
+recreated."""
 
 import asyncio
 import json
@@ -13,15 +14,16 @@ import redis
 from sqlalchemy import func, select
 
 from e3.core.db import session_scope
-from e3.models import heartbeats
+from e3.energy.ledger import EnergyLedger
+from e3.models import node_rollups
 from e3.orchestrator.membership import MembershipPolicy
+from e3.rollup.steps import RollupSteps
 from e3.rpc.pb import agent_pb2
-from e3.services import agents
+from e3.services import agents, telemetry_rollups
 from e3.services.agent_credentials import AgentCredential
 from e3.controller.agent_hub import AgentHub, TrackedNode
 from e3.controller.heartbeat_intake import HeartbeatIntake, heartbeat_dict
-from e3.controller.heartbeat_writer import HeartbeatWriter
-from e3.services.heartbeats import drop_partitions_before
+from e3.controller.rollup_writer import RollupWriter
 
 
 def _beat(node_id, ts_ns=None, **fields) -> agent_pb2.Heartbeat:
@@ -93,11 +95,11 @@ def test_quick_check_refuses_exactly_what_heartbeat_problem_refuses_with_its_rea
             expected[i] = problem
     assert {i: reason for i, _, reason in rejections} == expected
     assert [node for i, node, _ in rejections if i == 3] == ["not-a-uuid"]
-    assert encoded.rows == len(beats) - len(expected) == 5
+    assert encoded.accepted == len(beats) - len(expected) == 5
     assert nodes[mine].last_seen == 42.0 and nodes[theirs].last_seen == 0.0
 
 
-def test_the_three_encodings_carry_the_heartbeat():
+def test_the_encodings_carry_the_heartbeat():
     nodes = _nodes()
     node_id = next(iter(nodes))
     ts_ns = 1_763_700_000_123_456_789  # 2025-11-21T04:40:00.123456Z
@@ -105,18 +107,14 @@ def test_the_three_encodings_carry_the_heartbeat():
     hb = _beat(node_id, ts_ns=ts_ns, instances=[dict(instance_id='we"ird\\id', requests_completed=3, latency_count=2,
                                                      latency_avg_us=812.5, latency_p99_us=1504.0)])
     encoded, rejections = intake.accept("agent-a", [hb, hb])
-    assert not rejections and encoded.rows == 2
-    assert encoded.days == {ts_ns // 10**9 // 86400}
-    line = encoded.copy_text.split("\n")[0].split("\t")
-    assert line[:10] == [str(node_id), "2025-11-21T04:40:00.123456+00:00", "7", "5120", "4096", "10", "8", "0.25",
-                         "17.5", "rapl"]
-    copy_json = line[10].replace("\\\\", "\\")  # COPY text escapes backslashes
-    assert json.loads(copy_json) == [{"id": 'we"ird\\id', "requests": 3, "exec_us": 41.5, "exec_ema_us": 40.0,
-                                      "cpu_share": 0.1, "lat_n": 2, "lat_avg_us": 812.5, "lat_p99_us": 1504.0}]
+    assert not rejections and encoded.accepted == 2
     live = json.loads(encoded.live_items[0])
     assert list(live)[:2] == ["node_id", "ts"]  # the bench's lag probe reads these two first
     assert live["node_id"] == str(node_id) and live["cluster_id"] == str(nodes[node_id].cluster_id)
-    assert live["queue_len"] == 7 and live["power_source"] == "rapl" and live["instances"][0]["requests"] == 3
+    assert live["ts"] == "2025-11-21T04:40:00.123456+00:00" and live["queue_len"] == 7
+    assert live["power_source"] == "rapl" and live["power_watts"] == 17.5
+    assert live["instances"] == [{"id": 'we"ird\\id', "requests": 3, "exec_us": 41.5, "exec_ema_us": 40.0,
+                                  "cpu_share": 0.1, "lat_n": 2, "lat_avg_us": 812.5, "lat_p99_us": 1504.0}]
     # the HSET, as Redis protocol: *26, HSET, key, then field/value pairs
     parts = encoded.redis_commands.encode().split(b"\r\n")
     assert parts[0] == b"*26" and parts[2] == b"HSET" and parts[4] == f"e3:node:{node_id}".encode()
@@ -133,31 +131,38 @@ def _batch(agent_id, nodes, sequence):
                                     heartbeats=[_beat(node_id) for node_id in nodes])
 
 
-def test_a_slow_database_makes_the_stream_wait_and_nothing_is_lost(backing_services):
+def _stored_heartbeats() -> int:
+    with session_scope() as session:
+        return session.scalar(select(func.coalesce(func.sum(node_rollups.c.heartbeats), 0)))
+
+
+def test_a_slow_database_makes_the_stream_wait_and_nothing_is_lost(backing_services, monkeypatch):
     from e3.rpc.servicer import AgentServicer
 
     released = threading.Event()
-    written = []
+    real_add = telemetry_rollups.add_rollups
 
-    def slow_write(chunks, new_days):
+    def slow_add(*args, **kwargs):  # a database that takes seconds to answer
         released.wait(20)
-        written.extend(line for chunk in chunks for line in chunk.splitlines())
+        return real_add(*args, **kwargs)
+
+    monkeypatch.setattr(telemetry_rollups, "add_rollups", slow_add)
 
     async def scenario():
-        writer = HeartbeatWriter(interval_s=0.01, max_rows=5, max_buffered=20, max_copy_rows=10, write=slow_write)
-        hub = AgentHub(MembershipPolicy(), backing_services["redis_url"], writer=writer)
+        hub = AgentHub(MembershipPolicy(), backing_services["redis_url"])
+        hub.rollup_writer = RollupWriter(hub.rollups, every_s=0.01, max_pending_rows=10)
         hub.nodes.update(_nodes("agent-a", 5))
 
         async def anyone(authorization, how_to_send):  # the credential the nodes were registered under (none)
             return AgentCredential(None, "anyone", None, None)
 
         hub.authenticate = anyone
-        writer.start()
+        hub.rollup_writer.start()
         consumed = 0
 
         async def batches():
             nonlocal consumed
-            for seq in range(1, 41):  # 40 batches x 5 heartbeats, far beyond the 20-row buffer
+            for seq in range(1, 41):  # 40 batches x 5 heartbeats: 10 rollup rows a step, the writer's limit
                 consumed = seq
                 yield _batch("agent-a", list(hub.nodes), seq)
 
@@ -169,45 +174,45 @@ def test_a_slow_database_makes_the_stream_wait_and_nothing_is_lost(backing_servi
         await asyncio.sleep(0.5)
         stalled_at = consumed
         assert not call.done() and stalled_at < 40  # the stream stopped reading
-        assert writer.buffered <= 20 + 5
+        assert hub.rollup_writer.pending_rows >= 10
         released.set()
         summary = await asyncio.wait_for(call, 20)
-        await hub.writer.stop()
+        stored = await asyncio.to_thread(_stored_heartbeats)  # before the writer's stop could add anything
+        await hub.rollup_writer.stop()
         await hub.live.close()
         await hub.redis.aclose()
-        return summary, stalled_at
+        return summary, stalled_at, stored
 
-    summary, stalled_at = asyncio.run(scenario())
+    summary, stalled_at, stored = asyncio.run(scenario())
     assert stalled_at <= 6
     assert (summary.accepted, summary.rejected) == (200, 0)
-    assert len(written) == 200  # every accepted heartbeat was written before the summary came back
+    assert stored == 200  # every accepted heartbeat was in the rollups before the summary came back
 
 
 def test_a_partition_dropped_behind_the_writer_is_recreated(backing_services):
     nodes = _nodes("agent-a", 3)
-    intake = HeartbeatIntake(nodes, time.monotonic, time.time_ns)
+    intake = HeartbeatIntake(nodes, time.monotonic, time.time_ns, energy=EnergyLedger(), rollups=RollupSteps())
 
     async def scenario():
-        writer = HeartbeatWriter(interval_s=0.01, retry_s=0.01)
-        writer.start()
-        encoded, _ = intake.accept("agent-a", [_beat(n) for n in nodes])
-        writer.add(encoded.copy_text, encoded.rows, encoded.days)
+        writer = RollupWriter(intake.rollups, retry_s=0.01)
+        intake.accept("agent-a", [_beat(n) for n in nodes])
         await writer.flush()
         with session_scope() as session:  # e.g. retention on another controller, or an operator
-            drop_partitions_before(session, datetime.fromtimestamp(time.time() + 2 * 86400, timezone.utc))
-        encoded, _ = intake.accept("agent-a", [_beat(n) for n in nodes])
-        writer.add(encoded.copy_text, encoded.rows, encoded.days)
+            telemetry_rollups.drop_partitions_before(session, datetime.fromtimestamp(time.time() + 2 * 86400,
+                                                                                      timezone.utc))
+        intake.accept("agent-a", [_beat(n) for n in nodes])
         await asyncio.wait_for(writer.flush(), 20)
         await writer.stop()
         return writer
 
     writer = asyncio.run(scenario())
-    assert writer.failures >= 1 and writer.written == 6
+    assert writer.failures >= 1 and writer.pending_rows == 0
+    assert _stored_heartbeats() == 3  # the second batch's, in a recreated partition
     with session_scope() as session:
-        assert session.scalar(select(func.count()).select_from(heartbeats)) == 3
-        stored = session.execute(select(heartbeats).limit(1)).mappings().one()
-        assert stored["power_source"] == "rapl" and stored["instances"][0]["exec_us"] == 41.5
-        drop_partitions_before(session, datetime.fromtimestamp(time.time() + 2 * 86400, timezone.utc))
+        stored = session.execute(select(node_rollups).limit(1)).mappings().one()
+        assert stored["power_source"] == "rapl" and stored["queue_len_max"] == 7
+        telemetry_rollups.drop_partitions_before(session, datetime.fromtimestamp(time.time() + 2 * 86400,
+                                                                                  timezone.utc))
 
 
 def test_live_publisher_sets_the_latest_state_and_publishes(backing_services):

@@ -13,7 +13,9 @@ from e3.controller.agent_hub import TrackedNode
 from e3.controller.heartbeat_intake import HeartbeatIntake
 from e3.controller.power_readings import PowerReadings
 from e3.energy import ipmi
+from e3.energy.ledger import EnergyLedger
 from e3.energy.server_split import SmartNicLoad, smartnic_model_watts
+from e3.rollup.steps import RollupSteps
 from e3.rpc.pb import agent_pb2
 from e3.services.power_config import BmcTarget
 
@@ -25,26 +27,27 @@ def _beat(node_id, watts=17.5, source=agent_pb2.POWER_SOURCE_MODEL):
     return hb
 
 
-def _encoded_power(encoded):
-    """(watts, source) as the COPY row, the Redis hash and the live item say them."""
-    row = encoded.copy_text.split("\t")
+def _encoded_power(intake, accepted):
+    """(watts, source) as the Redis hash, the live item and the stored rollup say them."""
+    encoded = accepted[0]
     live = json.loads(encoded.live_items[0])
     parts = encoded.redis_commands.split("\r\n")
     hset = {parts[i]: parts[i + 2] for i in range(0, len(parts) - 2) if parts[i] in ("power_watts", "power_source")}
-    return {(float(row[8]), row[9]), (live["power_watts"], live["power_source"]),
+    [step], _ = intake.rollups.take()
+    return {(step.power_watts_sum / step.heartbeats, step.power_source), (live["power_watts"], live["power_source"]),
             (float(hset["power_watts"]), hset["power_source"])}
 
 
-def test_a_fresh_override_replaces_the_agents_figure_in_all_three_encodings_and_an_expired_one_does_not():
+def test_a_fresh_override_replaces_the_agents_figure_in_all_its_encodings_and_an_expired_one_does_not():
     node_id = uuid.uuid4()
     now = [100.0]
     nodes = {node_id: TrackedNode(node_id, uuid.uuid4(), "s/host", "agent-a", 0.0)}
-    intake = HeartbeatIntake(nodes, lambda: now[0], time.time_ns)
-    assert _encoded_power(intake.accept("agent-a", [_beat(node_id)])[0]) == {(17.5, "model")}
+    intake = HeartbeatIntake(nodes, lambda: now[0], time.time_ns, energy=EnergyLedger(), rollups=RollupSteps())
+    assert _encoded_power(intake, intake.accept("agent-a", [_beat(node_id)])) == {(17.5, "model")}
     nodes[node_id].power_override = (231.25, "ipmi-split", 102.5)
-    assert _encoded_power(intake.accept("agent-a", [_beat(node_id)])[0]) == {(231.25, "ipmi-split")}
+    assert _encoded_power(intake, intake.accept("agent-a", [_beat(node_id)])) == {(231.25, "ipmi-split")}
     now[0] = 102.5  # valid_until is not "now or later": at it, the reading is too old
-    assert _encoded_power(intake.accept("agent-a", [_beat(node_id)])[0]) == {(17.5, "model")}
+    assert _encoded_power(intake, intake.accept("agent-a", [_beat(node_id)])) == {(17.5, "model")}
 
 
 class ScriptedReader:
