@@ -20,11 +20,19 @@ Lag measurements (same machine, same wall clock):
   - to Redis: a raw-socket subscriber of `e3:live` (in this process) stamps each chunk it reads and
     matches `node_id`/`ts` of a sample of nodes; lag = arrival - heartbeat timestamp. Exact to the
     read; the subscriber's own delay is included (its CPU is reported as monitor CPU).
-  - to Postgres: every `pg_poll_ms` a query fetches the sample's rows newer than the last seen one;
-    lag = query start - heartbeat timestamp. An upper bound: at most one poll interval (+ query
-    time) late.
+  - to the rollups in Postgres (`node_rollups`, written by the controller every E3_ROLLUP_FLUSH_MS):
+    every `rollup_poll_ms` a query fetches the sample's rows whose `last_ts` (the row's latest
+    heartbeat) is newer than the last seen for the node, i.e. the rows a flush just wrote or added to.
+    For each: lag = query start - its `last_ts`, the wait of the newest heartbeat the flush brought
+    (the others it brought are older, so waited longer), and a bound = query start - the node's
+    previous `last_ts`, which no heartbeat it brought waited longer than. Both are up to one poll
+    interval (+ query time) late.
+Counts: sent (generator) = accepted (the controller's summaries) = heartbeats counted in the rollups
+(Σ `node_rollups.heartbeats`; the database is fresh) is zero loss.
 CPU figures are % of one core over the send window (psutil / os.times). The load generator, the
-monitor, Postgres and Redis all share the same cores as the controller.
+monitor, Postgres and Redis all share the same cores as the controller. CPU per 100,000 heartbeats/s
+is the CPU time from the window's start until the last summary (which the controller sends once the
+rollups hold the stream's heartbeats), per heartbeat accepted.
 """
 
 import multiprocessing
@@ -43,11 +51,13 @@ from pathlib import Path
 from queue import Empty
 
 from e3.bench.stack import cpu_s, postgres_cpu_s, setup_database, start_controller, stop_process
+from e3.rollup.steps import STEP_S
 
 NODES_PER_SERVER = 5  # type2-smartnic: host + 4 SmartNICs
 TARGET_HZ = 100_000  # the issue's target, at 1,000 type2 servers
 TARGET_LAG_REDIS_P99_MS = 100
-TARGET_LAG_PG_P99_MS = 1000
+TARGET_LAG_ROLLUP_P99_MS = 2000
+PER_HZ = 100_000  # CPU is reported per this many heartbeats/s
 
 
 @dataclass(frozen=True)
@@ -59,7 +69,7 @@ class IngestConfig:
     workers: int = 0  # 0: auto
     instances: int = 2  # per heartbeat
     sample_nodes: int = 200  # nodes whose lag is measured
-    pg_poll_ms: int = 20
+    rollup_poll_ms: int = 20
 
     def resolved(self) -> "IngestConfig":
         workers = self.workers or (1 if self.servers <= 50 else 2)
@@ -68,7 +78,7 @@ class IngestConfig:
         # auto: at most ~50 streams per worker process (each stream is a task and an HTTP/2 stream)
         aps = self.agents_per_stream or max(1, -(-per_worker // 50))
         return IngestConfig(self.servers, self.seconds, self.period_ms, aps, workers, self.instances,
-                            self.sample_nodes, self.pg_poll_ms)
+                            self.sample_nodes, self.rollup_poll_ms)
 
 
 def _pct(values: list[float], q: float) -> float | None:
@@ -264,29 +274,38 @@ class RedisLag(threading.Thread):
         self.sock.close()
 
 
-class PgLag(threading.Thread):
-    """Every poll: the sample's rows newer than the last seen; lag = query start - heartbeat timestamp."""
+class RollupLag(threading.Thread):
+    """Every poll: the sample's `node_rollups` rows whose latest heartbeat (`last_ts`) is newer than the last
+    seen for the node. Per row: lag = query start - `last_ts` (the newest heartbeat the flush brought), and
+    bound = query start - the node's previous `last_ts` (every heartbeat it brought is newer than that one;
+    `first_ts`, before which the generator sent none, stands in for the first)."""
 
-    QUERY = ("SELECT h.node_id, h.ts FROM heartbeats h JOIN unnest(%s::uuid[], %s::timestamptz[]) AS s(node_id, since)"
-             " ON h.node_id = s.node_id AND h.ts > s.since")
+    # a row with last_ts > since started less than a step before since: the bound lets the (node_id, ts) index
+    # skip the older steps
+    QUERY = ("SELECT r.node_id, r.last_ts FROM node_rollups r"
+             " JOIN unnest(%s::uuid[], %s::timestamptz[]) AS s(node_id, since)"
+             " ON r.node_id = s.node_id AND r.ts > s.since - make_interval(secs => %s) AND r.last_ts > s.since"
+             " ORDER BY r.last_ts")
 
-    def __init__(self, dsn: str, sample: list[str], interval_s: float, since: datetime):
-        super().__init__(daemon=True, name="pg-lag")
+    def __init__(self, dsn: str, sample: list[str], interval_s: float, since: datetime, first_ts: float):
+        super().__init__(daemon=True, name="rollup-lag")
         import psycopg
 
         self.conn = psycopg.connect(dsn, autocommit=True)
         self.interval_s = interval_s
         self.last = {uuid.UUID(s): since for s in sample}
+        self.first_ts = first_ts
         self.lags_ms: list[float] = []
+        self.bounds_ms: list[float] = []
         self.stop_flag = False
 
     def poll(self) -> None:
         started = time.time()
         ids = list(self.last)
-        for node_id, ts in self.conn.execute(self.QUERY, (ids, [self.last[i] for i in ids])).fetchall():
-            self.lags_ms.append((started - ts.timestamp()) * 1000)
-            if ts > self.last[node_id]:
-                self.last[node_id] = ts
+        for node_id, last_ts in self.conn.execute(self.QUERY, (ids, [self.last[i] for i in ids], STEP_S)).fetchall():
+            self.lags_ms.append((started - last_ts.timestamp()) * 1000)
+            self.bounds_ms.append((started - max(self.last[node_id].timestamp(), self.first_ts)) * 1000)
+            self.last[node_id] = last_ts  # rows come oldest last_ts first
 
     def run(self) -> None:
         while not self.stop_flag:
@@ -307,6 +326,16 @@ class PgLag(threading.Thread):
 
 
 # --- processes we start -----------------------------------------------------------------------------
+ROLLUP_HEARTBEATS = "SELECT coalesce(sum(heartbeats), 0) FROM node_rollups"  # heartbeats counted in the rollups
+
+
+def _cpu_per_hz(cpu_from: tuple, cpu_to: tuple, heartbeats: int) -> dict:
+    """% of one core per PER_HZ heartbeats/s for the controller, Postgres and Redis: CPU seconds per heartbeat
+    x PER_HZ x 100."""
+    return {name: round((cpu_to[i] - cpu_from[i]) / heartbeats * PER_HZ * 100, 1) if heartbeats else None
+            for i, name in enumerate(("controller", "postgres", "redis"))}
+
+
 def run_ingest(cfg: IngestConfig, report=print) -> dict:
     """One run; returns its figures. Everything started here is stopped before returning or raising."""
     import psutil
@@ -381,8 +410,9 @@ def run_ingest(cfg: IngestConfig, report=print) -> dict:
         start_at = time.time() + 1.0
         dsn = database_url.replace("postgresql+psycopg://", "postgresql://", 1)
         redis_lag = RedisLag(redis.port, redis.password, set(sample))
-        pg_lag = PgLag(dsn, sample, cfg.pg_poll_ms / 1000, datetime.fromtimestamp(start_at - 1).astimezone())
-        monitors = [redis_lag, pg_lag]
+        rollup_lag = RollupLag(dsn, sample, cfg.rollup_poll_ms / 1000,
+                               datetime.fromtimestamp(start_at - 1).astimezone(), start_at)
+        monitors = [redis_lag, rollup_lag]
         for m in monitors:
             m.start()
         cproc, postmaster, rproc, me = (psutil.Process(pids["controller"]), psutil.Process(pids["postgres"]),
@@ -396,7 +426,7 @@ def run_ingest(cfg: IngestConfig, report=print) -> dict:
         time.sleep(max(0.0, start_at + cfg.seconds - time.time()))
         cpu1 = (cpu_s(cproc), postgres_cpu_s(postmaster), cpu_s(rproc), cpu_s(me), time.time())
         with get_engine().connect() as conn:
-            rows_in_window = conn.execute(text("SELECT count(*) FROM heartbeats")).scalar_one()
+            counted_in_window = conn.execute(text(ROLLUP_HEARTBEATS)).scalar_one()
         outs = []
         for _ in slices:
             while True:
@@ -406,6 +436,7 @@ def run_ingest(cfg: IngestConfig, report=print) -> dict:
                 except Empty:
                     if not any(p.is_alive() for p in workers) and results.empty():
                         raise RuntimeError("a load-generator process died without a result")
+        cpu2 = (cpu_s(cproc), postgres_cpu_s(postmaster), cpu_s(rproc))
         done_at = time.time()
         errors = [o["error"] for o in outs if "error" in o]
         if errors:
@@ -414,7 +445,7 @@ def run_ingest(cfg: IngestConfig, report=print) -> dict:
             m.close()
         monitors = []
         with get_engine().connect() as conn:
-            rows = conn.execute(text("SELECT count(*) FROM heartbeats")).scalar_one()
+            counted = conn.execute(text(ROLLUP_HEARTBEATS)).scalar_one()
         get_engine().dispose()
 
         window = cpu1[4] - cpu0[4]
@@ -426,21 +457,25 @@ def run_ingest(cfg: IngestConfig, report=print) -> dict:
             servers=cfg.servers, nodes=nodes, seconds=cfg.seconds, period_ms=cfg.period_ms,
             scheduled_hz=round(nodes * 1000 / cfg.period_ms), offered_hz=round(sent / cfg.seconds),
             ingested_hz=round(accepted / (done_at - start_at)), sent=sent, accepted=accepted,
-            rejected=sum(o["rejected"] for o in outs), rows=rows, loss=sent - rows,
-            zero_loss=(rows == accepted == sent), rejections=[x for o in outs for x in o["rejections"]][:5],
-            pg_rows_per_s=round(rows_in_window / window), drain_s=round(done_at - start_at - cfg.seconds, 2),
+            rejected=sum(o["rejected"] for o in outs), rollup_heartbeats=counted, loss=sent - counted,
+            zero_loss=(counted == accepted == sent), rejections=[x for o in outs for x in o["rejections"]][:5],
+            rollup_heartbeats_per_s=round(counted_in_window / window),
+            drain_s=round(done_at - start_at - cfg.seconds, 2),
             ticks=sum(o["ticks"] for o in outs), ticks_missed=sum(o["ticks_missed"] for o in outs),
             controller_cpu_pct=pct(0), postgres_cpu_pct=pct(1), redis_cpu_pct=pct(2), monitor_cpu_pct=pct(3),
             loadgen_cpu_pct=round(sum(o["cpu_s"] for o in outs) / window * 100, 1), cores=os.cpu_count(),
+            cpu_pct_per_100k_hz=_cpu_per_hz(cpu0, cpu2, accepted),
             wire_bytes_per_heartbeat=_wire_bytes_per_heartbeat(outs),
             lag_redis_p50_ms=r(_pct(redis_lag.lags_ms, 50), 2), lag_redis_p99_ms=r(_pct(redis_lag.lags_ms, 99), 2),
             lag_redis_samples=len(redis_lag.lags_ms),
-            lag_pg_p50_ms=r(_pct(pg_lag.lags_ms, 50)), lag_pg_p99_ms=r(_pct(pg_lag.lags_ms, 99)),
-            lag_pg_samples=len(pg_lag.lags_ms), lag_sample_nodes=len(sample),
+            rollup_lag_p50_ms=r(_pct(rollup_lag.lags_ms, 50)), rollup_lag_p99_ms=r(_pct(rollup_lag.lags_ms, 99)),
+            rollup_lag_bound_p50_ms=r(_pct(rollup_lag.bounds_ms, 50)),
+            rollup_lag_bound_p99_ms=r(_pct(rollup_lag.bounds_ms, 99)),
+            rollup_lag_samples=len(rollup_lag.lags_ms), lag_sample_nodes=len(sample),
             register_s=round(register_s, 2), workers=len(slices), streams=sum(o["streams"] for o in outs),
             agents_per_stream=cfg.agents_per_stream, instances_per_heartbeat=cfg.instances,
-            pg_poll_ms=cfg.pg_poll_ms, target_hz=TARGET_HZ, ratio_to_target=round(accepted / (done_at - start_at)
-                                                                                   / TARGET_HZ, 4),
+            rollup_poll_ms=cfg.rollup_poll_ms, target_hz=TARGET_HZ,
+            ratio_to_target=round(accepted / (done_at - start_at) / TARGET_HZ, 4),
             workdir=str(workdir), pids=pids, config=asdict(cfg))
         return result
     finally:

@@ -10,7 +10,8 @@ import pytest
 from helpers import process_alive
 
 KEYS = ("servers", "nodes", "seconds", "offered_hz", "ingested_hz", "loss", "controller_cpu_pct", "loadgen_cpu_pct",
-        "pg_rows_per_s", "lag_redis_p50_ms", "lag_redis_p99_ms", "lag_pg_p50_ms", "lag_pg_p99_ms")
+        "rollup_heartbeats_per_s", "lag_redis_p50_ms", "lag_redis_p99_ms", "rollup_lag_p50_ms", "rollup_lag_p99_ms",
+        "rollup_lag_bound_p50_ms", "rollup_lag_bound_p99_ms")
 
 
 def test_tiny_run_loses_nothing_and_leaves_nothing_behind():
@@ -21,9 +22,15 @@ def test_tiny_run_loses_nothing_and_leaves_nothing_behind():
     for key in KEYS:
         assert key in r, key
     assert r["servers"] == 2 and r["nodes"] == 10
-    assert r["sent"] > 0 and r["sent"] == r["accepted"] == r["rows"]  # zero loss at this scale
+    # zero loss at this scale: every heartbeat sent is accepted and counted in the rollups
+    assert r["sent"] > 0 and r["sent"] == r["accepted"] == r["rollup_heartbeats"]
     assert r["loss"] == 0 and r["zero_loss"] is True and r["rejected"] == 0
-    assert r["lag_redis_samples"] > 0 and r["lag_pg_samples"] > 0
+    assert r["lag_redis_samples"] > 0 and r["rollup_lag_samples"] > 0
+    # the oldest heartbeat a rollup write brought waited at least as long as its newest
+    assert 0 <= r["rollup_lag_p50_ms"] <= r["rollup_lag_bound_p50_ms"]
+    assert r["rollup_lag_p99_ms"] <= r["rollup_lag_bound_p99_ms"]
+    per_hz = r["cpu_pct_per_100k_hz"]  # CPU per 100,000 heartbeats/s: some CPU over few heartbeats is a lot
+    assert set(per_hz) == {"controller", "postgres", "redis"} and per_hz["controller"] > 0
     # bytes written per heartbeat: more than its 2 instances' ids (36-character UUIDs), far less than a kilobyte
     assert 2 * 36 < r["wire_bytes_per_heartbeat"] < 1000
     assert set(r["pids"]) == {"controller", "postgres", "redis"}
@@ -42,6 +49,7 @@ def test_text_report_prints_figures_and_targets():
     proc = subprocess.run([sys.executable, "-m", "e3", "bench", "ingest", "--servers", "1", "--seconds", "1",
                            "--period-ms", "100"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    for text in ("offered (sent)", "ingested (accepted)", "lag send -> Redis", "Targets", "100,000",
+    for text in ("offered (sent)", "ingested (accepted)", "lag send -> Redis", "rollups lag", "in rollups",
+                 "CPU per 100,000 heartbeats/s", "Targets", "100,000", "rollups lag p99 <= 2,000 ms",
                  "ledger on the hot path", "attribution and rollups <= 2 µs/heartbeat"):
         assert text in proc.stdout, text
