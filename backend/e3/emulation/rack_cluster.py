@@ -61,16 +61,19 @@ def _api_servers(api: Api, name: str, server_type: str, servers: int) -> list[Ap
 
 
 def _rack_controller(controller: str, gateway: str) -> str:
-    """The controller's address as the rack's namespaces see it (`gateway`, the management bridge's);
-    ClientError if it does not listen there."""
-    port = controller.rsplit(":", 1)[-1]
-    try:
-        socket.create_connection((gateway, int(port)), timeout=2).close()
-    except (OSError, ValueError) as exc:
-        raise ClientError(f"the rack's programs reach the controller at {gateway}:{port} (the management bridge), "
-                       f"but nothing listens there ({exc}): start the controller with "
-                       f"`e3 controller --host 127.0.0.1,{gateway}` (`e3 up` does this when it runs as root)")
-    return f"{gateway}:{port}"
+    """The controllers' addresses (`controller`: host:port[,host:port...]) as the rack's namespaces see them
+    (`gateway`, the management bridge's, at each one's port); ClientError if one does not listen there."""
+    seen = []
+    for address in controller.split(","):
+        port = address.strip().rsplit(":", 1)[-1]
+        try:
+            socket.create_connection((gateway, int(port)), timeout=2).close()
+        except (OSError, ValueError) as exc:
+            raise ClientError(f"the rack's programs reach the controller at {gateway}:{port} (the management bridge), "
+                           f"but nothing listens there ({exc}): start the controller with "
+                           f"`e3 controller --host 127.0.0.1,{gateway}` (`e3 up` does this when it runs as root)")
+        seen.append(f"{gateway}:{port}")
+    return ",".join(seen)
 
 
 def is_running(name: str) -> bool:
