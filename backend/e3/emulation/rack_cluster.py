@@ -60,7 +60,7 @@ def _api_servers(api: Api, name: str, server_type: str, servers: int) -> list[Ap
     return result
 
 
-def _rack_controller(controller: str, gateway: str) -> str:
+def rack_controllers(controller: str, gateway: str) -> str:
     """The controllers' addresses (`controller`: host:port[,host:port...]) as the rack's namespaces see them
     (`gateway`, the management bridge's, at each one's port); ClientError if one does not listen there."""
     seen = []
@@ -147,7 +147,7 @@ def up(api: Api, name: str, servers: int, server_type: str, controller: str, att
                                                "server_type": server_type, "name": name})
         api_servers = _api_servers(api, name, server_type, servers)
         agent_tokens.issue(api, token_prefix(name), name, [s.name for s in api_servers], where)
-        specs = rack_processes(plan, api_servers, _rack_controller(controller, plan.mgmt_gateway), where, where)
+        specs = rack_processes(plan, api_servers, rack_controllers(controller, plan.mgmt_gateway), where, where)
         write_specs(where, specs)
         (where / STATUS_FILE).unlink(missing_ok=True)
         with (where / SUPERVISOR_LOG).open("ab") as log:
