@@ -20,9 +20,15 @@
 
 #define LINK_MAX_OWED_ACKS 256    /* outcomes kept while the controller is unreachable */
 #define LINK_CLOSE_WAIT_MS 2000   /* how long the heartbeat summary may take at shutdown */
+/* Register's deadline when there are other controllers to move to: a frozen controller costs the
+ * move this much, not E3RPC_DEADLINE_MS (docs/controller-scale-out.md: all its agents elsewhere
+ * within 2 s). With one address there is nowhere to go, so it keeps E3RPC_DEADLINE_MS. */
+#define LINK_LIST_REGISTER_DEADLINE_MS 500
 
 struct agent_link {
-    char target[256];                 /* controller "host:port" */
+    ctl_list controllers;             /* the controllers' addresses */
+    ctl_walk walk;                    /* which one to try now (main thread) */
+    char registered_at[CTL_ADDRESS_LEN]; /* the address of the last registration ("" before) */
     char token[1024];                 /* bearer token */
     char *tls_ca_pem;                 /* owned copy; NULL: plaintext */
     char agent_id[E3RPC_ID_LEN];      /* our identity */
@@ -60,7 +66,9 @@ agent_link *link_new(const link_config *cfg) {
         return NULL;
     }
     pthread_cond_init(&l->cv, NULL);
-    snprintf(l->target, sizeof(l->target), "%s", cfg->target);
+    l->controllers = *cfg->controllers;
+    ctl_walk_init(&l->walk, l->controllers.n,
+                  ctl_preferred(cfg->identity.cluster_name, cfg->identity.server_name, l->controllers.n));
     snprintf(l->token, sizeof(l->token), "%s", cfg->token);
     if (cfg->tls_ca_pem && !(l->tls_ca_pem = strdup(cfg->tls_ca_pem))) {
         pthread_cond_destroy(&l->cv);
@@ -258,27 +266,44 @@ static void link_serve_commands(agent_link *l, e3rpc_cmd_stream *cmd, char *err)
     }
 }
 
+/* Log where the agent registered when it is not where it was before (a move between controllers). */
+static void link_note_move(agent_link *l, const char *target) {
+    if (l->controllers.n > 1 && strcmp(l->registered_at, target) != 0)
+        alog(ALOG_INFO, "controller %s: registered here%s%s (preferred %s)", target,
+             l->registered_at[0] ? ", moved from " : "", l->registered_at,
+             l->controllers.addresses[l->walk.preferred]);
+    snprintf(l->registered_at, sizeof(l->registered_at), "%s", target);
+}
+
 int link_run(agent_link *l, link_registered_fn on_first, void *ctx) {
     bo_state bo = {0};
     int first = 1;
     char err[E3RPC_ERRBUF_LEN];
+    int listed = l->controllers.n > 1;
+    uint32_t register_deadline = listed ? LINK_LIST_REGISTER_DEADLINE_MS : E3RPC_DEADLINE_MS;
+    if (listed)
+        alog(ALOG_INFO, "%zu controllers, preferred %s (hash of %s/%s)", l->controllers.n,
+             l->controllers.addresses[l->walk.preferred], l->cluster, l->server);
     for (unsigned attempt = 1; !link_is_stopped(l); attempt++) {
-        e3rpc_client *client = e3rpc_client_new(l->target, l->token, l->tls_ca_pem, err);
+        const char *target = l->controllers.addresses[ctl_walk_current(&l->walk)];
+        e3rpc_client *client = e3rpc_client_new(target, l->token, l->tls_ca_pem, err);
         if (!client) {
-            alog(ALOG_ERROR, "controller %s: %s", l->target, err);
+            alog(ALOG_ERROR, "controller %s: %s", target, err);
             return -1;
         }
         e3rpc_registration reg;
-        int ok = e3rpc_register(client, l->agent_id, &l->identity, E3RPC_DEADLINE_MS, &reg, err) == E3RPC_OK;
+        int ok = e3rpc_register(client, l->agent_id, &l->identity, register_deadline, &reg, err) == E3RPC_OK;
         pthread_mutex_lock(&l->mu);
         l->client = client;
         l->broken = 0;
         if (ok) memcpy(l->node_id, reg.node_id, sizeof(l->node_id));
         pthread_mutex_unlock(&l->mu);
+        int registered = ok;
         if (ok) {
             cmd_raise_lease_epoch(l->cmds, reg.lease_epoch);
             bo_reset(&bo);
             attempt = 1; /* attempts count from the last registration */
+            link_note_move(l, target);
             uint32_t period = l->heartbeat_ms ? l->heartbeat_ms : reg.heartbeat_period_ms;
             printf("%s: registered %s as %s (heartbeat %u ms, power source %s)\n", alog_program(), l->node_name,
                    reg.node_id, period, l->power_source);
@@ -303,15 +328,30 @@ int link_run(agent_link *l, link_registered_fn on_first, void *ctx) {
                 l->cmd = cmd;
                 if (l->stopped || l->broken) e3rpc_cmd_cancel(cmd); /* raced with a stop or a broken heartbeat */
                 pthread_mutex_unlock(&l->mu);
-                alog(ALOG_INFO, "connected to %s: streaming heartbeats, commands after version %llu", l->target,
+                alog(ALOG_INFO, "connected to %s: streaming heartbeats, commands after version %llu", target,
                      (unsigned long long)cmd_applied_version(l->cmds));
                 link_serve_commands(l, cmd, err);
             }
         }
         if (link_is_stopped(l)) break; /* link_finish closes gracefully */
         link_teardown(l, 0);
-        uint32_t delay = bo_next(&bo, link_rand(l));
-        alog(ALOG_WARN, "controller %s: attempt %u: %s; reconnecting in %u ms", l->target, attempt, err, delay);
+        /* A controller that took the agent and later lost it: the next pass starts at the preferred one
+         * again. One that failed: the next address, backing off only after a whole pass failed. */
+        int backoff = !listed; /* one address: always, as a failed pass */
+        if (registered) ctl_walk_restart(&l->walk);
+        else backoff = ctl_walk_failed(&l->walk);
+        const char *next = l->controllers.addresses[ctl_walk_current(&l->walk)];
+        uint32_t delay = backoff ? bo_next(&bo, link_rand(l)) : link_rand(l) % (CTL_JITTER_MS + 1);
+        if (!listed)
+            alog(ALOG_WARN, "controller %s: attempt %u: %s; reconnecting in %u ms", target, attempt, err, delay);
+        else if (backoff)
+            alog(ALOG_WARN, "controller %s: attempt %u: %s; all %zu controllers failed, trying %s in %u ms", target,
+                 attempt, err, l->controllers.n, next, delay);
+        else if (registered)
+            alog(ALOG_WARN, "controller %s: attempt %u: %s; reconnecting to the preferred %s in %u ms", target,
+                 attempt, err, next, delay);
+        else
+            alog(ALOG_WARN, "controller %s: attempt %u: %s; moving to %s in %u ms", target, attempt, err, next, delay);
         if (link_wait(l, delay)) break;
     }
     return 0;

@@ -8,8 +8,10 @@
  * link_run loops until link_stop: create a client, Register (same agent_id every time), open the
  * heartbeat stream, deliver ACKs still owed, open the command stream after the highest version
  * handled, then apply + ACK commands as they come. Any failed call or stream error closes both
- * streams and starts over after a backoff (100 ms doubling to 5 s, jittered), one log line per
- * attempt. The heartbeat timer thread feeds the stream through link_transport; while no stream
+ * streams and starts over, one log line per attempt. With one controller address: after a backoff
+ * (100 ms doubling to 5 s, jittered). With a list (ctlist.h): at the preferred address first,
+ * then the next ones, each Register with a LINK_LIST_REGISTER_DEADLINE_MS deadline and 0 to
+ * CTL_JITTER_MS between addresses; the backoff only once the whole list failed in a row. The heartbeat timer thread feeds the stream through link_transport; while no stream
  * is open its batches are dropped (counted by the heartbeat module).
  */
 #ifndef E3AGENT_LINK_H
@@ -18,11 +20,12 @@
 #include <stdint.h>
 
 #include "commands.h"
+#include "ctlist.h"
 #include "e3rpc.h"
 #include "heartbeat.h"
 
 typedef struct link_config {
-    const char *target;           /* controller "host:port" */
+    const ctl_list *controllers;  /* the controllers' addresses (copied) */
     const char *token;            /* bearer token */
     const char *tls_ca_pem;       /* PEM certificates trusted for the controller; NULL: plaintext */
     const char *agent_id;         /* this process's identity */

@@ -139,7 +139,7 @@ int agent_runtime_run(const cli_opts *opts, const agent_runtime *rt) {
     if (!pl) goto err;
     app.cmds = cmd_new(app.engine, pl, routes, rt->net, o.address);
     link_config lc = {
-        .target = o.controller,
+        .controllers = &o.controllers,
         .token = token,
         .tls_ca_pem = tls_ca_pem,
         .agent_id = agent_id,

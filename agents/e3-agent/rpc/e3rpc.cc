@@ -245,10 +245,14 @@ e3rpc_client *e3rpc_client_new(const char *target, const char *token, const char
         return nullptr;
     }
     grpc::ChannelArguments args;
-    // Notice a controller that vanished without closing the connection (streams idle otherwise).
-    args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 10000);
-    args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 5000);
+    // Notice a frozen or vanished controller within ~2 s (a ping a second, a second for its answer), so the
+    // link moves to another one (docs/controller-scale-out.md, section 3). The controller permits pings
+    // this often (e3/rpc/server.py), else it would answer too_many_pings with GOAWAY. Pings go on while
+    // no heartbeat is sent (a long --heartbeat-ms): no limit of pings without data.
+    args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 1000);
+    args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 1000);
     args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+    args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
     auto *c = new (std::nothrow) e3rpc_client;
     if (!c) {
         set_error(err, "e3rpc: out of memory");

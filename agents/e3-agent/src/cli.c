@@ -19,7 +19,10 @@ void cli_usage(FILE *f) {
           "and runs the microservice instances the controller deploys on it.\n"
           "\n"
           "Controller link:\n"
-          "  --controller HOST:PORT   controller's gRPC address (default " CLI_DEFAULT_CONTROLLER ")\n"
+          "  --controller HOST:PORT[,HOST:PORT...]\n"
+          "                           controllers' gRPC addresses, up to 16 (default " CLI_DEFAULT_CONTROLLER ");\n"
+          "                           prefers one by a hash of cluster/server, moves to the next\n"
+          "                           when it fails\n"
           "  --token-file PATH        file whose first line is the API token (agent scope)\n"
           "  --tls-ca PATH            speak TLS to the controller, trusting these PEM certificates\n"
           "                           (its own, if self-signed); default plaintext\n"
@@ -165,6 +168,8 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err) {
         }
     }
     if (o->help) return CLI_OK;
+    char ctl_err[CTL_ERRBUF_LEN];
+    if (ctl_parse(o->controller, &o->controllers, ctl_err) != CTL_OK) return cli_error(err, "--controller: %s", ctl_err);
     if (dp_opt && !o->n_memif) return cli_error(err, "%s needs --memif (it configures the host link)", dp_opt);
     if (o->peak_w < o->idle_w) return cli_error(err, "--power-peak-w must be at least --power-idle-w");
     if (!o->cluster || !*o->cluster) return cli_error(err, "--cluster is required");

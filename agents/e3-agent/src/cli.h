@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "alog.h"
+#include "ctlist.h"
 #include "e3rpc.h"
 
 #define CLI_OK 0
@@ -26,7 +27,8 @@
 #define CLI_MAX_MEMIF 4           /* host links: one per SmartNIC of the server (type2: 4) */
 
 typedef struct cli_opts {
-    const char *controller;           /* "host:port" of the controller */
+    const char *controller;           /* --controller as given: "host:port[,host:port...]" */
+    ctl_list controllers;             /* --controller split (ctlist.h) */
     const char *token;                /* --token (discouraged: visible in ps) */
     const char *token_file;           /* --token-file */
     const char *tls_ca;               /* --tls-ca: PEM certificates trusted for the controller (NULL: plaintext) */
@@ -59,8 +61,9 @@ typedef struct cli_opts {
 /* Parse argv[1..argc) into `o` (defaults first). Accepts "--opt value" and "--opt=value".
  * Derives the node from the server ("<server>/host" or "<server>/nic0") and the server from the
  * node (the part before '/'). CLI_ERR with `err` on an unknown option, a missing or bad value,
- * a missing cluster / node (unless --help), more than CLI_MAX_MEMIF --memif or a socket path
- * with a comma, or --file-prefix / --poll / --eal without --memif. */
+ * a missing cluster / node (unless --help), a --controller list ctl_parse refuses, more than
+ * CLI_MAX_MEMIF --memif or a socket path with a comma, or --file-prefix / --poll / --eal without
+ * --memif. */
 int cli_parse(int argc, char **argv, cli_opts *o, char *err);
 
 /* Print the help text. */

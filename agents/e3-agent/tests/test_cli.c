@@ -20,6 +20,8 @@ static void test_defaults_and_derived(void) {
     char *a[] = {"e3-agent", "--cluster", "c1", "--server", "s0"};
     CHECK_EQ_INT(cli_parse(ARGC(a), a, &o, err), CLI_OK);
     CHECK(strcmp(o.controller, "127.0.0.1:50051") == 0);
+    CHECK_EQ_INT(o.controllers.n, 1);
+    CHECK(strcmp(o.controllers.addresses[0], "127.0.0.1:50051") == 0);
     CHECK(strcmp(o.address, "127.0.0.1") == 0);
     CHECK(strcmp(o.node, "s0/host") == 0);
     CHECK_EQ_INT(o.kind, E3RPC_NODE_HOST);
@@ -45,8 +47,15 @@ static void test_defaults_and_derived(void) {
     CHECK(strcmp(o.agent_id, "agent-7") == 0);
     CHECK_EQ_INT(o.log_level, ALOG_DEBUG);
     CHECK(strcmp(o.controller, "ctl:5000") == 0);
+    CHECK_EQ_INT(o.controllers.n, 1);
     CHECK_EQ_INT(o.forward_timeout_ms, 500);
     CHECK_EQ_INT(o.cpu_from_engine, 1);
+
+    char *c[] = {"e3-agent", "--cluster", "c", "--server", "s", "--controller=ctl-a:5000,ctl-b:5000,ctl-c:5001"};
+    CHECK_EQ_INT(cli_parse(ARGC(c), c, &o, err), CLI_OK);
+    CHECK_EQ_INT(o.controllers.n, 3);
+    CHECK(strcmp(o.controllers.addresses[0], "ctl-a:5000") == 0);
+    CHECK(strcmp(o.controllers.addresses[2], "ctl-c:5001") == 0);
 
     char *h[] = {"e3-agent", "--help"};
     CHECK_EQ_INT(cli_parse(ARGC(h), h, &o, err), CLI_OK);
@@ -86,6 +95,13 @@ static void test_refusals(void) {
     refused(ARGC(k), k, "unexpected argument");
     char *l[] = {"e3-agent", "--cluster", "c", "--server", "s", "--cpu-source", "guess"};
     refused(ARGC(l), l, "--cpu-source");
+    char *m[] = {"e3-agent", "--cluster", "c", "--server", "s", "--controller", "a:1,,b:2"};
+    refused(ARGC(m), m, "--controller: address 2 is empty");
+    char *n[] = {"e3-agent", "--cluster", "c", "--server", "s", "--controller", ""};
+    refused(ARGC(n), n, "--controller: address 1 is empty");
+    char *p[] = {"e3-agent", "--cluster", "c", "--server", "s", "--controller",
+                 "a:1,b:2,c:3,d:4,e:5,f:6,g:7,h:8,i:9,j:10,k:11,l:12,m:13,n:14,o:15,p:16,q:17"};
+    refused(ARGC(p), p, "--controller: more than 16 addresses");
 }
 
 static void test_memif(void) {

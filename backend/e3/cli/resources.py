@@ -104,7 +104,8 @@ def register(app: typer.Typer) -> None:
                                                              "rack: type1-smartnic | type2-smartnic, default type1)"),
         name: str = typer.Option("local", help="Cluster name (reused if it exists)"),
         workers: int = typer.Option(2, min=1, max=64, help="Engine worker threads per agent (local mode)"),
-        controller: str = typer.Option(None, help="Controller host:port (default: what `e3 up` wrote)"),
+        controller: str = typer.Option(None, help="Controller host:port, or a comma-separated list of them "
+                                                  "(default: what `e3 up` wrote)"),
         output: Output = OutputOpt,
     ) -> None:
         """Start a cluster of real agents that register with the controller; `e3 cluster down` stops them."""

@@ -308,7 +308,7 @@ def run_up() -> None:
                                  restart_env={"E3_RESUME_GRACE_MS": str(RESTART_RESUME_GRACE_MS), **env})
         stack.controller.start()
         _wait_healthy(url, api, logs / "api.log")
-        controller = f"{settings.controller_host}:{settings.controller_port}"
+        controller = settings.agent_controllers
         write_env_file(settings.env_file, url, token, controller)
         cluster = None
         if mode == "rack":
@@ -323,7 +323,7 @@ def run_up() -> None:
         if cluster and settings.demo_rate > 0:
             _start_demo(stack, url, token, cluster, settings.demo_rate, logs)
         console.print(f"\n[bold green]E3 is up[/bold green] at {url}  (API docs: {url}/docs)")
-        console.print(f"agents connect to the controller at {settings.controller_host}:{settings.controller_port}")
+        console.print(f"agents connect to the controller at {controller}")
         console.print(f"E3_URL and an admin E3_TOKEN are in {settings.env_file}; logs in {logs}")
         console.print("Ctrl-C stops everything.")
         supervisor = Supervisor(_record_process_event)

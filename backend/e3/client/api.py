@@ -27,14 +27,14 @@ def connection() -> tuple[str, str | None]:
 
 
 def controller_address() -> str:
-    """host:port of the gRPC controller agents connect to: E3_CONTROLLER, else what `e3 up` wrote, else the
-    default (E3_CONTROLLER_HOST:E3_CONTROLLER_PORT)."""
+    """host:port[,host:port...] of the gRPC controller(s) agents connect to: E3_CONTROLLER, else what `e3 up`
+    wrote, else the settings' (E3_CONTROLLER_ADDRESSES, else E3_CONTROLLER_HOST:E3_CONTROLLER_PORT)."""
     from e3.core.config import get_settings
 
     env_file = find_env_file()
     written = read_env_file(env_file).get("E3_CONTROLLER") if env_file else None
     settings = get_settings()
-    return os.environ.get("E3_CONTROLLER") or written or f"{settings.controller_host}:{settings.controller_port}"
+    return os.environ.get("E3_CONTROLLER") or written or settings.agent_controllers
 
 
 def describe_error(response: httpx.Response) -> str:

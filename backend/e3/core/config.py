@@ -9,6 +9,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from e3.energy.history_policy import DEFAULT_RETENTION_DAYS
 
+MAX_CONTROLLER_ADDRESSES = 16  # controllers in an agent's --controller list
+MAX_CONTROLLER_ADDRESS_LEN = 255  # characters of one of them
+
 
 def _default_data_dir() -> Path:
     return Path.cwd() / ".e3"
@@ -44,6 +47,10 @@ class Settings(BaseSettings):
     # PEM certificates the agents E3 starts (local, rack) trust for the controller; default its own
     # certificate (E3_CONTROLLER_TLS_CERT), as for a self-signed one. Unset with no certificate: plaintext.
     controller_tls_ca: Path | None = Field(default=None, alias="E3_CONTROLLER_TLS_CA")
+    # The controllers the agents E3 starts (local, rack) are given, comma-separated host:port: each agent prefers
+    # one by a hash of its cluster/server and moves to the next when it fails (docs/agents.md). Unset: the one
+    # controller, E3_CONTROLLER_HOST:E3_CONTROLLER_PORT. `e3 up` still starts one controller.
+    controller_addresses: str | None = Field(default=None, alias="E3_CONTROLLER_ADDRESSES")
     heartbeat_period_ms: int = Field(default=50, alias="E3_HEARTBEAT_PERIOD_MS", ge=1, le=60_000)
     suspect_after_missed: int = Field(default=3, alias="E3_SUSPECT_AFTER_MISSED", ge=1)
     down_after_ms: int = Field(default=1000, alias="E3_DOWN_AFTER_MS", ge=1)
@@ -108,6 +115,25 @@ class Settings(BaseSettings):
             raise ValueError("DATABASE_URL must be a postgresql:// URL")
         return url
 
+    @field_validator("controller_addresses")
+    @classmethod
+    def _controller_list(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        addresses = [a.strip() for a in value.split(",")]
+        # the agent's own limits (agents/e3-agent/src/ctlist.h), refused here before any agent starts
+        if len(addresses) > MAX_CONTROLLER_ADDRESSES:
+            raise ValueError(f"at most {MAX_CONTROLLER_ADDRESSES} addresses")
+        for index, address in enumerate(addresses, 1):
+            if not address:
+                raise ValueError(f"address {index} is empty")
+            host, _, port = address.rpartition(":")
+            if not host or not port.isdigit() or not 1 <= int(port) <= 65535:
+                raise ValueError(f"address {index} ({address!r}) is not host:port")
+            if len(address) > MAX_CONTROLLER_ADDRESS_LEN:
+                raise ValueError(f"address {index} is longer than {MAX_CONTROLLER_ADDRESS_LEN} characters")
+        return ",".join(addresses)
+
     @model_validator(mode="after")
     def _down_after_suspect(self) -> "Settings":
         if self.down_after_ms <= self.heartbeat_period_ms * self.suspect_after_missed:
@@ -122,6 +148,11 @@ class Settings(BaseSettings):
     def agent_tls_ca(self) -> Path | None:
         """What the agents E3 starts trust for the controller (None: they speak plaintext)."""
         return self.controller_tls_ca or self.controller_tls_cert
+
+    @property
+    def agent_controllers(self) -> str:
+        """The --controller of the agents E3 starts: E3_CONTROLLER_ADDRESSES, else the one controller."""
+        return self.controller_addresses or f"{self.controller_host}:{self.controller_port}"
 
     @property
     def env_file(self) -> Path:

@@ -60,17 +60,20 @@ def _api_servers(api: Api, name: str, server_type: str, servers: int) -> list[Ap
     return result
 
 
-def _rack_controller(controller: str, gateway: str) -> str:
-    """The controller's address as the rack's namespaces see it (`gateway`, the management bridge's);
-    ClientError if it does not listen there."""
-    port = controller.rsplit(":", 1)[-1]
-    try:
-        socket.create_connection((gateway, int(port)), timeout=2).close()
-    except (OSError, ValueError) as exc:
-        raise ClientError(f"the rack's programs reach the controller at {gateway}:{port} (the management bridge), "
-                       f"but nothing listens there ({exc}): start the controller with "
-                       f"`e3 controller --host 127.0.0.1,{gateway}` (`e3 up` does this when it runs as root)")
-    return f"{gateway}:{port}"
+def rack_controllers(controller: str, gateway: str) -> str:
+    """The controllers' addresses (`controller`: host:port[,host:port...]) as the rack's namespaces see them
+    (`gateway`, the management bridge's, at each one's port); ClientError if one does not listen there."""
+    seen = []
+    for address in controller.split(","):
+        port = address.strip().rsplit(":", 1)[-1]
+        try:
+            socket.create_connection((gateway, int(port)), timeout=2).close()
+        except (OSError, ValueError) as exc:
+            raise ClientError(f"the rack's programs reach the controller at {gateway}:{port} (the management bridge), "
+                           f"but nothing listens there ({exc}): start the controller with "
+                           f"`e3 controller --host 127.0.0.1,{gateway}` (`e3 up` does this when it runs as root)")
+        seen.append(f"{gateway}:{port}")
+    return ",".join(seen)
 
 
 def is_running(name: str) -> bool:
@@ -144,7 +147,7 @@ def up(api: Api, name: str, servers: int, server_type: str, controller: str, att
                                                "server_type": server_type, "name": name})
         api_servers = _api_servers(api, name, server_type, servers)
         agent_tokens.issue(api, token_prefix(name), name, [s.name for s in api_servers], where)
-        specs = rack_processes(plan, api_servers, _rack_controller(controller, plan.mgmt_gateway), where, where)
+        specs = rack_processes(plan, api_servers, rack_controllers(controller, plan.mgmt_gateway), where, where)
         write_specs(where, specs)
         (where / STATUS_FILE).unlink(missing_ok=True)
         with (where / SUPERVISOR_LOG).open("ab") as log:

@@ -22,6 +22,11 @@ from e3.controller.power_readings import PowerReadings
 
 log = logging.getLogger(__name__)
 SERVICE_NAME = agent_pb2.DESCRIPTOR.services_by_name["AgentService"].full_name
+# gRPC core's names (GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, GRPC_ARG_HTTP2_MAX_PING_STRIKES); an
+# option it does not know is ignored without a word.
+GRPC_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS = "grpc.http2.min_ping_interval_without_data_ms"
+GRPC_MAX_PING_STRIKES = "grpc.http2.max_ping_strikes"
+AGENT_PING_MIN_INTERVAL_MS = 500  # half the agents' keepalive period (1 s)
 
 
 def server_credentials(settings: Settings) -> grpc.ServerCredentials | None:
@@ -78,8 +83,12 @@ class Controller:
         self.health = health.aio.HealthServicer()
         # Small HTTP/2 receive windows: when heartbeat intake falls behind, gRPC flow control pushes
         # back on the agents within ~16 KB a stream, instead of megabytes (seconds of heartbeats)
-        # queueing unseen in the controller.
-        self.server = grpc.aio.server(options=[("grpc.http2.bdp_probe", 0), ("grpc.http2.lookahead_bytes", 16384)])
+        # queueing unseen in the controller. The agents ping every second to notice a frozen
+        # controller within ~2 s (agents/e3-agent/rpc/e3rpc.cc): allow pings that often, and never
+        # count them as abuse (gRPC's default answers them with GOAWAY too_many_pings).
+        self.server = grpc.aio.server(options=[("grpc.http2.bdp_probe", 0), ("grpc.http2.lookahead_bytes", 16384),
+                                               (GRPC_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, AGENT_PING_MIN_INTERVAL_MS),
+                                               (GRPC_MAX_PING_STRIKES, 0)])
         agent_pb2_grpc.add_AgentServiceServicer_to_server(AgentServicer(self.hub), self.server)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         telemetry_pb2_grpc.add_TelemetryTailServicer_to_server(TelemetryTailServicer(self.hub.tail), self.server)

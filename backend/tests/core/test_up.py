@@ -148,6 +148,35 @@ def test_up_serves_everything_and_ctrl_c_stops_everything(tmp_path):
     assert _gone(tmp_path / ".e3") == []
 
 
+def test_e3_up_gives_its_agents_the_controller_list_of_e3_controller_addresses(tmp_path):
+    """E3_CONTROLLER_ADDRESSES reaches the agents `e3 up` starts (and `.e3/env`, for `e3 cluster up`): with a first
+    address nobody listens on, each agent still registers, at the controller `e3 up` started."""
+    port = free_tcp_port()
+    nobody = f"127.0.0.1:{free_tcp_port()}"
+    addresses = f"{nobody},127.0.0.1:{CONTROLLER_PORT}"
+    proc = _start(tmp_path, port, E3_CONTROLLER_ADDRESSES=addresses, E3_DEMO_RATE="0")
+    try:
+        _wait_up(proc, tmp_path)
+        assert f"agents connect to the controller at {addresses}" in (tmp_path / "up1.log").read_text()
+        env = read_env_file(tmp_path / ".e3" / "env")
+        assert env["E3_CONTROLLER"] == addresses
+        headers = {"Authorization": f"Bearer {env['E3_TOKEN']}"}
+
+        def local_nodes():
+            items = httpx.get(f"http://127.0.0.1:{port}/api/v1/clusters/local/nodes", headers=headers).json()["items"]
+            return [n["state"] for n in items]
+
+        wait_until(lambda: local_nodes() == ["up"] * 2, what="both local nodes up")
+        agents = [p for p in _processes_using(tmp_path / ".e3") if "e3-agent" in " ".join(p.cmdline())]
+        assert len(agents) == 2 and all(addresses in p.cmdline() for p in agents)
+        logs = [log.read_text() for log in (tmp_path / ".e3" / "local-clusters" / "local").glob("*.log")]
+        assert len(logs) == 2 and all("registered here (preferred" in log for log in logs)
+        assert all(f"controller 127.0.0.1:{CONTROLLER_PORT}: registered here" in log for log in logs)
+    finally:
+        _interrupt(proc, tmp_path)
+    assert _gone(tmp_path / ".e3") == []
+
+
 # --- Issue 19 (reliability): shutdown, restart and supervision -----------------------------------------------
 
 def _embedded_server_pids(data_dir) -> dict:
