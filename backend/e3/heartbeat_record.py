@@ -2,17 +2,14 @@
 
 An agent sends one `Heartbeat` per node (proto/e3/agent/v1/agent.proto), with one `InstanceStats` per
 instance. The controller (controller.heartbeat_intake) checks every field against its bounds (the rules:
-`RecordField.problem`, used by services.agents.heartbeat_problem) and writes the accepted record two ways,
-each field under its `name`:
+`RecordField.problem`, used by services.agents.heartbeat_problem) and writes the accepted record as one JSON
+object, each field under its `name`: node_id, ts, the node fields, instances, cluster_id. It is the item of
+the `e3:live` "heartbeats" message, the node's value in the Redis hash `e3:latest:<cluster>` (live.channel), and
+what the controller's raw tail keeps (controller.raw_tail); `instances` is a JSON array of {"id": ..., one
+key per INSTANCE_FIELDS entry}. Postgres stores no record, only 1 s rollups of them (e3.rollup.steps, with
+columns of their own).
 
-  - the Redis hash `e3:node:<id>` (live.channel): node_id, cluster_id, ts, the node fields, instances;
-  - an object of the `e3:live` "heartbeats" message: node_id, ts, the node fields, instances, cluster_id
-    (also what the controller's raw tail keeps: controller.raw_tail),
-
-where `instances` is a JSON array of {"id": ..., one key per INSTANCE_FIELDS entry}. Postgres stores no
-record, only 1 s rollups of them (e3.rollup.steps, with columns of their own).
-
-Readers: live.aggregate.parse_heartbeat (`read_node`, `read_instance`: the hash and the live JSON alike),
+Readers: live.aggregate.parse_heartbeat (`read_node`, `read_instance`),
 api.controller_tail (the raw tail, `public_dict`), and the public APIs' shapes, which name each field by
 its `public` name (dotted: nested, e.g. power.watts): schemas.cluster (REST telemetry) and schemas.live
 (the live channel), hence the UI's generated types.
@@ -60,7 +57,7 @@ class _Kind(ABC):
         defined where the code runs)."""
 
     def text(self, var: str) -> str:
-        """A Python expression: the value's text in the Redis hash and the live JSON (a number's repr: the
+        """A Python expression: the value's text in the live JSON (a number's repr: the
         shortest that reads back the same)."""
         return f"repr({var})"
 
@@ -150,7 +147,7 @@ class RecordField:
     """One field of the record: a Heartbeat field (NODE_FIELDS) or an InstanceStats one (INSTANCE_FIELDS)."""
 
     proto: str  # its name in agent.proto (Heartbeat or InstanceStats)
-    name: str  # its name in the two encodings (Redis hash and live JSON; in `instances` for an instance's)
+    name: str  # its name in the live JSON (in `instances` for an instance's)
     kind: _Kind  # value type and bounds
     unit: str  # e.g. "µs", "packets", "0..1"
     doc: str  # what it is
@@ -234,7 +231,7 @@ _INSTANCE_READ = tuple((f.name, f.kind.type, f.kind.missing) for f in INSTANCE_F
 
 
 def read_node(values: Mapping) -> dict:
-    """The node fields of a Redis hash (all strings) or a live JSON object, typed; a missing one as its
+    """The node fields of a live JSON object (or of any mapping of their texts), typed; a missing one as its
     kind's `missing` value."""
     return {name: cast(values.get(name) or missing) for name, cast, missing in _NODE_READ}
 

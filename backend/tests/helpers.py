@@ -131,6 +131,20 @@ def store_heartbeats(beats, wall_ns: int | None = None) -> None:
         telemetry_rollups.add_rollups(session, nodes, instances, telemetry_rollups.days_of(nodes))
 
 
+def latest_state(r, node_id: str) -> dict | None:
+    """The node's latest heartbeat as the controller keeps it in Redis (`e3:latest:<cluster>`), or None."""
+    import json
+    import uuid
+
+    from e3.core.db import session_scope
+    from e3.models import ComputeNode
+
+    with session_scope() as session:
+        cluster_id = session.get(ComputeNode, uuid.UUID(node_id)).cluster_id
+    item = r.hget(f"e3:latest:{cluster_id}", node_id)
+    return json.loads(item) if item else None
+
+
 def insert_rollups(rows: list[dict]) -> None:
     """Energy rollup rows as the controller writes them (models.energy_rollup): each dict gives ts, cluster_id,
     node_id, joules, requests, source and optionally instance_id, application, counts_requests (an entry

@@ -194,7 +194,7 @@ class AgentHub:
         if encoded.accepted:
             await self.rollup_writer.room()  # the stream reads no further until the database catches up
             await self.live.room()
-            self.live.add(encoded.redis_commands, encoded.live_items)
+            self.live.add(encoded.nodes, encoded.live_items)
             if self.orchestrator.mode != "off":
                 self._orchestrate(credential, agent_id, heartbeats, {r[0] for r in rejected})
         return encoded.accepted, [Rejection(*r) for r in rejected]

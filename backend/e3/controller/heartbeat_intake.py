@@ -2,10 +2,8 @@
 
 The controller receives ~100,000 heartbeats/s at full scale, so this module avoids every intermediate
 object: fields are read straight from the protobuf message once, validated with a handful of
-comparisons, and formatted directly into the two encodings the heartbeat goes out in:
-
-  - an `HSET e3:node:<id> ...` command in Redis protocol (the node's latest state),
-  - a JSON object for the `e3:live` "heartbeats" message.
+comparisons, and formatted directly into the JSON object the heartbeat goes out as: the `e3:live`
+"heartbeats" message's item and the node's latest state in `e3:latest:<cluster>` (controller.live_publisher).
 
 With an energy ledger it is also counted there, with rollups added to its node's rollup step
 (e3.rollup.steps: what Postgres stores of it), and with a raw tail its live JSON kept there
@@ -51,13 +49,6 @@ def heartbeat_dict(hb) -> dict:
                            for i in hb.instances])
 
 
-def _bulk(s: str) -> str:
-    return f"${len(s.encode())}\r\n{s}\r\n"
-
-
-# Redis: HSET, its key, then field/value pairs: node_id, cluster_id, ts, the node fields, instances
-_HSET = f"*{2 + 2 * (4 + len(NODE_FIELDS))}\r\n$4\r\nHSET\r\n"
-
 # Locals of the generated code: n_<name> holds a node field, i_<name> an instance's.
 _NODE = [("n_" + f.name, f) for f in NODE_FIELDS]
 _INSTANCE = [("i_" + f.name, f) for f in INSTANCE_FIELDS]
@@ -65,7 +56,6 @@ _FRAGMENTS = {
     "NODE_READ": [f"{v} = hb.{f.proto}" for v, f in _NODE],
     "NODE_CHECK": quick_check(NODE_FIELDS, "n_"),
     "NODE_TEXT": [f"{v} = {f.kind.text(v)}" for v, f in _NODE],
-    "HSET_FIELDS": "".join(rf"${len(f.name)}\r\n{f.name}\r\n${{len({v})}}\r\n{{{v}}}\r\n" for v, f in _NODE),
     "LIVE_FIELDS": ", ".join(f'"{f.name}": {f.kind.json(v)}' for v, f in _NODE),
     "INSTANCE_READ": [f"{v} = inst.{f.proto}" for v, f in _INSTANCE],
     "INSTANCE_CHECK": quick_check(INSTANCE_FIELDS, "i_"),
@@ -111,7 +101,7 @@ instance_json = _compile("instance_json", INSTANCE_JSON_SOURCE)
 
 # HeartbeatIntake.accept: the loop of the module's doc. A heartbeat's node fields are read into locals and
 # checked at once, its instances one by one as their JSON is written; its fields' texts are made once
-# and formatted into the two encodings.
+# and formatted into its JSON.
 ACCEPT_SOURCE = _render(r'''
 def accept(self, agent_id, heartbeats, token_id=None):
     """Validate and encode a batch (a sequence of Heartbeat messages) from `agent_id` under agent credential
@@ -122,7 +112,7 @@ def accept(self, agent_id, heartbeats, token_id=None):
     hi_ns = wall_ns + agents.MAX_CLOCK_AHEAD_S * _NS - _MARGIN_NS
     wall = None
     by_text, node_of, ids, seconds = self._by_text, self._node, self._ids, self._seconds
-    hset, live = [], []
+    nodes_of, live = [], []
     rejections = []
     last_second, second_text = -1, ""
     for index, hb in enumerate(heartbeats):
@@ -184,13 +174,12 @@ def accept(self, agent_id, heartbeats, token_id=None):
         @NODE_TEXT@
         if override is not None:
             n_power_watts, n_power_source = repr(override[0]), override[1]
-        hset.append(f"{entry.hset_prefix}$2\r\nts\r\n$32\r\n{t}\r\n@HSET_FIELDS@"
-                    f"$9\r\ninstances\r\n${len(inst)}\r\n{inst}\r\n")
+        nodes_of.append(entry.key)
         item = f'{entry.live_prefix}{t}", @LIVE_FIELDS@, "instances": {inst}{entry.live_suffix}'
         live.append(item)
         if entry.tail is not None:
             entry.tail.append((ts, item))
-    return Encoded(len(live), "".join(hset), live), rejections
+    return Encoded(len(live), nodes_of, live), rejections
 ''')
 
 
@@ -198,15 +187,15 @@ def accept(self, agent_id, heartbeats, token_id=None):
 class Encoded:
     """One batch's accepted heartbeats, encoded. Strings are ASCII (JSON is escaped), so len() is bytes."""
     accepted: int = 0
-    redis_commands: str = ""  # one HSET per heartbeat, Redis protocol
-    live_items: list[str] = field(default_factory=list)  # one JSON object per heartbeat
+    nodes: list[tuple[str, str]] = field(default_factory=list)  # per heartbeat, its (cluster id, node id)
+    live_items: list[str] = field(default_factory=list)  # per heartbeat, its JSON object
 
 
 class _Node:
     """Per node, what the hot path needs: the tracked node it must still be, its constant encodings, its
     energy account (None without a ledger), its rollup steps (None without rollups) and its raw tail (None
     without one)."""
-    __slots__ = ("tracked", "agent_id", "token_id", "hset_prefix", "live_prefix", "live_suffix",
+    __slots__ = ("tracked", "agent_id", "token_id", "key", "live_prefix", "live_suffix",
                  "energy", "rollup", "tail")
 
     def __init__(self, tracked, node_id: uuid.UUID, cluster_id, energy: EnergyLedger | None = None,
@@ -216,9 +205,7 @@ class _Node:
         self.energy = None if energy is None else energy.account(nid, cid, tracked.kind, tracked.name)
         self.rollup = None if rollups is None else rollups.node(nid, cid)
         self.tail = None if tail is None else tail.node(nid)
-        key = f"e3:node:{nid}"
-        self.hset_prefix = (_HSET + _bulk(key) + "$7\r\nnode_id\r\n" + _bulk(nid)
-                            + "$10\r\ncluster_id\r\n" + _bulk(cid))
+        self.key = (cid, nid)
         self.live_prefix = f'{{"node_id": "{nid}", "ts": "'
         self.live_suffix = f', "cluster_id": "{cid}"}}'
 

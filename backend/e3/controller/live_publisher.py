@@ -14,7 +14,7 @@ import redis.asyncio as aioredis
 from redis.connection import SSLConnection, parse_url
 
 from e3.core.aio import cancel_and_wait
-from e3.live.channel import LIVE_CHANNEL, node_key
+from e3.live.channel import LIVE_CHANNEL, latest_key, node_key
 
 log = logging.getLogger(__name__)
 _PUBLISH = f"*3\r\n$7\r\nPUBLISH\r\n${len(LIVE_CHANNEL)}\r\n{LIVE_CHANNEL}\r\n"
@@ -28,12 +28,29 @@ def _command(*args: str) -> bytes:
     return "".join(out).encode()
 
 
+def _bulk(text: str) -> str:
+    return f"${len(text)}\r\n{text}\r\n"  # ASCII: the items' JSON is escaped
+
+
+def _write(latest: dict[str, dict[str, str]], items: list[str]) -> bytes:
+    """One write: an HSET of each cluster's latest items, then the PUBLISH of them all."""
+    out = []
+    for cluster_id, by_node in latest.items():
+        out.append(f"*{2 + 2 * len(by_node)}\r\n$4\r\nHSET\r\n{_bulk(latest_key(cluster_id))}")
+        out.extend(_bulk(node_id) + _bulk(item) for node_id, item in by_node.items())
+    body = '{"type": "heartbeats", "heartbeats": [' + ", ".join(items) + "]}"
+    out.append(f"{_PUBLISH}{_bulk(body)}")
+    return "".join(out).encode()
+
+
 class LivePublisher:
     """Heartbeats to Redis, coalesced: the batches queued while a write is in flight go out in one write.
 
-    Uses its own connection and writes the Redis protocol that controller.heartbeat_intake encodes (an HSET
-    per heartbeat, a PUBLISH per batch), reading the replies by counting lines: the per-command cost of
-    a client library (redis-py packing every argument) was most of the controller's time. If Redis cannot be reached,
+    A write is, per cluster heard from, one HSET of `e3:latest:<cluster>` with each node's latest heartbeat
+    since the previous write, then one PUBLISH on `e3:live` of every heartbeat since then (e3.live.channel):
+    a few commands a write, whatever the rate. It uses its own connection and writes the Redis protocol
+    itself, reading the replies by counting lines: the per-command cost of a client library (redis-py
+    packing every argument) was most of the controller's time. If Redis cannot be reached,
     what is queued is dropped (counted, logged) and the connection retried after `retry_s`: the live view
     lags, the database copy is what counts. While Redis is reachable but slower than intake, `room()`
     makes intake wait once `max_pending` heartbeats are queued.
@@ -41,9 +58,9 @@ class LivePublisher:
 
     def __init__(self, url: str, max_pending: int = 20_000, retry_s: float = 1.0):
         self.url, self.max_pending, self.retry_s = url, max_pending, retry_s
-        self._commands: list[str] = []  # per batch: HSETs then its PUBLISH
+        self._latest: dict[str, dict[str, str]] = {}  # cluster id -> node id -> its latest item, queued
+        self._items: list[str] = []  # every item queued, in order
         self._pending = 0  # heartbeats queued or being sent
-        self._replies = 0  # replies the queued commands will get
         self._wake = asyncio.Event()
         self._room = asyncio.Event()
         self._task: asyncio.Task | None = None
@@ -56,14 +73,18 @@ class LivePublisher:
     def pending(self) -> int:
         return self._pending
 
-    def add(self, commands: str, items: list[str]) -> None:
-        """Queue one batch: `commands` (Redis protocol, one HSET per heartbeat) and its live JSON items."""
+    def add(self, nodes: list[tuple[str, str]], items: list[str]) -> None:
+        """Queue one batch: its live JSON items and, for each, its (cluster id, node id)."""
         if not items:
             return
-        body = '{"type": "heartbeats", "heartbeats": [' + ", ".join(items) + "]}"
-        self._commands.append(f"{commands}{_PUBLISH}${len(body)}\r\n{body}\r\n")
+        latest = self._latest
+        for (cluster_id, node_id), item in zip(nodes, items):
+            by_node = latest.get(cluster_id)
+            if by_node is None:
+                by_node = latest[cluster_id] = {}
+            by_node[node_id] = item
+        self._items.extend(items)
         self._pending += len(items)
-        self._replies += len(items) + 1
         if self._task is None:
             self._task = asyncio.get_running_loop().create_task(self._run(), name="live-feed")
         self._wake.set()
@@ -122,13 +143,13 @@ class LivePublisher:
         while True:
             await self._wake.wait()
             self._wake.clear()
-            while self._commands:
-                commands, n, replies = self._commands, self._pending, self._replies
-                self._commands, self._replies = [], 0
+            while self._items:
+                latest, items, n = self._latest, self._items, self._pending
+                self._latest, self._items = {}, []
                 try:
                     if time.monotonic() < self._down_until:
                         raise ConnectionError("Redis was unreachable moments ago")
-                    await self._send("".join(commands).encode(), replies)
+                    await self._send(_write(latest, items), len(latest) + 1)
                     self.sent += n
                 except Exception as exc:  # the live view lags; the database copy is what counts
                     self._disconnect()

@@ -104,8 +104,8 @@ def parse_ts(text: str) -> float:
 
 
 def parse_heartbeat(fields: dict) -> dict | None:
-    """A heartbeat from an `e3:live` item (JSON values) or an `e3:node:<id>` hash (all strings), normalised;
-    None when it holds no heartbeat (a hash with only a state)."""
+    """A heartbeat from an `e3:live` item (also what `e3:latest:<cluster>` holds per node), normalised; None
+    when it holds no heartbeat."""
     if not fields.get("ts") or fields.get("power_watts") in (None, ""):
         return None
     instances = fields.get("instances") or []

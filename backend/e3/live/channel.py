@@ -1,19 +1,30 @@
-"""Live node state in Redis: the latest heartbeat per node (hash `e3:node:<id>`) and pub/sub on `e3:live`.
+"""Live node state in Redis: each cluster's latest heartbeat per node (hash `e3:latest:<cluster id>`), each node's
+membership state (hash `e3:node:<id>`), and pub/sub on `e3:live`.
 
-`e3:node:<id>` is a hash. Each accepted heartbeat sets its fields node_id, cluster_id, ts (ISO 8601, UTC,
-microseconds), one per node field of the heartbeat record (e3.heartbeat_record.NODE_FIELDS by name: queue_len,
-rx_bytes, ..., power_source) and instances (a JSON array of {id, one key per INSTANCE_FIELDS entry}); membership
-changes set state and state_since, command outcomes last_command_version and last_command_ok.
+`e3:latest:<cluster id>` is a hash from node id to the node's latest heartbeat as the live JSON item below
+(written by the controller once per write to Redis, with every node heard since the previous one: one command
+a cluster, however many heartbeats).
+
+`e3:node:<id>` is a hash of the node's low-rate fields: membership changes set state and state_since, command
+outcomes last_command_version and last_command_ok.
 
 Messages on `e3:live` are JSON objects with a `type`:
   {"type": "heartbeats", "heartbeats": [{node_id, ts, queue_len, ..., instances, cluster_id}, ...]}
-      one per batch: its accepted heartbeats
+      one per write: the heartbeats accepted since the previous one; each item has node_id, cluster_id, ts
+      (ISO 8601, UTC, microseconds), one key per node field of the heartbeat record
+      (e3.heartbeat_record.NODE_FIELDS by name: queue_len, rx_bytes, ..., power_source) and instances (a JSON
+      array of {id, one key per INSTANCE_FIELDS entry})
   {"type": "node.state", "node_id", "cluster_id", "name", "state", "previous", "ts"}
 """
 
 LIVE_CHANNEL = "e3:live"
 
 
+def latest_key(cluster_id) -> str:
+    """The Redis hash holding the latest heartbeat of each of cluster `cluster_id`'s nodes."""
+    return f"e3:latest:{cluster_id}"
+
+
 def node_key(node_id) -> str:
-    """The Redis hash holding node `node_id`'s latest heartbeat and state."""
+    """The Redis hash holding node `node_id`'s membership state and last command outcome."""
     return f"e3:node:{node_id}"

@@ -3,8 +3,9 @@
 `LiveHub` subscribes to `e3:live` (e3.live.channel) when its first client arrives and unsubscribes when
 its last one leaves. Per cluster watched it keeps the recent heartbeats of each node (`NodeWindow`), their
 states, and the cluster's metadata from the database (nodes, servers, instances and their applications),
-reloaded every `META_REFRESH_S`. A cluster's state starts from the latest heartbeat per node in the
-`e3:node:<id>` hashes; heartbeats are merged by timestamp, so the order of the two does not matter.
+reloaded every `META_REFRESH_S`. A cluster's state starts from the latest heartbeat per node in
+`e3:latest:<cluster>` and the states in the `e3:node:<id>` hashes; heartbeats are merged by timestamp, so the
+order of the two does not matter.
 
 Each client is a `Subscription`: a set of nodes changed since its last message, and a wake-up. Its
 `messages()` yields a snapshot, then updates no more often than every `MIN_INTERVAL_S` (10 a second) and at
@@ -29,7 +30,7 @@ from e3.core.db import in_session
 from e3.core.errors import NotFound
 from e3.energy.server_split import node_idle_watts
 from e3.live import aggregate as agg
-from e3.live.channel import LIVE_CHANNEL, node_key
+from e3.live.channel import LIVE_CHANNEL, latest_key, node_key
 from e3.schemas.dag import ApplicationSpec
 from e3.services.cluster_read import read_cluster
 from e3.services.clusters import get_cluster
@@ -269,23 +270,24 @@ class LiveHub:
             self._task = None
 
     async def _read_hashes(self, cluster: ClusterLive) -> None:
+        """The cluster's latest heartbeat per node (`e3:latest:<cluster>`) and each node's state (`e3:node:<id>`)."""
         ids = list(cluster.meta.nodes)
         try:
             async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.hgetall(latest_key(cluster.id))
                 for nid in ids:
-                    pipe.hgetall(node_key(nid))
-                rows = await pipe.execute()
+                    pipe.hmget(node_key(nid), "state", "state_since")
+                latest, *states = await pipe.execute()
         except (aioredis.RedisError, OSError) as exc:
             log.warning("live channel: reading the nodes' latest state from Redis failed (%s)", exc)
             return
-        for nid, fields in zip(ids, rows):
-            if not fields:
-                continue
-            hb = agg.parse_heartbeat(fields | {"node_id": nid})
+        for nid, (state, state_since) in zip(ids, states):
+            item = latest.get(nid)
+            hb = agg.parse_heartbeat(json.loads(item)) if item else None
             if hb is not None:
                 cluster.heartbeat(hb)
-            if fields.get("state"):
-                cluster.node_state(nid, fields["state"], fields.get("state_since"))
+            if state:
+                cluster.node_state(nid, state, state_since)
 
     def _dispatch(self, raw: str) -> None:
         if not any(cid in raw for cid in self.clusters):

@@ -60,7 +60,7 @@ class Controller:
                              exec_time_ema_us=100.0, cpu_share=0.5)
         encoded, rejected = self.intake.accept(AGENT, [hb])
         assert not rejected
-        self.feed.add(encoded.redis_commands, encoded.live_items)
+        self.feed.add(encoded.nodes, encoded.live_items)
 
     async def state(self, node_id, state: str, previous: str) -> None:
         client = aioredis.Redis.from_url(self.redis_url)

@@ -11,6 +11,7 @@ import pytest
 import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from helpers import agent_auth as auth
+from helpers import latest_state
 from helpers import wait_until
 from sqlalchemy import func, select
 
@@ -132,9 +133,9 @@ def test_heartbeats_reach_postgres_and_the_latest_state_reaches_redis(stub, lab,
     assert stored_rows() == 6 and all(stored_rows(i) == 3 for i in ids)
     # the summary came once they were written, rollups too: 3 heartbeats of 100 requests each, queue at most 3
     assert all(rollup_sums(i) == (3, 300, 3, 300) for i in ids)
-    live = r.hgetall(f"e3:node:{ids[0]}")
-    assert live[b"queue_len"] == b"3" and live[b"power_source"] == b"model"
-    assert json.loads(live[b"instances"])[0]["exec_ema_us"] == 40.0
+    live = latest_state(r, ids[0])
+    assert live["queue_len"] == 3 and live["power_source"] == "model"
+    assert live["instances"][0]["exec_ema_us"] == 40.0
     messages = []
 
     def three_messages():

@@ -115,15 +115,7 @@ def test_the_encodings_carry_the_heartbeat():
     assert live["power_source"] == "rapl" and live["power_watts"] == 17.5
     assert live["instances"] == [{"id": 'we"ird\\id', "requests": 3, "exec_us": 41.5, "exec_ema_us": 40.0,
                                   "cpu_share": 0.1, "lat_n": 2, "lat_avg_us": 812.5, "lat_p99_us": 1504.0}]
-    # the HSET, as Redis protocol: *26, HSET, key, then field/value pairs
-    parts = encoded.redis_commands.encode().split(b"\r\n")
-    assert parts[0] == b"*26" and parts[2] == b"HSET" and parts[4] == f"e3:node:{node_id}".encode()
-    values = parts[5:5 + 48]
-    fields = {values[i + 1].decode(): values[i + 3].decode() for i in range(0, 48, 4)}
-    for i in range(0, 48, 4):
-        assert int(values[i][1:]) == len(values[i + 1]) and int(values[i + 2][1:]) == len(values[i + 3])
-    assert fields["queue_len"] == "7" and fields["ts"] == "2025-11-21T04:40:00.123456+00:00"
-    assert json.loads(fields["instances"]) == live["instances"] and len(fields) == 12
+    assert encoded.nodes == [(str(nodes[node_id].cluster_id), str(node_id))] * 2  # where Redis keeps it
 
 
 def _batch(agent_id, nodes, sequence):
@@ -228,15 +220,15 @@ def test_live_publisher_sets_the_latest_state_and_publishes(backing_services):
         feed = LivePublisher(backing_services["redis_url"])
         for q in (1, 2):
             encoded, _ = intake.accept("agent-a", [_beat(n, queue_length=q) for n in nodes])
-            feed.add(encoded.redis_commands, encoded.live_items)
+            feed.add(encoded.nodes, encoded.live_items)
         await feed.close()
         return feed
 
     feed = asyncio.run(scenario())
     assert feed.sent == 4 and feed.dropped == 0
-    for node_id in nodes:
-        state = r.hgetall(f"e3:node:{node_id}")
-        assert state[b"queue_len"] == b"2" and state[b"node_id"] == str(node_id).encode()
+    for node_id, node in nodes.items():  # each node's latest heartbeat, in its cluster's hash
+        latest = json.loads(r.hget(f"e3:latest:{node.cluster_id}", str(node_id)))
+        assert latest["queue_len"] == 2 and latest["node_id"] == str(node_id)
     seen = []
     deadline = time.monotonic() + 5
     while len(seen) < 4 and time.monotonic() < deadline:

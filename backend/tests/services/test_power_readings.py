@@ -28,14 +28,10 @@ def _beat(node_id, watts=17.5, source=agent_pb2.POWER_SOURCE_MODEL):
 
 
 def _encoded_power(intake, accepted):
-    """(watts, source) as the Redis hash, the live item and the stored rollup say them."""
-    encoded = accepted[0]
-    live = json.loads(encoded.live_items[0])
-    parts = encoded.redis_commands.split("\r\n")
-    hset = {parts[i]: parts[i + 2] for i in range(0, len(parts) - 2) if parts[i] in ("power_watts", "power_source")}
+    """(watts, source) as the live item (also the node's latest state in Redis) and the stored rollup say them."""
+    live = json.loads(accepted[0].live_items[0])
     [step], _ = intake.rollups.take()
-    return {(step.power_watts_sum / step.heartbeats, step.power_source), (live["power_watts"], live["power_source"]),
-            (float(hset["power_watts"]), hset["power_source"])}
+    return {(step.power_watts_sum / step.heartbeats, step.power_source), (live["power_watts"], live["power_source"])}
 
 
 def test_a_fresh_override_replaces_the_agents_figure_in_all_its_encodings_and_an_expired_one_does_not():
