@@ -8,6 +8,7 @@ import asyncio
 import logging
 import time
 import uuid
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -27,7 +28,7 @@ from e3.live import channel
 from e3.controller.command_streams import CommandStream, CommandStreams
 from e3.controller.energy_rollups import EnergyRollups
 from e3.controller.credential_watch import CredentialWatch
-from e3.controller.heartbeat_intake import NOT_REGISTERED
+from e3.controller.heartbeat_intake import NOT_REGISTERED, OUT_OF_ORDER
 from e3.controller.heartbeat_intake import HeartbeatIntake
 from e3.controller.orchestrator import DataplaneOrchestrator
 from e3.controller.raw_tail import RawTail
@@ -50,12 +51,22 @@ class TrackedNode:
     bandwidth_mbps: float = 0.0  # its link rate per direction (the starvation detector's "under-utilised")
     token_id: uuid.UUID | None = None  # the agent credential that registered it: its owner
     heard: bool = True  # False for a node taken over from before this controller started, until it registers
+    latest_ts_ns: int = 0  # the latest accepted heartbeat's timestamp: one not after it is refused (out of order)
     # (watts, source, valid_until on this clock): a figure the controller measured for the node (its share
     # of the server's IPMI reading, controller.power_readings) that replaces the agent's until valid_until
     power_override: tuple[float, str, float] | None = None
 
     def run_by(self, credential: AgentCredential, agent_id: str) -> bool:
         return self.agent_id == agent_id and self.token_id == credential.token_id
+
+
+def rejection_kind(reason: str) -> str:
+    """A refused heartbeat's reason as a bounded label: not_registered | out_of_order | invalid (besides,
+    counted where they are decided: oversized, a batch too long; forbidden, a batch naming another
+    credential's node)."""
+    if reason == NOT_REGISTERED:
+        return "not_registered"
+    return "out_of_order" if reason.startswith(OUT_OF_ORDER) else "invalid"
 
 
 @dataclass
@@ -76,6 +87,7 @@ class AgentHub:
         self.clock = clock
         self.nodes: dict[uuid.UUID, TrackedNode] = {}
         self.energy = EnergyLedger()
+        self.rejected: Counter[str] = Counter()  # heartbeats refused, by rejection_kind (for /metrics)
         self.rollups = RollupSteps()
         self.tail = RawTail(get_settings().raw_tail_s, policy.period_s)
         self.intake = HeartbeatIntake(self.nodes, lambda: self.clock(), time.time_ns, energy=self.energy,
@@ -156,7 +168,8 @@ class AgentHub:
             self._end_commands(node.node_id)  # the old agent's command stream belongs to a dead agent
         self.nodes[node.node_id] = TrackedNode(node.node_id, node.cluster_id, node.name, agent_id, now,
                                                kind=node.kind, bandwidth_mbps=node.bandwidth_mbps,
-                                               token_id=credential.token_id)
+                                               token_id=credential.token_id,
+                                               latest_ts_ns=held.latest_ts_ns if same_agent else 0)
         await asyncio.to_thread(in_session, agents.mark_registered, node, agent_id, credential, software_version,
                                 address, control_address)
         if previous != "up":
@@ -185,12 +198,18 @@ class AgentHub:
         Forbidden, and nothing of the batch kept, when it names a node of another credential."""
         if len(heartbeats) > agents.MAX_HEARTBEATS_PER_BATCH:
             reason = f"batch of {len(heartbeats)} heartbeats (at most {agents.MAX_HEARTBEATS_PER_BATCH})"
+            self.rejected["oversized"] += len(heartbeats)
             return 0, [Rejection(i, hb.node_id, reason) for i, hb in enumerate(heartbeats)]
         # accepted nodes are marked seen now (a node of another credential is never accepted)
         encoded, rejected = self.intake.accept(agent_id, heartbeats, credential.token_id)
-        for _, node_id, reason in rejected:
-            if reason == NOT_REGISTERED:
-                self._refuse_foreign(credential, node_id)
+        try:
+            for _, node_id, reason in rejected:
+                if reason == NOT_REGISTERED:
+                    self._refuse_foreign(credential, node_id)
+        except Forbidden:
+            self.rejected["forbidden"] += len(heartbeats)  # the whole batch is refused
+            raise
+        self.rejected.update(rejection_kind(reason) for _, _, reason in rejected)
         if encoded.accepted:
             await self.rollup_writer.room()  # the stream reads no further until the database catches up
             await self.live.room()

@@ -39,6 +39,11 @@ _SOURCE_NAMES = (None, *POWER_SOURCES)  # a checked PowerSource value -> its nam
 _NS = 1_000_000_000
 _MARGIN_NS = 1_000_000  # the quick timestamp check stays 1 ms inside heartbeat_problem's bounds
 NOT_REGISTERED = "node not registered by this agent"
+OUT_OF_ORDER = "out of order"
+
+
+def out_of_order(behind_ns: int) -> str:
+    return f"{OUT_OF_ORDER}: timestamp {behind_ns / 1e6:.3f} ms at or before the node's latest accepted heartbeat"
 
 
 def heartbeat_dict(hb) -> dict:
@@ -152,6 +157,11 @@ def accept(self, agent_id, heartbeats, token_id=None):
                 parts.append(instance_json(ids.get(inst.instance_id) or self._instance_id(inst.instance_id), inst))
             used = [(i.instance_id, i.requests_completed, i.cpu_share, i.exec_time_us, i.latency_count,
                      i.latency_avg_us, i.latency_p99_us) for i in instances]
+        latest_ns = entry.tracked.latest_ts_ns
+        if ts <= latest_ns:  # a replay, or the agent's clock stepped back: its figures were counted already
+            rejections.append((index, node_text, out_of_order(latest_ns - ts)))
+            continue
+        entry.tracked.latest_ts_ns = ts
         override = entry.tracked.power_override  # the controller's own measurement, while fresh
         if override is not None and override[2] <= now:
             override = None

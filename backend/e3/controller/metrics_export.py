@@ -11,7 +11,7 @@ cluster id is new, and every `names_max_age_s`.
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import redis.asyncio as aioredis
 
@@ -28,9 +28,12 @@ SNAPSHOT_SLICE = 500  # nodes read between two turns of the loop (a few millisec
 
 class MetricsExport:
     def __init__(self, ledger, redis: aioredis.Redis, interval_s: float, names_max_age_s: float = 60.0,
-                 clock=time.monotonic, counts_requests: Callable[[str], bool | None] = lambda instance_id: None):
-        """`counts_requests(instance id)`: whether its requests are its application's (EnergyRollups knows)."""
+                 clock=time.monotonic, counts_requests: Callable[[str], bool | None] = lambda instance_id: None,
+                 rejected: Mapping[str, int] | None = None):
+        """`counts_requests(instance id)`: whether its requests are its application's (EnergyRollups knows);
+        `rejected`: the heartbeats refused so far, by reason (the hub's count)."""
         self.ledger, self.redis, self.interval_s = ledger, redis, interval_s
+        self.rejected = rejected if rejected is not None else {}
         self.counts_requests = counts_requests
         self.names_max_age_s, self.clock = names_max_age_s, clock
         self.exposition = LedgerExposition()
@@ -70,7 +73,7 @@ class MetricsExport:
         for start in range(0, len(items), SNAPSHOT_SLICE):
             figures += [NodeFigures.of(node_id, n) for node_id, n in items[start:start + SNAPSHOT_SLICE]]
             await asyncio.sleep(0)
-        return LedgerSnapshot.assemble(self.ledger, figures)
+        return LedgerSnapshot.assemble(self.ledger, figures, self.rejected)
 
     def _render(self, snapshot: LedgerSnapshot, names: dict[str, str]) -> DeflatePart:
         return deflate_part(self.exposition.render(snapshot, names, self.counts_requests).encode())

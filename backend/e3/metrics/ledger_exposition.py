@@ -11,14 +11,15 @@ rapl | ipmi | ipmi-split | model.
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 NODE_JOULES = "e3_node_joules_total"
 NODE_WATTS = "e3_node_power_watts"
 INSTANCE_JOULES = "e3_instance_joules_total"
 REQUESTS = "e3_requests_total"
 HEARTBEATS = "e3_heartbeats_received_total"
-FAMILIES = (NODE_JOULES, NODE_WATTS, INSTANCE_JOULES, REQUESTS, HEARTBEATS)
+REJECTED = "e3_heartbeats_rejected_total"
+FAMILIES = (NODE_JOULES, NODE_WATTS, INSTANCE_JOULES, REQUESTS, HEARTBEATS, REJECTED)
 # `entry` of a requests series: "true" for an entry DAG node's primary, whose requests are its application's
 # (as the energy history counts them: docs/energy.md, "Energy history"), "false" for the others
 _ENTRY = {True: "true", False: "false", None: "unknown"}
@@ -33,6 +34,9 @@ _HEADERS = {
                           "joules when a step closes. entry=\"true\": an entry DAG node's primary, whose requests "
                           "are its application's."),
     HEARTBEATS: ("counter", "Heartbeats the controller accepted, all nodes."),
+    REJECTED: ("counter", "Heartbeats the controller refused, by reason: not_registered, out_of_order, invalid "
+                          "(a field out of bounds), oversized (a batch too long), forbidden (another credential's "
+                          "node)."),
 }
 
 
@@ -88,15 +92,18 @@ class LedgerSnapshot:
     nodes: list[NodeFigures]
     instances: list  # [(instance id, InstanceTotals)]
     heartbeats: int
+    rejected: Mapping[str, int] = field(default_factory=dict)  # heartbeats refused, by reason
 
     @classmethod
-    def of(cls, ledger) -> "LedgerSnapshot":
-        return cls.assemble(ledger, [NodeFigures.of(node_id, n) for node_id, n in ledger.nodes.items()])
+    def of(cls, ledger, rejected: Mapping[str, int] | None = None) -> "LedgerSnapshot":
+        return cls.assemble(ledger, [NodeFigures.of(node_id, n) for node_id, n in ledger.nodes.items()], rejected)
 
     @classmethod
-    def assemble(cls, ledger, nodes: list[NodeFigures]) -> "LedgerSnapshot":
+    def assemble(cls, ledger, nodes: list[NodeFigures],
+                 rejected: Mapping[str, int] | None = None) -> "LedgerSnapshot":
         """From node figures taken a slice at a time (controller.metrics_export: the loop goes on between)."""
-        return cls(nodes, list(ledger.instances.items()), sum(n.heartbeats for n in nodes))
+        return cls(nodes, list(ledger.instances.items()), sum(n.heartbeats for n in nodes),
+                   dict(rejected or {}))
 
     def cluster_ids(self) -> set[str]:
         return {node.cluster_id for node in self.nodes}
@@ -136,7 +143,8 @@ class LedgerExposition:
                 instance_joules.append(f'{INSTANCE_JOULES}{{{labels},source="{escape(source)}"}} {number(value)}\n')
             entry = _ENTRY[counts_requests(instance_id)]
             requests.append(f'{REQUESTS}{{{labels},entry="{entry}"}} {number(totals.requests)}\n')
-        tail = f"{header(HEARTBEATS)}{HEARTBEATS} {number(snapshot.heartbeats)}\n"
+        tail = f"{header(HEARTBEATS)}{HEARTBEATS} {number(snapshot.heartbeats)}\n{header(REJECTED)}" + "".join(
+            f'{REJECTED}{{reason="{escape(reason)}"}} {number(count)}\n' for reason, count in sorted(snapshot.rejected.items()))
         self._forget(self._node_labels, {node.node_id for node in snapshot.nodes})
         self._forget(self._instance_labels, {instance_id for instance_id, _ in snapshot.instances})
         return "".join(joules) + "".join(watts) + "".join(instance_joules) + "".join(requests) + tail

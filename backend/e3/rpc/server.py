@@ -79,7 +79,8 @@ class Controller:
                             resume_grace_s=resume_grace_s)
         self.power = PowerReadings(self.hub.nodes, self.hub.clock)
         self.metrics = MetricsExport(self.hub.energy, self.hub.redis, settings.metrics_interval_ms / 1000,
-                                     counts_requests=self.hub.energy_rollups.counts_requests)
+                                     counts_requests=self.hub.energy_rollups.counts_requests,
+                                     rejected=self.hub.rejected)
         self.health = health.aio.HealthServicer()
         # Small HTTP/2 receive windows: when heartbeat intake falls behind, gRPC flow control pushes
         # back on the agents within ~16 KB a stream, instead of megabytes (seconds of heartbeats)

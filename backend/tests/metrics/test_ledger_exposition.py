@@ -85,4 +85,11 @@ def test_every_family_has_help_and_type_once():
     types = [line.split()[2] for line in text.splitlines() if line.startswith("# TYPE")]
     assert len(types) == len(set(types))
     assert set(types) == {"e3_node_joules_total", "e3_node_power_watts", "e3_instance_joules_total",
-                          "e3_requests_total", "e3_heartbeats_received_total"}
+                          "e3_requests_total", "e3_heartbeats_received_total", "e3_heartbeats_rejected_total"}
+
+
+def test_refused_heartbeats_are_counted_by_reason():
+    text = LedgerExposition().render(LedgerSnapshot.of(_ledger(), {"out_of_order": 3, "invalid": 1}), {CLUSTER: "lab"})
+    samples = _samples(text)
+    assert samples[("e3_heartbeats_rejected_total", (("reason", "out_of_order"),))] == 3.0
+    assert samples[("e3_heartbeats_rejected_total", (("reason", "invalid"),))] == 1.0

@@ -183,6 +183,21 @@ def test_bad_heartbeats_are_refused_with_reasons_and_good_ones_in_the_same_strea
     assert stored_rows(mine) == 2 and stored_rows(theirs) == 0
 
 
+def test_a_replayed_or_older_heartbeat_is_refused_as_out_of_order_and_counted(stub, lab, agent_token, controller):
+    node = register(stub, agent_token, names(lab, "smartnic")[0], agent_id="replayer").node_id
+    now = time.time_ns()
+    first, replay, older, newer = (heartbeat(node, queue_length=1, ts_ns=now), heartbeat(node, queue_length=2, ts_ns=now),
+                                   heartbeat(node, queue_length=3, ts_ns=now - 10**8),
+                                   heartbeat(node, queue_length=4, ts_ns=now + 10**8))
+    summary = stub.StreamHeartbeats(iter([batch("replayer", 1, first), batch("replayer", 2, replay, older, newer)]),
+                                    metadata=auth(agent_token), timeout=10)
+    assert (summary.accepted, summary.rejected) == (2, 2)
+    reasons = {(r.sequence, r.index): r.reason for r in summary.rejections}
+    assert reasons[2, 0].startswith("out of order") and "100.000 ms" in reasons[2, 1]
+    assert stored_rows(node) == 2  # the replay's figures are not counted twice
+    assert controller.controller.hub.rejected["out_of_order"] == 2  # what /metrics exports, by reason
+
+
 def test_unauthenticated_heartbeat_stream_is_refused(stub, lab):
     code, _ = code_of(lambda: stub.StreamHeartbeats(iter([]), metadata=auth("e3_bogus"), timeout=10))
     assert code == grpc.StatusCode.UNAUTHENTICATED

@@ -54,7 +54,7 @@ def test_quick_check_refuses_exactly_what_heartbeat_problem_refuses_with_its_rea
     intake = HeartbeatIntake(nodes, lambda: 42.0, time.time_ns)
     now = time.time_ns()
     beats = [
-        _beat(mine),
+        _beat(mine, ts_ns=now - (agents.MAX_AGE_S - 2) * 10**9),  # older than the next of its node's accepted
         _beat(theirs),
         _beat(uuid.uuid4()),
         _beat("not-a-uuid"),
@@ -106,7 +106,10 @@ def test_the_encodings_carry_the_heartbeat():
     intake = HeartbeatIntake(nodes, time.monotonic, lambda: ts_ns + 10**9)
     hb = _beat(node_id, ts_ns=ts_ns, instances=[dict(instance_id='we"ird\\id', requests_completed=3, latency_count=2,
                                                      latency_avg_us=812.5, latency_p99_us=1504.0)])
-    encoded, rejections = intake.accept("agent-a", [hb, hb])
+    later = agent_pb2.Heartbeat()
+    later.CopyFrom(hb)
+    later.timestamp_unix_ns += 1_000_000
+    encoded, rejections = intake.accept("agent-a", [hb, later])
     assert not rejections and encoded.accepted == 2
     live = json.loads(encoded.live_items[0])
     assert list(live)[:2] == ["node_id", "ts"]  # the bench's lag probe reads these two first
@@ -116,6 +119,24 @@ def test_the_encodings_carry_the_heartbeat():
     assert live["instances"] == [{"id": 'we"ird\\id', "requests": 3, "exec_us": 41.5, "exec_ema_us": 40.0,
                                   "cpu_share": 0.1, "lat_n": 2, "lat_avg_us": 812.5, "lat_p99_us": 1504.0}]
     assert encoded.nodes == [(str(nodes[node_id].cluster_id), str(node_id))] * 2  # where Redis keeps it
+
+
+def test_a_heartbeat_not_after_the_nodes_latest_is_refused_as_out_of_order():
+    nodes = _nodes()
+    node_id = next(iter(nodes))
+    now = time.time_ns()
+    intake = HeartbeatIntake(nodes, time.monotonic, lambda: now, energy=EnergyLedger(), rollups=RollupSteps())
+    first, rejections = intake.accept("agent-a", [_beat(node_id, ts_ns=now - 10**9)])
+    assert first.accepted == 1 and not rejections
+    replay, clock_back, fresh = (_beat(node_id, ts_ns=now - 10**9), _beat(node_id, ts_ns=now - 2 * 10**9),
+                                 _beat(node_id, ts_ns=now - 10**9 + 50_000_000))
+    encoded, rejections = intake.accept("agent-a", [replay, clock_back, fresh])
+    assert encoded.accepted == 1  # the newer one only
+    assert [(i, reason) for i, _, reason in rejections] == [
+        (0, "out of order: timestamp 0.000 ms at or before the node's latest accepted heartbeat"),
+        (1, "out of order: timestamp 1000.000 ms at or before the node's latest accepted heartbeat")]
+    [step], _ = intake.rollups.take()
+    assert step.heartbeats == 2  # never counted: the replay's requests and energy are not added twice
 
 
 def _batch(agent_id, nodes, sequence):

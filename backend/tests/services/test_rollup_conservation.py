@@ -1,7 +1,7 @@
-"""Telemetry rollups keep the counts: whatever the heartbeats (late ones, counter resets, a source change, steps
-and writes cut anywhere, a node counted by two controllers in one step), the stored rows add up to exactly the
-requests, latency counts and heartbeats that were accepted, to the energy ledger's joules, and to the traffic
-the agents' counters grew by."""
+"""Telemetry rollups keep the counts: whatever the heartbeats (late ones, refused as out of order, counter resets,
+a source change, steps and writes cut anywhere, a node counted by two controllers in one step), the stored rows
+add up to exactly the requests, latency counts and heartbeats that were accepted, to the energy ledger's joules,
+and to the traffic the agents' counters grew by."""
 
 import asyncio
 import random
@@ -44,12 +44,14 @@ class Feed:
         self.expect_instance = defaultdict(Counter)  # (node, instance) -> heartbeats, requests, latency_count
         self.expect_step = Counter()  # (node, second) -> heartbeats
         self.first = set(self.nodes)  # nodes whose next heartbeat is their first: no counter growth
+        self.late = 0  # heartbeats refused as out of order
 
-    def beat(self, node: uuid.UUID) -> agent_pb2.Heartbeat:
+    def beat(self, node: uuid.UUID) -> tuple[agent_pb2.Heartbeat, bool]:
+        """A heartbeat of the node, and whether it is late (older than the node's latest: to be refused)."""
         rng = self.rng
         late = rng.random() < 0.08 and node not in self.first
-        if late:  # older than the node's latest: its counters are older too, it adds no traffic
-            ts, counters = self.clock[node] - rng.uniform(0.01, 0.9), [c // 2 for c in self.counters[node]]
+        if late:  # older than the node's latest (a replay, a clock stepped back): refused, it counts for nothing
+            ts, counters = self.clock[node] - rng.uniform(0.0, 0.9), [c // 2 for c in self.counters[node]]
         else:
             self.clock[node] += rng.choice((0.05, 0.05, 0.05, 0.05, 0.31, 1.7))
             ts = self.clock[node]
@@ -75,14 +77,16 @@ class Feed:
                                      exec_time_us=rng.uniform(1, 90), cpu_share=rng.uniform(0, 0.3),
                                      latency_count=rng.randrange(200), latency_avg_us=rng.uniform(5, 500),
                                      latency_p99_us=rng.uniform(500, 900))
-            key = self.expect_instance[(node, iid)]
-            key["heartbeats"] += 1
-            key["requests"] += stats.requests_completed
-            key["latency_count"] += stats.latency_count
-            self.expect_node[node]["requests"] += stats.requests_completed
-        self.expect_node[node]["heartbeats"] += 1
-        self.expect_step[(node, int(hb.timestamp_unix_ns // _NS))] += 1
-        return hb
+            if not late:
+                key = self.expect_instance[(node, iid)]
+                key["heartbeats"] += 1
+                key["requests"] += stats.requests_completed
+                key["latency_count"] += stats.latency_count
+                self.expect_node[node]["requests"] += stats.requests_completed
+        if not late:
+            self.expect_node[node]["heartbeats"] += 1
+            self.expect_step[(node, int(hb.timestamp_unix_ns // _NS))] += 1
+        return hb, late
 
     def run(self, beats: int, take_every: float = 0.1, take_at_end: bool = True) -> list:
         """Feed `beats` heartbeats in batches; take the rollups' deltas now and then (`take_every`: the chance
@@ -90,8 +94,11 @@ class Feed:
         pieces, fed = [], 0
         while fed < beats:
             batch = [self.beat(self.rng.choice(list(self.nodes))) for _ in range(self.rng.randrange(1, 6))]
-            encoded, rejected = self.intake.accept("agent", batch)
-            assert not rejected and encoded.accepted == len(batch)
+            encoded, rejected = self.intake.accept("agent", [hb for hb, _ in batch])
+            assert [i for i, _, _ in rejected] == [i for i, (_, late) in enumerate(batch) if late]
+            assert all(reason.startswith("out of order: ") for _, _, reason in rejected)
+            assert encoded.accepted == len(batch) - len(rejected)
+            self.late += len(rejected)
             fed += len(batch)
             if self.rng.random() < take_every:
                 pieces.append(self.steps.take())
@@ -121,7 +128,7 @@ def _sum_pieces(pieces):
 def test_rollup_pieces_add_up_to_the_heartbeats_whatever_the_order_and_cuts(seed):
     feed = Feed(seed)
     pieces = feed.run(600)
-    assert len(pieces) > 5  # the steps were cut into several writes
+    assert len(pieces) > 5 and feed.late > 10  # the steps were cut into several writes; late ones were sent
     nodes, instances, steps, joules = _sum_pieces(pieces)
     assert nodes == feed.expect_node
     assert instances == feed.expect_instance
