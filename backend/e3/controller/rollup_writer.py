@@ -9,9 +9,9 @@ tick, batches in the order they were taken (each its own transaction: one batch 
 Backpressure: once `max_pending_rows` wait (held, or in steps not taken yet), intake awaits `room()`
 before taking more heartbeats, so the controller stops reading heartbeat streams and gRPC flow control
 pushes back to the agents; nothing is dropped. (Rows only grow with new steps, so a stalled database
-holds the pending rows still.) On `stop()`
-what is left is taken and written. Hourly, day partitions older than the retention
-(E3_HEARTBEAT_RETENTION_DAYS) are dropped.
+holds the pending rows still.) `flush()` returns once everything taken is written: a stream's summary
+waits for it. On `stop()` what is left is taken and written. Hourly, day partitions older than the
+retention (E3_HEARTBEAT_RETENTION_DAYS) are dropped.
 """
 
 import asyncio
