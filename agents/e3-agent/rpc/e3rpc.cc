@@ -239,18 +239,29 @@ bool from_proto(const pb::Command &in, e3rpc_command *out) {
 
 extern "C" {
 
+// E3_AGENT_KEEPALIVE_MS, or 10 s; a value that is not a number from 500 to 3,600,000 is ignored.
+static int keepalive_period_ms() {
+    const char *env = std::getenv("E3_AGENT_KEEPALIVE_MS");
+    char *end = nullptr;
+    long ms = env ? std::strtol(env, &end, 10) : 0;
+    return env && *end == '\0' && ms >= 500 && ms <= 3600000 ? static_cast<int>(ms) : 10000;
+}
+
 e3rpc_client *e3rpc_client_new(const char *target, const char *token, const char *tls_ca_pem, char *err) {
     if (!target || !*target || !token || !*token) {
         set_error(err, "e3rpc: target and token are required");
         return nullptr;
     }
     grpc::ChannelArguments args;
-    // Notice a frozen or vanished controller within ~2 s (a ping a second, a second for its answer), so the
-    // link moves to another one (docs/controller-scale-out.md, section 3). The controller permits pings
-    // this often (e3/rpc/server.py), else it would answer too_many_pings with GOAWAY. Pings go on while
-    // no heartbeat is sent (a long --heartbeat-ms): no limit of pings without data.
-    args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 1000);
-    args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 1000);
+    // Notice a frozen or vanished controller (streams are idle otherwise): a ping every E3_AGENT_KEEPALIVE_MS
+    // (10 s), its answer within half that (at least 1 s). Not 1 s + 1 s by default: on a loaded 2-core machine
+    // a ping answer late by a second broke the links of agents in the middle of a state transfer
+    // (docs/agents.md, "Controller list"). The controller permits pings every 500 ms (e3/rpc/server.py), else
+    // it would answer too_many_pings with GOAWAY. Pings go on while no heartbeat is sent (a long
+    // --heartbeat-ms): no limit of pings without data.
+    int keepalive_ms = keepalive_period_ms();
+    args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, keepalive_ms);
+    args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, std::max(1000, keepalive_ms / 2));
     args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
     args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
     auto *c = new (std::nothrow) e3rpc_client;

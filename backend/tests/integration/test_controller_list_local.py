@@ -1,7 +1,7 @@
 """An agent given a list of controllers (`e3 cluster up --controller A,B`, docs/agents.md "Controller list") with
 the real controller and a real e3-agent: it prefers the address at FNV-1a(cluster/server) mod N, moves on at once
-when that one does not answer, and stays connected with its 1 s keepalive without the controller sending GOAWAY
-(too_many_pings)."""
+when that one does not answer, and stays connected with a 1 s keepalive (E3_AGENT_KEEPALIVE_MS) without the
+controller sending GOAWAY (too_many_pings)."""
 
 import json
 import os
@@ -36,7 +36,7 @@ def cluster_up(e3, tmp_path):
     clusters, pids = [], []
 
     def up(name: str, controllers: str) -> dict:
-        env = dict(E3_DATA_DIR=str(tmp_path / f"data-{name}"), E3_AGENT_BIN=str(AGENT))
+        env = dict(E3_DATA_DIR=str(tmp_path / f"data-{name}"), E3_AGENT_BIN=str(AGENT), E3_AGENT_KEEPALIVE_MS="1000")
         clusters.append((name, env))
         out = e3("cluster", "up", "--mode", "local", "--servers", "1", "--type", "beefy", "--name", name,
                  "--controller", controllers, "--output", "json", extra_env=env)
