@@ -24,6 +24,7 @@ from e3.services import telemetry_rollups
 
 _NS = 1_000_000_000
 SOURCES = (agent_pb2.POWER_SOURCE_RAPL, agent_pb2.POWER_SOURCE_MODEL)
+ODD_ID = 'we"ird\\id N°1'  # an instance id is any printable text: a backslash, a quote, not ASCII
 
 
 class Feed:
@@ -212,7 +213,7 @@ def test_a_node_counted_by_two_controllers_in_one_step_is_stored_as_the_sum(back
     for source, watts, queue in (("rapl", 20.0, 4), ("model", 25.0, 2)):  # controller A, then B after the move
         steps = RollupSteps()
         steps.node(node_id, cluster_id).add(second + 0.4, 0.05, watts * 0.05, source, watts, queue, 0.5, 0, 0, 0, 0,
-                                            [("inst", 10, 0.2, 30.0, 10, 200.0, 400.0)])
+                                            [(ODD_ID, 10, 0.2, 30.0, 10, 200.0, 400.0)])
         pieces.append(steps.take())
     for nodes, instances in pieces:
         with session_scope() as session:
@@ -224,3 +225,4 @@ def test_a_node_counted_by_two_controllers_in_one_step_is_stored_as_the_sum(back
         2, 20, "mixed", 4, 25.0)
     assert row.joules == pytest.approx(2.25)
     assert (inst.heartbeats, inst.requests, inst.latency_count, inst.latency_p99_max) == (2, 20, 20, 400.0)
+    assert inst.instance_id == ODD_ID  # stored as the agent named it, through COPY's escaping
