@@ -6,6 +6,8 @@ The pure decisions (when a node is suspect or down) are in e3.orchestrator.membe
 
 import asyncio
 import logging
+import os
+import socket
 import time
 import uuid
 from collections import Counter
@@ -30,6 +32,7 @@ from e3.controller.energy_rollups import EnergyRollups
 from e3.controller.credential_watch import CredentialWatch
 from e3.controller.heartbeat_intake import NOT_REGISTERED, OUT_OF_ORDER
 from e3.controller.heartbeat_intake import HeartbeatIntake
+from e3.controller.leadership import Leadership
 from e3.controller.orchestrator import DataplaneOrchestrator
 from e3.controller.raw_tail import RawTail
 from e3.controller.rollup_writer import RollupWriter
@@ -88,14 +91,16 @@ class AgentHub:
         self.nodes: dict[uuid.UUID, TrackedNode] = {}
         self.energy = EnergyLedger()
         self.rejected: Counter[str] = Counter()  # heartbeats refused, by rejection_kind (for /metrics)
+        self.leadership = Leadership(get_settings().database_url, f"{socket.gethostname()}/{os.getpid()}")
+        leads = lambda: self.leadership.is_leader  # noqa: E731
         self.rollups = RollupSteps()
         self.tail = RawTail(get_settings().raw_tail_s, policy.period_s)
         self.intake = HeartbeatIntake(self.nodes, lambda: self.clock(), time.time_ns, energy=self.energy,
                                       rollups=self.rollups, tail=self.tail)
         self.rollup_writer = RollupWriter(self.rollups, every_s=get_settings().rollup_flush_ms / 1000,
-                                          retention_days=get_settings().heartbeat_retention_days)
-        self.energy_rollups = EnergyRollups(self.energy)
-        self.commands = CommandStreams(get_settings().database_url)
+                                          retention_days=get_settings().heartbeat_retention_days, leads=leads)
+        self.energy_rollups = EnergyRollups(self.energy, leads=leads)
+        self.commands = CommandStreams(get_settings().database_url, leads=leads)
         self.credentials = CredentialWatch()
         self._monitor: asyncio.Task | None = None
         self._mode: asyncio.Task | None = None
@@ -115,6 +120,7 @@ class AgentHub:
             self.nodes[node.node_id] = TrackedNode(node.node_id, node.cluster_id, node.name, node.agent_id, seen,
                                                    node.state, node.kind, node.bandwidth_mbps,
                                                    token_id=node.token_id, heard=False)
+        self.leadership.start()
         self.rollup_writer.start()
         self.energy_rollups.start()
         self.commands.start()
@@ -132,6 +138,7 @@ class AgentHub:
         await self.commands.stop()
         await self.rollup_writer.stop()
         await self.energy_rollups.stop()
+        await self.leadership.stop()
         await self.live.close()
         await self.redis.aclose()
 

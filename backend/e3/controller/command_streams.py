@@ -3,13 +3,15 @@
 New commands are found three ways: when a stream opens (everything after the agent's applied
 version), when Postgres NOTIFYs `e3_commands` with the nodes concerned (services.commands.notify,
 sent at commit by the worker, the API or the controller itself), and by a slow poll that covers a
-notification missed while the LISTEN connection was down. Used from the controller's asyncio loop;
+notification missed while the LISTEN connection was down. The poll also sweeps (services.commands.sweep),
+on the leading controller only. Used from the controller's asyncio loop;
 database reads run in worker threads.
 """
 
 import asyncio
 import logging
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import psycopg
@@ -36,9 +38,10 @@ class CommandStream:
 
 
 class CommandStreams:
-    def __init__(self, database_url: str | None, poll_s: float = 5.0):
+    def __init__(self, database_url: str | None, poll_s: float = 5.0, leads: Callable[[], bool] = lambda: True):
+        """`leads()`: whether this controller leads (controller.leadership): only the leader sweeps."""
         self.database_url = database_url
-        self.poll_s = poll_s
+        self.poll_s, self.leads = poll_s, leads
         self.streams: dict[uuid.UUID, CommandStream] = {}
         self._tasks: list[asyncio.Task] = []
         self._refills: set[asyncio.Task] = set()  # held until done: the loop keeps only weak references
@@ -115,10 +118,11 @@ class CommandStreams:
     async def _poll(self) -> None:
         while True:
             await asyncio.sleep(self.poll_s)
-            try:
-                await asyncio.to_thread(in_session, commands.sweep)  # its NOTIFY wakes the streams concerned
-            except Exception:
-                log.exception("deploying instances left `placed` on agent-run nodes failed")
+            if self.leads():
+                try:
+                    await asyncio.to_thread(in_session, commands.sweep)  # its NOTIFY wakes the streams concerned
+                except Exception:
+                    log.exception("deploying instances left `placed` on agent-run nodes failed")
             if not self.streams:
                 continue
             try:

@@ -10,7 +10,7 @@ A write that fails (the database restarting) keeps its rows, first in line, and 
 tick; at most `max_pending_rows` are held, beyond which the oldest are dropped and counted in
 `dropped_rows` and the log: the history then under-counts, and says so there. On `stop()` every open
 step is closed and written. Hourly, rows older than the retention are deleted
-(services.energy_history.drop_expired_rollups).
+(services.energy_history.drop_expired_rollups), by the leading controller only.
 """
 
 import asyncio
@@ -33,8 +33,10 @@ GRACE_S = 2.0  # heartbeats are batched by the agents and may wait in the intake
 class EnergyRollups:
     def __init__(self, ledger: EnergyLedger, every_s: float = 1.0, grace_s: float = GRACE_S,
                  clock: Callable[[], float] = time.time, max_pending_rows: int = 200_000,
-                 retention_every_s: float = 3600.0):
+                 retention_every_s: float = 3600.0, leads: Callable[[], bool] = lambda: True):
+        """`leads()`: whether this controller leads (controller.leadership): only the leader applies retention."""
         self.ledger, self.every_s, self.grace_s, self.clock = ledger, every_s, grace_s, clock
+        self.leads = leads
         self.max_pending_rows = max_pending_rows
         self.retention_every_s = retention_every_s
         self._retained_at: float | None = None  # monotonic time of the last retention pass
@@ -139,7 +141,8 @@ class EnergyRollups:
     async def _run(self) -> None:
         while True:
             await asyncio.sleep(self.every_s)
-            if self._retained_at is None or time.monotonic() - self._retained_at >= self.retention_every_s:
+            if self.leads() and (self._retained_at is None
+                                 or time.monotonic() - self._retained_at >= self.retention_every_s):
                 await self.apply_retention()
             try:
                 await self.tick()

@@ -11,13 +11,14 @@ before taking more heartbeats, so the controller stops reading heartbeat streams
 pushes back to the agents; nothing is dropped. (Rows only grow with new steps, so a stalled database
 holds the pending rows still.) `flush()` returns once everything taken is written: a stream's summary
 waits for it. On `stop()` what is left is taken and written. Hourly, day partitions older than the
-retention (E3_HEARTBEAT_RETENTION_DAYS) are dropped.
+retention (E3_HEARTBEAT_RETENTION_DAYS) are dropped, by the leading controller only.
 """
 
 import asyncio
 import logging
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 
@@ -41,8 +42,11 @@ class _Batch:
 
 class RollupWriter:
     def __init__(self, steps: RollupSteps, every_s: float = 1.0, retention_days: int | None = None,
-                 retention_every_s: float = 3600.0, max_pending_rows: int = 500_000, retry_s: float = 0.5):
+                 retention_every_s: float = 3600.0, max_pending_rows: int = 500_000, retry_s: float = 0.5,
+                 leads: Callable[[], bool] = lambda: True):
+        """`leads()`: whether this controller leads (controller.leadership): only the leader applies retention."""
         self.steps, self.every_s, self.max_pending_rows, self.retry_s = steps, every_s, max_pending_rows, retry_s
+        self.leads = leads
         self.retention_days, self.retention_every_s = retention_days, retention_every_s
         self._retained_at: float | None = None  # monotonic time of the last retention pass
         self._pending: deque[_Batch] = deque()
@@ -131,8 +135,8 @@ class RollupWriter:
     async def _run(self) -> None:
         while True:
             await asyncio.sleep(self.every_s)
-            if self.retention_days and (self._retained_at is None
-                                        or time.monotonic() - self._retained_at >= self.retention_every_s):
+            if self.retention_days and self.leads() and (
+                    self._retained_at is None or time.monotonic() - self._retained_at >= self.retention_every_s):
                 await self.apply_retention()
             try:
                 await self.tick()
