@@ -2,20 +2,26 @@
 the real controller, API, worker, Postgres and Redis. Every call crosses the front unparsed: the agents register
 (their control address is their own, named by the front in x-e3-peer), their heartbeats are counted in the rollups,
 a deploy's commands reach them and are ACKed, the API reads the raw tail through the front; a caller's own
-x-e3-peer is overwritten; and the controller exits, saying why, when its front is killed."""
+x-e3-peer is overwritten; the front speaks TLS with the controller's certificate; and the controller exits, saying
+why, when its front is killed."""
 
+import json
 import os
 import signal
+import subprocess
 import time
 import uuid
+from pathlib import Path
 
 import grpc
 import psutil
 import pytest
-from helpers import REPO_ROOT, agent_auth, wait_for_job, wait_until
+from helpers import REPO_ROOT, agent_auth, start_process, stop_process, wait_for_job, wait_until
+from local_trio import AGENT
 from sqlalchemy import func, select
 
 from e3.core.db import session_scope
+from e3.core.embedded import free_tcp_port
 from e3.models import Cluster, ComputeNode, node_rollups
 from e3.rpc.pb import agent_pb2, agent_pb2_grpc
 
@@ -100,3 +106,34 @@ def test_the_controller_exits_when_its_front_is_killed(controller, backing_servi
     log = (backing_services["root"] / "controller.log").read_text(errors="replace")
     assert controller.proc.returncode not in (None, 0), log[-2000:]
     assert f"e3-ingest (pid {front.pid}), the controller's front, exited with code -9" in log, log[-2000:]
+
+
+def test_agents_register_over_tls_through_the_front(e3, client, backing_services, controller_env, tmp_path):
+    """The front speaks TLS with the controller's own E3_CONTROLLER_TLS_CERT/KEY; a real agent trusting that
+    certificate registers through it."""
+    cert, key = tmp_path / "controller.crt", tmp_path / "controller.key"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=e3-test",
+                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True)
+    tls = dict(E3_CONTROLLER_TLS_CERT=str(cert), E3_CONTROLLER_TLS_KEY=str(key))
+    port = free_tcp_port()
+    proc = start_process(["controller", "--port", str(port)], backing_services, "controller-front-tls.log",
+                         lambda log: b"controller listening" in log, **tls, **controller_env)
+    env = dict(E3_DATA_DIR=str(tmp_path / "data"), E3_AGENT_BIN=str(AGENT), **tls)
+    up = e3("cluster", "up", "--mode", "local", "--servers", "1", "--type", "beefy", "--name", "tls1",
+            "--controller", f"127.0.0.1:{port}", "--output", "json", extra_env=env, check=False)
+    agents = json.loads(up.stdout) if up.returncode == 0 else []
+    try:
+        assert up.returncode == 0, up.stderr + up.stdout
+        assert b"(TLS) (ingest front)" in (backing_services["root"] / "controller-front-tls.log").read_bytes()
+        nodes = client.get("/api/v1/clusters/tls1/nodes").json()["items"]
+        assert nodes and all(n["state"] == "up" and n["agent_id"] for n in nodes)
+        assert all("(TLS)" in Path(a["log"]).read_text() for a in agents)
+    finally:
+        e3("cluster", "down", "tls1", extra_env=env, check=False)
+        for agent in agents:
+            try:
+                os.kill(agent["pid"], signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        stop_process(proc)
