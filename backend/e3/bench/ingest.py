@@ -70,6 +70,7 @@ class IngestConfig:
     instances: int = 2  # per heartbeat
     sample_nodes: int = 200  # nodes whose lag is measured
     rollup_poll_ms: int = 20
+    front: bool = False  # the controller behind its compiled ingest front (E3_INGEST_FRONT)
 
     def resolved(self) -> "IngestConfig":
         workers = self.workers or (1 if self.servers <= 50 else 2)
@@ -78,7 +79,7 @@ class IngestConfig:
         # auto: at most ~50 streams per worker process (each stream is a task and an HTTP/2 stream)
         aps = self.agents_per_stream or max(1, -(-per_worker // 50))
         return IngestConfig(self.servers, self.seconds, self.period_ms, aps, workers, self.instances,
-                            self.sample_nodes, self.rollup_poll_ms)
+                            self.sample_nodes, self.rollup_poll_ms, self.front)
 
 
 def _pct(values: list[float], q: float) -> float | None:
@@ -368,8 +369,10 @@ def run_ingest(cfg: IngestConfig, report=print) -> dict:
         token, agents = setup_database(database_url, cfg.servers, cluster)
         nodes = sum(len(n) for _, n in agents)
 
-        controller, port = start_controller(workdir, database_url, redis_url, cfg.period_ms)
+        controller, port = start_controller(workdir, database_url, redis_url, cfg.period_ms, front=cfg.front)
         pids["controller"] = controller.pid
+        if cfg.front:
+            pids["front"] = next(p.pid for p in psutil.Process(controller.pid).children() if p.name() == "e3-ingest")
 
         ctx = multiprocessing.get_context("spawn")
         ready, go, results = ctx.Queue(), ctx.Queue(), ctx.Queue()
@@ -422,9 +425,12 @@ def run_ingest(cfg: IngestConfig, report=print) -> dict:
         for _ in slices:
             go.put(start_at)
         time.sleep(max(0.0, start_at - time.time()))
+        fproc = psutil.Process(pids["front"]) if cfg.front else None
         cpu0 = (cpu_s(cproc), postgres_cpu_s(postmaster), cpu_s(rproc), cpu_s(me), time.time())
+        front0 = cpu_s(fproc) if fproc else None
         time.sleep(max(0.0, start_at + cfg.seconds - time.time()))
         cpu1 = (cpu_s(cproc), postgres_cpu_s(postmaster), cpu_s(rproc), cpu_s(me), time.time())
+        front1 = cpu_s(fproc) if fproc else None
         with get_engine().connect() as conn:
             counted_in_window = conn.execute(text(ROLLUP_HEARTBEATS)).scalar_one()
         outs = []
@@ -462,7 +468,9 @@ def run_ingest(cfg: IngestConfig, report=print) -> dict:
             rollup_heartbeats_per_s=round(counted_in_window / window),
             drain_s=round(done_at - start_at - cfg.seconds, 2),
             ticks=sum(o["ticks"] for o in outs), ticks_missed=sum(o["ticks_missed"] for o in outs),
-            controller_cpu_pct=pct(0), postgres_cpu_pct=pct(1), redis_cpu_pct=pct(2), monitor_cpu_pct=pct(3),
+            controller_cpu_pct=pct(0), front=cfg.front,
+            front_cpu_pct=round((front1 - front0) / window * 100, 1) if fproc else None,
+            postgres_cpu_pct=pct(1), redis_cpu_pct=pct(2), monitor_cpu_pct=pct(3),
             loadgen_cpu_pct=round(sum(o["cpu_s"] for o in outs) / window * 100, 1), cores=os.cpu_count(),
             cpu_pct_per_100k_hz=_cpu_per_hz(cpu0, cpu2, accepted),
             wire_bytes_per_heartbeat=_wire_bytes_per_heartbeat(outs),

@@ -13,6 +13,7 @@ def _ratio(a, b):
 
 def render(r: dict) -> str:
     per_hz = r["cpu_pct_per_100k_hz"]
+    front = f" + its ingest front {r['front_cpu_pct']}" if r.get("front") else ""
     lines = [
         f"Heartbeat ingest: {r['servers']:,} type2-smartnic servers, {r['nodes']:,} nodes, one heartbeat per node "
         f"every {r['period_ms']} ms for {r['seconds']:g} s",
@@ -36,7 +37,7 @@ def render(r: dict) -> str:
         f"p99 {_fmt(r['rollup_lag_p99_ms'], '.1f')} ms for the newest heartbeat of each write; the oldest at most "
         f"p50 {_fmt(r['rollup_lag_bound_p50_ms'], '.1f')} ms, p99 {_fmt(r['rollup_lag_bound_p99_ms'], '.1f')} ms  "
         f"({r['rollup_lag_samples']:,} samples; polled every {r['rollup_poll_ms']} ms, so up to that much late)",
-        f"  CPU, % of one core ({r['cores']} cores here, all shared): controller {r['controller_cpu_pct']}, "
+        f"  CPU, % of one core ({r['cores']} cores here, all shared): controller {r['controller_cpu_pct']}{front}, "
         f"load generator {r['loadgen_cpu_pct']}, Postgres {r['postgres_cpu_pct']}, Redis {r['redis_cpu_pct']}, "
         f"monitor {r['monitor_cpu_pct']}",
         f"  CPU per {PER_HZ:,} heartbeats/s, % of one core: controller {_fmt(per_hz['controller'], '.1f')}, "

@@ -123,14 +123,17 @@ def setup_database(database_url: str, servers: int, cluster: str,
     return token, list(agents.items())
 
 
-def start_controller(workdir: Path, database_url: str, redis_url: str, period_ms: int) -> tuple[subprocess.Popen, int]:
+def start_controller(workdir: Path, database_url: str, redis_url: str, period_ms: int,
+                     front: bool = False) -> tuple[subprocess.Popen, int]:
     """`e3 controller` as its own process (so its CPU is measured apart) on a free port, with the given
-    heartbeat period; returns it once it answers its health check, and the port. Log: workdir/controller.log."""
+    heartbeat period (and behind its ingest front, its child, if `front`); returns it once it answers its health
+    check, and the port. Log: workdir/controller.log."""
     from e3.core.embedded import free_tcp_port
 
     port = free_tcp_port()
     env = dict(os.environ, DATABASE_URL=database_url, REDIS_URL=redis_url, E3_DATA_DIR=str(workdir / "data"),
-               E3_HEARTBEAT_PERIOD_MS=str(period_ms), E3_DOWN_AFTER_MS=str(max(1000, 4 * period_ms)))
+               E3_HEARTBEAT_PERIOD_MS=str(period_ms), E3_DOWN_AFTER_MS=str(max(1000, 4 * period_ms)),
+               E3_INGEST_FRONT="1" if front else "0")
     log_path = workdir / "controller.log"
     with open(log_path, "wb") as log_file:
         controller = subprocess.Popen([sys.executable, "-m", "e3", "controller", "--port", str(port)], env=env,

@@ -88,6 +88,8 @@ def register(app: typer.Typer) -> None:
         batch: int = typer.Option(0, min=0, help="Agents (servers) multiplexed per StreamHeartbeats; 0: auto"),
         workers: int = typer.Option(0, min=0, help="Load-generator processes; 0: auto (1 up to 50 servers, else 2)"),
         instances: int = typer.Option(2, min=0, max=64, help="Instances reported in each heartbeat"),
+        front: bool = typer.Option(False, "--front", help="The controller behind its compiled ingest front "
+                                                          "(E3_INGEST_FRONT; e3-ingest from make agents)"),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON object for the run"),
     ) -> None:
         """Heartbeats from simulated agents into a real controller, Postgres and Redis started here: rates, loss,
@@ -98,7 +100,7 @@ def register(app: typer.Typer) -> None:
         from e3.bench import energy_accounting
 
         cfg = IngestConfig(servers=servers, seconds=seconds, period_ms=period_ms, agents_per_stream=batch,
-                           workers=workers, instances=instances)
+                           workers=workers, instances=instances, front=front)
         result = _run(run_ingest, cfg)
         result["energy_accounting"] = energy_accounting.run_energy_accounting(
             energy_accounting.AccountingConfig(nodes=min(cfg.servers * 5, 1000), instances=instances),

@@ -58,7 +58,9 @@ def register(app: typer.Typer) -> None:
 
         _require_database_url()
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-        asyncio.run(serve(get_settings(), host, port))
+        status = asyncio.run(serve(get_settings(), host, port))
+        if status:
+            raise SystemExit(status)  # not typer.Exit: the CLI runs click in non-standalone mode, which returns it
 
     @app.command("bootstrap-token")
     def bootstrap_token(name: str = typer.Option("admin", help="A name to recognise the token by"),

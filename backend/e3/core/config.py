@@ -51,6 +51,10 @@ class Settings(BaseSettings):
     # one by a hash of its cluster/server and moves to the next when it fails (docs/agents.md). Unset: the one
     # controller, E3_CONTROLLER_HOST:E3_CONTROLLER_PORT. `e3 up` still starts one controller.
     controller_addresses: str | None = Field(default=None, alias="E3_CONTROLLER_ADDRESSES")
+    # `e3 controller` puts its compiled front (e3-ingest, E3_INGEST_BIN overrides where it is) on its public
+    # address(es) and serves on unix:<E3_DATA_DIR>/controller-<port>.sock behind it (docs/agents.md, "Ingest
+    # front"). Off by default until the front takes the heartbeats itself (docs/controller-scale-out.md, 10).
+    ingest_front: bool = Field(default=False, alias="E3_INGEST_FRONT")
     heartbeat_period_ms: int = Field(default=50, alias="E3_HEARTBEAT_PERIOD_MS", ge=1, le=60_000)
     suspect_after_missed: int = Field(default=3, alias="E3_SUSPECT_AFTER_MISSED", ge=1)
     down_after_ms: int = Field(default=1000, alias="E3_DOWN_AFTER_MS", ge=1)

@@ -31,3 +31,8 @@ def nic_binary() -> Path:
 def loadgen_binary() -> Path:
     """The load generator, e3-loadgen (E3_LOADGEN_BIN overrides)."""
     return built_binary("E3_LOADGEN_BIN", "e3-loadgen/e3-loadgen")
+
+
+def ingest_binary() -> Path:
+    """The controller's ingest front, e3-ingest (E3_INGEST_BIN overrides)."""
+    return built_binary("E3_INGEST_BIN", "e3-ingest/e3-ingest")

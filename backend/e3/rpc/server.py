@@ -4,6 +4,7 @@ raw tail of the heartbeats it receives (e3.internal.v1.TelemetryTail)."""
 import asyncio
 import ipaddress
 import logging
+import os
 import signal
 
 import grpc
@@ -12,6 +13,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from e3.core.config import Settings
 from e3.orchestrator.detection import DetectionPolicy
 from e3.orchestrator.membership import MembershipPolicy
+from e3.rpc.ingest_front import IngestFront, socket_path
 from e3.rpc.pb import agent_pb2, agent_pb2_grpc, telemetry_pb2_grpc
 from e3.rpc.servicer import AgentServicer
 from e3.rpc.tail_servicer import TelemetryTailServicer
@@ -73,6 +75,13 @@ class Controller:
         self.requested_port = port if port is not None else settings.controller_port
         self.address = f"{','.join(self.hosts)}:{self.requested_port}"
         self.tls = server_credentials(settings)
+        self.front = None  # the compiled front on the public address(es), if E3_INGEST_FRONT
+        if settings.ingest_front:
+            from e3.emulation.binaries import ingest_binary
+
+            self.socket = socket_path(settings.data_dir, self.requested_port, os.getpid())
+            self.front = IngestFront(ingest_binary(), self.hosts, self.requested_port, self.socket,
+                                     settings.controller_tls_cert, settings.controller_tls_key)
         orchestrator = DataplaneOrchestrator(settings.orchestrator, detection_policy_from(settings))
         resume_grace_s = None if settings.resume_grace_ms is None else settings.resume_grace_ms / 1000
         self.hub = AgentHub(policy_from(settings), settings.redis_url, orchestrator=orchestrator,
@@ -96,26 +105,51 @@ class Controller:
         self.port = 0
 
     async def start(self) -> int:
+        if self.front is not None:
+            return await self._start_behind_front()
         for host in self.hosts:  # port 0: the first bind picks it, the others reuse it
             address = f"{host}:{self.port or self.requested_port}"
             if self.tls is not None:
                 bound = self.server.add_secure_port(address, self.tls)
             else:
                 bound = self.server.add_insecure_port(address)
-                if not is_loopback(host):
-                    log.warning("listening on %s without TLS: agents' tokens and commands cross the network in "
-                                "clear (set E3_CONTROLLER_TLS_CERT and E3_CONTROLLER_TLS_KEY; docs/security.md)",
-                                host)
+                self._warn_if_clear(host)
             if not bound:
                 raise RuntimeError(f"cannot listen on {address}")
             self.port = bound
+        await self._serve()
+        return self.port
+
+    def _warn_if_clear(self, host: str) -> None:
+        if self.tls is None and not is_loopback(host):
+            log.warning("listening on %s without TLS: agents' tokens and commands cross the network in clear "
+                        "(set E3_CONTROLLER_TLS_CERT and E3_CONTROLLER_TLS_KEY; docs/security.md)", host)
+
+    async def _start_behind_front(self) -> int:
+        """Serve on the unix socket only, then start the front on the public address(es): it carries the TLS and
+        the port, and tells each call's caller in x-e3-peer (servicer.caller_ip)."""
+        for host in self.hosts:
+            self._warn_if_clear(host)
+        self.socket.parent.mkdir(parents=True, exist_ok=True)
+        if not self.server.add_insecure_port(f"unix:{self.socket}"):
+            raise RuntimeError(f"cannot listen on unix:{self.socket}")
+        await self._serve()
+        try:
+            self.port = await self.front.start()
+        except BaseException:
+            await self.stop(0)
+            raise
+        log.info("e3-ingest (pid %d) listening on %s, forwarding to unix:%s", self.front.pid,
+                 f"{','.join(self.hosts)}:{self.port}", self.socket)
+        return self.port
+
+    async def _serve(self) -> None:
         await self.hub.start()
         await self.power.start()
         self.metrics.start()
         await self.server.start()
         for name in ("", SERVICE_NAME):
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
-        return self.port
 
     async def stop(self, grace_s: float = 5.0) -> None:
         await self.health.enter_graceful_shutdown()
@@ -123,17 +157,32 @@ class Controller:
         await self.metrics.stop()
         await self.hub.stop()  # ends command streams, writes buffered heartbeats
         await self.server.stop(grace_s)
+        if self.front is not None:
+            await self.front.stop()
 
 
-async def serve(settings: Settings, host: str | None = None, port: int | None = None) -> None:
+async def serve(settings: Settings, host: str | None = None, port: int | None = None) -> int:
+    """Run the controller until SIGINT/SIGTERM (exit status 0) or, with the ingest front, until the front dies
+    (1: the pair is one controller, and agents can no longer reach this one)."""
     controller = Controller(settings, host, port)
     bound = await controller.start()
     print(f"controller listening on {controller.address.rsplit(':', 1)[0]}:{bound}"
-          f"{' (TLS)' if controller.tls else ''}", flush=True)
+          f"{' (TLS)' if controller.tls else ''}{' (ingest front)' if controller.front else ''}", flush=True)
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stopping.set)
-    await stopping.wait()
+    waits = [asyncio.ensure_future(stopping.wait())]
+    if controller.front is not None:
+        waits.append(asyncio.ensure_future(controller.front.exited()))
+    await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    for waiting in waits:
+        waiting.cancel()
+    status = 0
+    if not stopping.is_set():
+        log.error("e3-ingest (pid %d), the controller's front, exited with code %s: the controller stops",
+                  controller.front.pid, controller.front.proc.returncode)
+        status = 1
     log.info("stopping")
     await controller.stop()
+    return status

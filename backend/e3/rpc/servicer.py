@@ -9,6 +9,7 @@ from e3.controller.agent_hub import MAX_REPORTED_REJECTIONS, AgentHub
 from e3.services import tokens
 from e3.services.agent_credentials import AgentCredential
 
+PEER_METADATA = "x-e3-peer"  # set by the ingest front to its caller's IP
 _KINDS = {agent_pb2.NODE_KIND_HOST: "host", agent_pb2.NODE_KIND_SMARTNIC: "smartnic"}
 
 
@@ -21,6 +22,16 @@ def _peer_ip(peer: str) -> str:
     kind, _, rest = peer.partition(":")
     host = rest.rsplit(":", 1)[0] if kind in ("ipv4", "ipv6") else ""
     return host.strip("[]")
+
+
+def caller_ip(context) -> str:
+    """The caller's IP. Behind the ingest front (agents/e3-ingest) the peer is the controller's unix socket and the
+    front names its caller in `x-e3-peer`; that header counts only then, never from a TCP caller, who could name
+    any address."""
+    peer = context.peer() or ""
+    if peer.startswith("unix:"):
+        return metadata_value(context, PEER_METADATA) or ""
+    return _peer_ip(peer)
 
 
 def command_message(command: dict) -> agent_pb2.Command:
@@ -53,8 +64,8 @@ class AgentServicer(agent_pb2_grpc.AgentServiceServicer):
         try:
             node_id = await self.hub.register(credential, request.agent_id, node.cluster_name, node.name,
                                               _KINDS.get(node.kind), node.server_name or None, node.software_version,
-                                              node.address or _peer_ip(context.peer()),
-                                              control_address=_peer_ip(context.peer()))
+                                              node.address or caller_ip(context),
+                                              control_address=caller_ip(context))
         except E3Error as exc:
             await abort(context, exc)
         return agent_pb2.RegisterResponse(node_id=str(node_id), heartbeat_period_ms=self.hub.heartbeat_period_ms)

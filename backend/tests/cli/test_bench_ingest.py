@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from helpers import process_alive
+from helpers import REPO_ROOT, process_alive
 
 KEYS = ("servers", "nodes", "seconds", "offered_hz", "ingested_hz", "loss", "controller_cpu_pct", "loadgen_cpu_pct",
         "rollup_heartbeats_per_s", "lag_redis_p50_ms", "lag_redis_p99_ms", "rollup_lag_p50_ms", "rollup_lag_p99_ms",
@@ -53,3 +53,19 @@ def test_text_report_prints_figures_and_targets():
                  "CPU per 100,000 heartbeats/s", "Targets", "100,000", "rollups lag p99 <= 2,000 ms",
                  "ledger on the hot path", "attribution and rollups <= 2 µs/heartbeat"):
         assert text in proc.stdout, text
+
+
+def test_tiny_run_behind_the_ingest_front_loses_nothing_and_reports_its_cpu():
+    ingest = REPO_ROOT / "build/agents/e3-ingest/e3-ingest"
+    if not ingest.is_file():
+        pytest.fail(f"{ingest} is missing: `make test` builds it (make agents)")
+    proc = subprocess.run([sys.executable, "-m", "e3", "bench", "ingest", "--servers", "2", "--seconds", "2",
+                           "--front", "--json"], capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, E3_INGEST_BIN=str(ingest)))
+    assert proc.returncode == 0, proc.stderr
+    r = json.loads(proc.stdout)
+    assert r["front"] is True and r["front_cpu_pct"] is not None  # a few hundred heartbeats: maybe 0.0
+    assert r["sent"] > 0 and r["sent"] == r["accepted"] == r["rollup_heartbeats"]
+    assert set(r["pids"]) == {"controller", "front", "postgres", "redis"}
+    left = {name: pid for name, pid in r["pids"].items() if process_alive(pid)}
+    assert not left, f"still running: {left}"

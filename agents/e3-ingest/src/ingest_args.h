@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * e3-ingest's command line: where the front listens (one or more host:port, plaintext or TLS) and the
+ * controller's unix socket it forwards to. Pure C, no gRPC: parsed and checked here so the program's
+ * main() only builds the server from a valid configuration.
+ */
+#ifndef E3_INGEST_ARGS_H
+#define E3_INGEST_ARGS_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define INGEST_OK 0
+#define INGEST_ERR (-1)
+#define INGEST_HELP 1 /* --help: print the usage, exit 0 */
+
+#define INGEST_MAX_LISTEN 8    /* --listen addresses (the controller's hosts) */
+#define INGEST_ADDR_LEN 256    /* characters of one address, with its NUL */
+#define INGEST_PATH_LEN 4096   /* characters of a file name or unix socket target, with its NUL */
+#define INGEST_ERRBUF_LEN 256  /* size of the error buffer ingest_args_parse fills */
+
+struct ingest_args {
+    char listen[INGEST_MAX_LISTEN][INGEST_ADDR_LEN]; /* host:port each; "[v6]:port" for IPv6 */
+    int listen_count;                                 /* entries of listen used, >= 1 */
+    int port;                                         /* the port every listen address shares (0: any) */
+    char backend[INGEST_PATH_LEN];                    /* "unix:<path>" of the Python controller */
+    char tls_cert[INGEST_PATH_LEN];                   /* PEM certificate chain ("": plaintext) */
+    char tls_key[INGEST_PATH_LEN];                    /* PEM private key ("" iff tls_cert is "") */
+    long parent_pid;                                  /* die with this process (0: not asked) */
+};
+
+/* The usage text, for --help and after an error. */
+extern const char ingest_usage[];
+
+/*
+ * Parse argv into *out. Returns INGEST_OK, INGEST_HELP (--help), or INGEST_ERR with a one-line reason
+ * naming the option in err (INGEST_ERRBUF_LEN bytes). Every --listen must carry the same port, and
+ * port 0 (the kernel picks) only with one --listen: the front reports a single port to its parent.
+ * --backend must be a unix: target; --tls-cert and --tls-key go together; --parent-pid is a pid (> 0).
+ */
+int ingest_args_parse(int argc, char **argv, struct ingest_args *out, char *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,90 @@
+"""The controller's compiled ingest front (agents/e3-ingest, docs/agents.md "Ingest front"): `e3 controller` starts it
+as its child on the public address(es) when E3_INGEST_FRONT is on, and serves on a unix socket behind it. This
+increment the front forwards every call unparsed, adding `x-e3-peer` (the caller's IP)."""
+
+import asyncio
+import logging
+import os
+import re
+import signal
+import socket
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+READY = re.compile(r"^e3-ingest: listening on port (\d+)")
+READY_TIMEOUT_S = 10.0
+STOP_TIMEOUT_S = 5.0
+MAX_UNIX_PATH = 107  # sun_path's 108 bytes with the NUL
+
+
+def socket_path(data_dir: Path, port: int, pid: int) -> Path:
+    """unix:<data dir>/controller-<port>.sock the Python server binds behind the front (port 0: the pid names it,
+    the kernel picking the port only once the front binds). RuntimeError if the path is too long for a socket or a
+    live controller already serves on it (binding would steal its socket)."""
+    path = data_dir / (f"controller-{port}.sock" if port else f"controller-pid{pid}.sock")
+    if len(str(path)) > MAX_UNIX_PATH:
+        raise RuntimeError(f"{path} is longer than a unix socket's {MAX_UNIX_PATH} characters: set E3_DATA_DIR to a "
+                           "shorter directory")
+    if path.exists():
+        probe = socket.socket(socket.AF_UNIX)
+        try:
+            probe.connect(str(path))
+        except OSError:
+            pass  # a stale one (its controller died): gRPC replaces it
+        else:
+            raise RuntimeError(f"another controller serves on {path} (port {port} is taken)")
+        finally:
+            probe.close()
+    return path
+
+
+class IngestFront:
+    """The e3-ingest child process: start() launches it and waits for its ready line, exited() completes with its
+    exit status when it ends, stop() ends it."""
+
+    def __init__(self, binary: Path, hosts: list[str], port: int, backend: Path,
+                 tls_cert: Path | None = None, tls_key: Path | None = None):
+        self.args = [str(binary)]
+        for host in hosts:
+            self.args += ["--listen", f"[{host}]:{port}" if ":" in host and not host.startswith("[") else
+                          f"{host}:{port}"]
+        self.args += ["--backend", f"unix:{backend}", "--parent-pid", str(os.getpid())]
+        if tls_cert is not None:
+            self.args += ["--tls-cert", str(tls_cert), "--tls-key", str(tls_key)]
+        self.proc: asyncio.subprocess.Process | None = None
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc else None
+
+    async def start(self) -> int:
+        """Start the front; the port it listens on once it printed its ready line. RuntimeError if it exits first or
+        prints none within READY_TIMEOUT_S. Its stderr is this process's (the controller's log). It dies with this
+        process (--parent-pid: it sets PR_SET_PDEATHSIG itself, as core.processes.die_with_parent would between fork
+        and exec, which a process running grpcio cannot do: grpcio's fork handlers abort the child)."""
+        self.proc = await asyncio.create_subprocess_exec(*self.args, stdout=asyncio.subprocess.PIPE)
+        try:
+            line = await asyncio.wait_for(self.proc.stdout.readline(), READY_TIMEOUT_S)
+        except asyncio.TimeoutError:
+            await self.stop()
+            raise RuntimeError(f"e3-ingest printed no ready line within {READY_TIMEOUT_S:g} s") from None
+        ready = READY.match(line.decode(errors="replace"))
+        if not ready:
+            code = await self.proc.wait() if not line else None
+            await self.stop()
+            raise RuntimeError(f"e3-ingest did not start ({' '.join(self.args)}): "
+                               f"{f'exited with code {code}' if code is not None else line.decode().strip()}")
+        return int(ready.group(1))
+
+    async def exited(self) -> int:
+        return await self.proc.wait()
+
+    async def stop(self) -> None:
+        if self.proc is None or self.proc.returncode is not None:
+            return
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            await asyncio.wait_for(self.proc.wait(), STOP_TIMEOUT_S)
+        except asyncio.TimeoutError:
+            self.proc.kill()
+            await self.proc.wait()
