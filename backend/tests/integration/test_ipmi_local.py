@@ -98,7 +98,7 @@ def test_the_host_node_draws_from_its_bmc_and_falls_back_to_its_agent_when_the_b
 
     # it answers again, then E3's credentials file stops matching: refused, and the agent's figure again
     bmc["watts"].write_text("300")
-    wait_until(lambda: (p := _measured(client, metered["id"])) and p["power"]["watts"] == 300, timeout=10,
+    wait_until(lambda: (p := _measured(client, metered["id"])) and p["power"]["watts"] == 300, timeout=REFRESH_S + 10,
                what="the BMC's reading again")
     private_file(bmc["client_creds"], "admin\nnot-the-password\n")
     refused_at = datetime.now(timezone.utc)
