@@ -50,7 +50,8 @@ def _batches(nodes: list[str], instances: int, per_node: int, t0: float) -> list
 def _intake(node_ids: list[uuid.UUID], ledger: EnergyLedger | None, t0: float) -> HeartbeatIntake:
     cluster = uuid.uuid4()
     tracked = {n: SimpleNamespace(node_id=n, cluster_id=cluster, agent_id="bench", token_id=None, kind="smartnic",
-                                  name=f"s/{n}", last_seen=0.0, power_override=None, latest_ts_ns=0)
+                                  name=f"s/{n}", last_seen=0.0, power_override=None, latest_ts_ns=0,
+                                  lease_epoch=0)
                for n in node_ids}
     return HeartbeatIntake(tracked, clock=time.monotonic, wall_ns=lambda: round(t0 * 1e9), energy=ledger)
 

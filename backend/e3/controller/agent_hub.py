@@ -28,9 +28,10 @@ from e3.services.migration import failover
 from e3.controller import live_publisher
 from e3.live import channel
 from e3.controller.command_streams import CommandStream, CommandStreams
+from e3.controller.controller_lease import ControllerLease
 from e3.controller.energy_rollups import EnergyRollups
 from e3.controller.credential_watch import CredentialWatch
-from e3.controller.heartbeat_intake import NOT_REGISTERED, OUT_OF_ORDER
+from e3.controller.heartbeat_intake import NOT_REGISTERED, OUT_OF_ORDER, STALE_EPOCH
 from e3.controller.heartbeat_intake import HeartbeatIntake
 from e3.controller.leadership import Leadership
 from e3.controller.orchestrator import DataplaneOrchestrator
@@ -55,6 +56,7 @@ class TrackedNode:
     token_id: uuid.UUID | None = None  # the agent credential that registered it: its owner
     heard: bool = True  # False for a node taken over from before this controller started, until it registers
     latest_ts_ns: int = 0  # the latest accepted heartbeat's timestamp: one not after it is refused (out of order)
+    lease_epoch: int = 0  # the node's lease epoch this controller holds (services.leases; 0: none)
     # (watts, source, valid_until on this clock): a figure the controller measured for the node (its share
     # of the server's IPMI reading, controller.power_readings) that replaces the agent's until valid_until
     power_override: tuple[float, str, float] | None = None
@@ -64,12 +66,14 @@ class TrackedNode:
 
 
 def rejection_kind(reason: str) -> str:
-    """A refused heartbeat's reason as a bounded label: not_registered | out_of_order | invalid (besides,
-    counted where they are decided: oversized, a batch too long; forbidden, a batch naming another
+    """A refused heartbeat's reason as a bounded label: not_registered | out_of_order | stale_epoch | invalid
+    (besides, counted where they are decided: oversized, a batch too long; forbidden, a batch naming another
     credential's node)."""
     if reason == NOT_REGISTERED:
         return "not_registered"
-    return "out_of_order" if reason.startswith(OUT_OF_ORDER) else "invalid"
+    if reason.startswith(OUT_OF_ORDER):
+        return "out_of_order"
+    return "stale_epoch" if reason.startswith(STALE_EPOCH) else "invalid"
 
 
 @dataclass
@@ -80,8 +84,10 @@ class Rejection:
 
 
 class AgentHub:
-    def __init__(self, policy: MembershipPolicy, redis_url: str, clock=time.monotonic, orchestrator: DataplaneOrchestrator | None = None,
-                 resume_grace_s: float | None = None):
+    def __init__(self, policy: MembershipPolicy, redis_url: str, clock=time.monotonic,
+                 orchestrator: DataplaneOrchestrator | None = None, resume_grace_s: float | None = None,
+                 address: str = ""):
+        """`address`: where agents reach this controller (its row in `controllers`)."""
         self.policy = policy
         self.resume_grace_s = policy.down_after_s if resume_grace_s is None else resume_grace_s
         self.orchestrator = orchestrator or DataplaneOrchestrator(mode="off")
@@ -91,7 +97,10 @@ class AgentHub:
         self.nodes: dict[uuid.UUID, TrackedNode] = {}
         self.energy = EnergyLedger()
         self.rejected: Counter[str] = Counter()  # heartbeats refused, by rejection_kind (for /metrics)
-        self.leadership = Leadership(get_settings().database_url, f"{socket.gethostname()}/{os.getpid()}")
+        name = f"{socket.gethostname()}/{os.getpid()}"
+        self.leadership = Leadership(get_settings().database_url, name)
+        self.lease = ControllerLease(name, address, get_settings().controller_lease_ms / 1000,
+                                     get_settings().controller_renew_ms / 1000)
         leads = lambda: self.leadership.is_leader  # noqa: E731
         self.rollups = RollupSteps()
         self.tail = RawTail(get_settings().raw_tail_s, policy.period_s)
@@ -120,6 +129,7 @@ class AgentHub:
             self.nodes[node.node_id] = TrackedNode(node.node_id, node.cluster_id, node.name, node.agent_id, seen,
                                                    node.state, node.kind, node.bandwidth_mbps,
                                                    token_id=node.token_id, heard=False)
+        await self.lease.start()
         self.leadership.start()
         self.rollup_writer.start()
         self.energy_rollups.start()
@@ -139,6 +149,7 @@ class AgentHub:
         await self.rollup_writer.stop()
         await self.energy_rollups.stop()
         await self.leadership.stop()
+        await self.lease.stop()
         await self.live.close()
         await self.redis.aclose()
 
@@ -173,12 +184,12 @@ class AgentHub:
         previous = held.state if held else node.previous_state
         if held and not same_agent:
             self._end_commands(node.node_id)  # the old agent's command stream belongs to a dead agent
-        self.nodes[node.node_id] = TrackedNode(node.node_id, node.cluster_id, node.name, agent_id, now,
-                                               kind=node.kind, bandwidth_mbps=node.bandwidth_mbps,
-                                               token_id=credential.token_id,
-                                               latest_ts_ns=held.latest_ts_ns if same_agent else 0)
-        await asyncio.to_thread(in_session, agents.mark_registered, node, agent_id, credential, software_version,
-                                address, control_address)
+        tracked = TrackedNode(node.node_id, node.cluster_id, node.name, agent_id, now, kind=node.kind,
+                              bandwidth_mbps=node.bandwidth_mbps, token_id=credential.token_id,
+                              latest_ts_ns=held.latest_ts_ns if same_agent else 0)
+        self.nodes[node.node_id] = tracked
+        tracked.lease_epoch = await asyncio.to_thread(in_session, agents.mark_registered, node, agent_id, credential,
+                                                      software_version, address, control_address, self.lease.id)
         if previous != "up":
             await self._publish_state(self.nodes[node.node_id], previous)
         log.info("node %s (%s) registered by agent %s", node.name, node.node_id, agent_id)
@@ -201,8 +212,8 @@ class AgentHub:
                            heartbeats: Sequence) -> tuple[int, list[Rejection]]:
         """Validate each heartbeat (Heartbeat messages) and keep the good ones: live state in Redis at once,
         rollups in the database within E3_ROLLUP_FLUSH_MS. Waits while the rollup writer (or Redis) is full:
-        backpressure.
-        Forbidden, and nothing of the batch kept, when it names a node of another credential."""
+        backpressure. Forbidden when it names a node of another credential: that node's heartbeats are never
+        kept (the batch's heartbeats of the agent's own nodes are counted: they were read in the same pass)."""
         if len(heartbeats) > agents.MAX_HEARTBEATS_PER_BATCH:
             reason = f"batch of {len(heartbeats)} heartbeats (at most {agents.MAX_HEARTBEATS_PER_BATCH})"
             self.rejected["oversized"] += len(heartbeats)
@@ -308,11 +319,15 @@ class AgentHub:
         return node
 
     def open_commands(self, credential: AgentCredential, agent_id: str, node_id: str,
-                      applied_version: int = 0) -> CommandStream:
-        """The node's command stream, from the first version after `applied_version`; a newer stream
-        for the node ends the older one."""
+                      applied_version: int = 0, lease_epoch: int = 0) -> CommandStream:
+        """The node's command stream, from the first version after `applied_version`, its commands carrying the
+        node's lease epoch; a newer stream for the node ends the older one. FailedPrecondition when the agent
+        names a lease epoch below the node's (it registered before the node moved)."""
         node = self._require_owned(credential, agent_id, node_id)
-        return self.commands.open(node.node_id, applied_version)
+        if 0 < lease_epoch < node.lease_epoch:
+            raise PreconditionFailed(f"node {node_id} is at lease epoch {node.lease_epoch}, not {lease_epoch}: "
+                                     f"register again", code="stale_epoch")
+        return self.commands.open(node.node_id, applied_version, node.lease_epoch)
 
     def close_commands(self, stream: CommandStream) -> None:
         self.commands.close(stream)

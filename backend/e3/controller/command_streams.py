@@ -28,6 +28,7 @@ _END = object()
 class CommandStream:
     node_id: uuid.UUID
     sent: int  # highest version queued to the agent
+    lease_epoch: int = 0  # the node's lease epoch its controller holds: every command carries it
     queue: asyncio.Queue = field(default_factory=asyncio.Queue)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
@@ -57,10 +58,10 @@ class CommandStreams:
         for node_id in list(self.streams):
             self.end(node_id)
 
-    def open(self, node_id: uuid.UUID, applied_version: int) -> CommandStream:
+    def open(self, node_id: uuid.UUID, applied_version: int, lease_epoch: int = 0) -> CommandStream:
         """A new stream for the node (ending any older one), filled with what the agent has not applied."""
         self.end(node_id)
-        stream = self.streams[node_id] = CommandStream(node_id, applied_version)
+        stream = self.streams[node_id] = CommandStream(node_id, applied_version, lease_epoch)
         self._refill_soon(stream)
         return stream
 

@@ -40,6 +40,11 @@ _NS = 1_000_000_000
 _MARGIN_NS = 1_000_000  # the quick timestamp check stays 1 ms inside heartbeat_problem's bounds
 NOT_REGISTERED = "node not registered by this agent"
 OUT_OF_ORDER = "out of order"
+STALE_EPOCH = "stale lease epoch"
+
+
+def stale_epoch(sent: int, held: int) -> str:
+    return f"{STALE_EPOCH}: {sent}, the node's lease is at epoch {held} (register again)"
 
 
 def out_of_order(behind_ns: int) -> str:
@@ -157,6 +162,10 @@ def accept(self, agent_id, heartbeats, token_id=None):
                 parts.append(instance_json(ids.get(inst.instance_id) or self._instance_id(inst.instance_id), inst))
             used = [(i.instance_id, i.requests_completed, i.cpu_share, i.exec_time_us, i.latency_count,
                      i.latency_avg_us, i.latency_p99_us) for i in instances]
+        held_epoch = entry.tracked.lease_epoch
+        if held_epoch and 0 < hb.lease_epoch < held_epoch:  # sent before the node moved to this controller
+            rejections.append((index, node_text, stale_epoch(hb.lease_epoch, held_epoch)))
+            continue
         latest_ns = entry.tracked.latest_ts_ns
         if ts <= latest_ns:  # a replay, or the agent's clock stepped back: its figures were counted already
             rejections.append((index, node_text, out_of_order(latest_ns - ts)))

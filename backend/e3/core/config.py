@@ -33,6 +33,9 @@ class Settings(BaseSettings):
     heartbeat_retention_days: int = Field(default=7, alias="E3_HEARTBEAT_RETENTION_DAYS", ge=1)  # and rollups'
     # how often the controller adds its telemetry rollups' new figures to Postgres (docs/agents.md)
     rollup_flush_ms: int = Field(default=1000, alias="E3_ROLLUP_FLUSH_MS", ge=50, le=60_000)
+    # a controller's lease (its row in `controllers`), renewed this often (docs/controller-scale-out.md §4)
+    controller_lease_ms: int = Field(default=2000, alias="E3_CONTROLLER_LEASE_MS", ge=500, le=60_000)
+    controller_renew_ms: int = Field(default=500, alias="E3_CONTROLLER_RENEW_MS", ge=50, le=30_000)
     # seconds of raw heartbeats the controller keeps per node for GET /nodes/{id}/telemetry (0: none)
     raw_tail_s: int = Field(default=10, alias="E3_RAW_TAIL_S", ge=0, le=600)
     # energy rollups (docs/energy.md, "Energy history") older than this are dropped, and not queried

@@ -34,9 +34,9 @@ _HEADERS = {
                           "joules when a step closes. entry=\"true\": an entry DAG node's primary, whose requests "
                           "are its application's."),
     HEARTBEATS: ("counter", "Heartbeats the controller accepted, all nodes."),
-    REJECTED: ("counter", "Heartbeats the controller refused, by reason: not_registered, out_of_order, invalid "
-                          "(a field out of bounds), oversized (a batch too long), forbidden (another credential's "
-                          "node)."),
+    REJECTED: ("counter", "Heartbeats the controller refused, by reason: not_registered, out_of_order, stale_epoch "
+                          "(sent under a lease epoch the node has left), invalid (a field out of bounds), oversized "
+                          "(a batch too long), forbidden (another credential's node)."),
 }
 
 

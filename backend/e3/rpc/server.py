@@ -85,7 +85,7 @@ class Controller:
         orchestrator = DataplaneOrchestrator(settings.orchestrator, detection_policy_from(settings))
         resume_grace_s = None if settings.resume_grace_ms is None else settings.resume_grace_ms / 1000
         self.hub = AgentHub(policy_from(settings), settings.redis_url, orchestrator=orchestrator,
-                            resume_grace_s=resume_grace_s)
+                            resume_grace_s=resume_grace_s, address=self.address)
         self.power = PowerReadings(self.hub.nodes, self.hub.clock)
         self.metrics = MetricsExport(self.hub.energy, self.hub.redis, settings.metrics_interval_ms / 1000,
                                      counts_requests=self.hub.energy_rollups.counts_requests,

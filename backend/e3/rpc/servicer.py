@@ -34,10 +34,11 @@ def caller_ip(context) -> str:
     return _peer_ip(peer)
 
 
-def command_message(command: dict) -> agent_pb2.Command:
+def command_message(command: dict, lease_epoch: int = 0) -> agent_pb2.Command:
     """A stored command (services.commands) as the Command message; payload keys are the action's fields.
-    `lease_epoch` stays 0 (unchecked by the agent) until node leases exist (docs/controller-scale-out.md, 4)."""
-    return agent_pb2.Command(version=command["version"], node_id=command["node_id"],
+    `lease_epoch`: the node's lease epoch the sending controller holds (services.leases), which the agent checks
+    against the highest it has seen (0: unchecked)."""
+    return agent_pb2.Command(version=command["version"], node_id=command["node_id"], lease_epoch=lease_epoch,
                              **{command["kind"]: command["payload"]})
 
 
@@ -68,7 +69,8 @@ class AgentServicer(agent_pb2_grpc.AgentServiceServicer):
                                               control_address=caller_ip(context))
         except E3Error as exc:
             await abort(context, exc)
-        return agent_pb2.RegisterResponse(node_id=str(node_id), heartbeat_period_ms=self.hub.heartbeat_period_ms)
+        return agent_pb2.RegisterResponse(node_id=str(node_id), heartbeat_period_ms=self.hub.heartbeat_period_ms,
+                                          lease_epoch=self.hub.nodes[node_id].lease_epoch)
 
     async def StreamHeartbeats(self, request_iterator, context):
         credential = await self._authenticate(context)
@@ -104,13 +106,14 @@ class AgentServicer(agent_pb2_grpc.AgentServiceServicer):
     async def StreamCommands(self, request, context):
         credential = await self._authenticate(context)
         try:
-            stream = self.hub.open_commands(credential, request.agent_id, request.node_id, request.applied_version)
+            stream = self.hub.open_commands(credential, request.agent_id, request.node_id, request.applied_version,
+                                            request.lease_epoch)
         except E3Error as exc:
             await abort(context, exc)
         try:
             with self.hub.credentials.stream(credential.token_id):
                 while (command := await stream.next()) is not None:
-                    yield command_message(command)
+                    yield command_message(command, stream.lease_epoch)
         except asyncio.CancelledError:
             await self._end_if_revoked(context)
             raise

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from e3.core.errors import BadRequest, NotFound
 from e3.heartbeat_record import INSTANCE_FIELDS, NODE_FIELDS
 from e3.models import Cluster, ComputeNode
-from e3.services import commands, events
+from e3.services import commands, events, leases
 
 if TYPE_CHECKING:
     from e3.services.agent_credentials import AgentCredential
@@ -100,13 +100,15 @@ def check_address(address: str) -> str:
 
 
 def mark_registered(session: Session, node: RegisteredNode, agent_id: str, credential: "AgentCredential",
-                    software_version: str, address: str, control_address: str | None = None) -> None:
+                    software_version: str, address: str, control_address: str | None = None,
+                    controller_id: uuid.UUID | None = None) -> int:
     """The node is up, run by `agent_id` under `credential` at `address`: state, a `node.registered` event
     (naming the credential, not the agent id: events are read-scope reading), `node.up` if it was not, and the
-    commands for instances already placed on it (sent when the transaction commits)."""
+    commands for instances already placed on it (sent when the transaction commits). With `controller_id`, its
+    lease is that controller's (services.leases). Returns the lease's epoch (0: none taken)."""
     row = session.get(ComputeNode, node.node_id)  # not FOR UPDATE: see commands.lock_cluster
     if row is None:
-        return  # deleted meanwhile; its heartbeats will be refused by nobody and stored harmlessly
+        return 0  # deleted meanwhile; its heartbeats will be refused by nobody and stored harmlessly
     previous = row.state
     row.state, row.agent_id, row.agent_token_id, row.address = "up", agent_id, credential.token_id, address
     row.control_address = control_address or address
@@ -116,7 +118,9 @@ def mark_registered(session: Session, node: RegisteredNode, agent_id: str, crede
     if previous != "up":
         events.emit(session, "node.up", subject, node.cluster_id, name=node.name, previous=previous)
     session.flush()
+    epoch = leases.acquire_node(session, node.node_id, controller_id, agent_id) if controller_id else 0
     commands.notify(session, commands.issue_deploys(session, node.cluster_id))
+    return epoch
 
 
 def set_node_state(session: Session, node_id: uuid.UUID, state: str, **data) -> str | None:

@@ -1,0 +1,49 @@
+"""Controllers' leases and the nodes each holds (docs/controller-scale-out.md §4; models.lease).
+
+A controller's row lives while its lease is renewed (`renew_controller`, against Postgres's clock, so controllers'
+clocks never matter). A node's lease moves to the controller its agent registers at: `acquire_node` keeps the
+epoch when the same controller takes it again (a reconnect) and adds one when another does, so every command and
+state write a controller makes can carry the epoch it holds, and the agent refuses one below the highest it saw.
+"""
+
+import uuid
+
+from sqlalchemy import case, delete, text, update
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.orm import Session
+
+from e3.models import controllers, node_leases
+
+
+def start_controller(session: Session, name: str, address: str, lease_s: float) -> uuid.UUID:
+    """A row for this controller process, its lease running `lease_s` from now."""
+    controller_id = uuid.uuid4()
+    session.execute(controllers.insert().values(
+        id=controller_id, name=name, address=address,
+        lease_expires_at=text("now() + make_interval(secs => :lease)").bindparams(lease=lease_s)))
+    return controller_id
+
+
+def renew_controller(session: Session, controller_id: uuid.UUID, lease_s: float) -> bool:
+    """Extend the lease from now; False when it had already expired (or the row is gone): it is not renewed."""
+    renewed = session.execute(update(controllers).where(
+        controllers.c.id == controller_id, controllers.c.lease_expires_at > text("now()")).values(
+        lease_expires_at=text("now() + make_interval(secs => :lease)").bindparams(lease=lease_s)))
+    return renewed.rowcount == 1
+
+
+def end_controller(session: Session, controller_id: uuid.UUID) -> None:
+    """An orderly stop: the row goes, its nodes' leases name no controller."""
+    session.execute(delete(controllers).where(controllers.c.id == controller_id))
+
+
+def acquire_node(session: Session, node_id: uuid.UUID, controller_id: uuid.UUID, agent_id: str) -> int:
+    """The node's lease is now `controller_id`'s, taken for `agent_id`; returns its epoch (1 for a node's first,
+    one more each time it changes controller)."""
+    stmt = insert(node_leases).values(node_id=node_id, controller_id=controller_id, epoch=1, agent_id=agent_id)
+    held, new = node_leases.c, stmt.excluded
+    moved = case((held.controller_id.is_distinct_from(new.controller_id), 1), else_=0)
+    return session.scalar(stmt.on_conflict_do_update(
+        index_elements=[held.node_id],
+        set_=dict(epoch=held.epoch + moved, controller_id=new.controller_id, agent_id=new.agent_id,
+                  acquired_at=text("now()"))).returning(held.epoch))

@@ -1,0 +1,49 @@
+"""Controllers' leases and node leases (services.leases): a node's epoch grows only when it changes controller; a
+lease is renewed only while it has not expired; an orderly stop frees the controller's nodes."""
+
+import time
+import uuid
+
+from sqlalchemy import select
+
+from e3.core.db import session_scope
+from e3.models import ComputeNode, controllers, node_leases
+from e3.services import leases
+
+
+def _node_id(client) -> uuid.UUID:
+    r = client.post("/api/v1/clusters", json={"generator": "fattree", "servers": 1, "server_type": "beefy",
+                                              "name": "leased"})
+    assert r.status_code == 201
+    with session_scope() as session:
+        return session.scalars(select(ComputeNode.id)).first()
+
+
+def test_a_nodes_epoch_grows_only_when_it_changes_controller(client):
+    node = _node_id(client)
+    with session_scope() as session:
+        a = leases.start_controller(session, "a", "127.0.0.1:1", 2.0)
+        b = leases.start_controller(session, "b", "127.0.0.1:2", 2.0)
+    epochs = []
+    for controller, agent in ((a, "x"), (a, "x"), (a, "y"), (b, "y"), (b, "y"), (a, "y")):
+        with session_scope() as session:
+            epochs.append(leases.acquire_node(session, node, controller, agent))
+    assert epochs == [1, 1, 1, 2, 2, 3]  # a reconnect, even by another agent, keeps it; a move adds one
+    with session_scope() as session:
+        leases.end_controller(session, a)
+        held = session.execute(select(node_leases)).one()
+    assert (held.controller_id, held.epoch, held.agent_id) == (None, 3, "y")  # free, its epoch kept
+
+
+def test_a_lease_is_renewed_only_before_it_expires(backing_services):
+    with session_scope() as session:
+        me = leases.start_controller(session, "me", "127.0.0.1:1", 0.2)
+    with session_scope() as session:
+        assert leases.renew_controller(session, me, 0.2)
+    time.sleep(0.4)
+    with session_scope() as session:
+        assert not leases.renew_controller(session, me, 0.2)  # lapsed: it stays lapsed
+    with session_scope() as session:
+        assert not leases.renew_controller(session, me, 60.0)
+        leases.end_controller(session, me)
+        assert session.execute(select(controllers)).all() == []
