@@ -131,6 +131,16 @@ def store_heartbeats(beats, wall_ns: int | None = None) -> None:
         telemetry_rollups.add_rollups(session, nodes, instances, telemetry_rollups.days_of(nodes))
 
 
+def self_signed_certificate(folder: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 and its key (PEM files in `folder`), as an operator would make one
+    for the controller."""
+    cert, key = folder / "controller.crt", folder / "controller.key"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=e3-test",
+                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True)
+    return cert, key
+
+
 def latest_state(r, node_id: str) -> dict | None:
     """The node's latest heartbeat as the controller keeps it in Redis (`e3:latest:<cluster>`), or None."""
     import json

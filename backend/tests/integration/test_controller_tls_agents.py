@@ -5,11 +5,10 @@ register, and `e3 cluster up` says so and fails."""
 import json
 import os
 import signal
-import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import start_process, stop_process
+from helpers import self_signed_certificate, start_process, stop_process
 from local_trio import AGENT
 
 from e3.core.embedded import free_tcp_port
@@ -18,10 +17,7 @@ from e3.core.embedded import free_tcp_port
 @pytest.fixture
 def tls_controller(backing_services, tmp_path):
     """A controller on TLS with a self-signed certificate for 127.0.0.1; yields its address and the TLS env."""
-    cert, key = tmp_path / "controller.crt", tmp_path / "controller.key"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=e3-test",
-                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
-                   check=True, capture_output=True)
+    cert, key = self_signed_certificate(tmp_path)
     tls = dict(E3_CONTROLLER_TLS_CERT=str(cert), E3_CONTROLLER_TLS_KEY=str(key))
     port = free_tcp_port()
     proc = start_process(["controller", "--port", str(port)], backing_services, "controller-tls.log",

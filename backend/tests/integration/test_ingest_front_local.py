@@ -8,7 +8,6 @@ why, when its front is killed."""
 import json
 import os
 import signal
-import subprocess
 import time
 import uuid
 from pathlib import Path
@@ -16,7 +15,8 @@ from pathlib import Path
 import grpc
 import psutil
 import pytest
-from helpers import REPO_ROOT, agent_auth, start_process, stop_process, wait_for_job, wait_until
+from helpers import (REPO_ROOT, agent_auth, self_signed_certificate, start_process, stop_process, wait_for_job,
+                     wait_until)
 from local_trio import AGENT
 from sqlalchemy import func, select
 
@@ -111,10 +111,7 @@ def test_the_controller_exits_when_its_front_is_killed(controller, backing_servi
 def test_agents_register_over_tls_through_the_front(e3, client, backing_services, controller_env, tmp_path):
     """The front speaks TLS with the controller's own E3_CONTROLLER_TLS_CERT/KEY; a real agent trusting that
     certificate registers through it."""
-    cert, key = tmp_path / "controller.crt", tmp_path / "controller.key"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=e3-test",
-                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
-                   check=True, capture_output=True)
+    cert, key = self_signed_certificate(tmp_path)
     tls = dict(E3_CONTROLLER_TLS_CERT=str(cert), E3_CONTROLLER_TLS_KEY=str(key))
     port = free_tcp_port()
     proc = start_process(["controller", "--port", str(port)], backing_services, "controller-front-tls.log",

@@ -3,13 +3,12 @@ client gets nothing; without TLS, listening beyond loopback is logged as a warni
 
 import asyncio
 import logging
-import subprocess
 import uuid
 
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from helpers import agent_auth
+from helpers import agent_auth, self_signed_certificate
 
 from e3.rpc.pb import agent_pb2, agent_pb2_grpc
 
@@ -17,11 +16,7 @@ from e3.rpc.pb import agent_pb2, agent_pb2_grpc
 @pytest.fixture
 def certificate(tmp_path):
     """A self-signed certificate for 127.0.0.1 and its key (PEM files)."""
-    cert, key = tmp_path / "controller.crt", tmp_path / "controller.key"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=e3-test",
-                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
-                   check=True, capture_output=True)
-    return cert, key
+    return self_signed_certificate(tmp_path)
 
 
 def test_issue19_item5_agents_register_over_tls_and_plaintext_gets_nothing(start_controller, certificate, lab,
