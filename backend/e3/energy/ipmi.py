@@ -21,7 +21,9 @@ import os
 import stat
 import struct
 import subprocess
-from concurrent.futures import Future, ThreadPoolExecutor
+import threading
+import time
+from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from pathlib import Path
@@ -144,64 +146,126 @@ class LanReader:
     """Out-of-band: RMCP+ to a BMC's LAN port with pyghmi's client. Reads the credentials file at each
     reading, so a changed file (or a revoked password) takes effect at once.
 
-    pyghmi retries a silent BMC for up to a minute, so each request runs in this reader's own thread and
-    `read` waits `timeout_s` for it: past that it raises (no answer), and until that request ends, pyghmi
-    giving up in its own time, the next `read` raises at once rather than queueing more requests."""
+    pyghmi retries a silent BMC for up to a minute, so each request runs in a thread of its own and `read`
+    waits `timeout_s` for it: past that it raises (no answer). While that request is pending the next
+    `read` raises at once rather than queueing more requests, for at most `abandon_after_s`: a request
+    still pending then is abandoned (its session marked broken, so pyghmi neither hands it out again nor
+    keeps waiting on it) and the reading starts over on a new session. A BMC that misses one answer, or a
+    pyghmi call that never returns, costs readings for that long, not for good."""
 
-    def __init__(self, address: str, port: int, credentials_file: str | Path, timeout_s: float = 2.0):
-        self.address, self.port, self.credentials_file, self.timeout_s = address, port, credentials_file, timeout_s
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"ipmi-{address}:{port}")
-        self._pending: Future | None = None
-        self._session = None  # pyghmi's Command, used from the pool's one thread only
+    def __init__(self, address: str, port: int, credentials_file: str | Path, timeout_s: float = 2.0,
+                 abandon_after_s: float = 20.0):
+        self.address, self.port, self.credentials_file = address, port, credentials_file
+        self.timeout_s, self.abandon_after_s = timeout_s, abandon_after_s
+        self._lock = threading.Lock()
+        self._pending: _Request | None = None
+        self._session = None  # pyghmi's Command; only the request of the current generation may set it
         self._session_creds: Credentials | None = None
+        self._generation = 0
 
     @property
     def where(self) -> str:
         return f"BMC {self.address}:{self.port}"
 
     def read(self) -> PowerReading:
-        if self._pending is not None and not self._pending.done():
-            raise IpmiError(f"{self.where}: no answer (the previous request is still unanswered)")
+        pending = self._pending
+        if pending is not None and not pending.answer.done():
+            if time.monotonic() - pending.started < self.abandon_after_s:
+                raise IpmiError(f"{self.where}: no answer (the previous request is still unanswered)")
+            self._abandon(pending)
         creds = read_credentials(self.credentials_file)
-        self._pending = self._pool.submit(self._ask, creds)
+        request = _Request(self._generation, time.monotonic(), Future())
+        self._pending = request
+        threading.Thread(target=self._run, args=(request, creds), daemon=True,
+                         name=f"ipmi-{self.address}:{self.port}").start()
         try:
-            answer = self._pending.result(timeout=self.timeout_s)
+            answer = request.answer.result(timeout=self.timeout_s)
         except FutureTimeout:
             raise IpmiError(f"{self.where}: no answer within {self.timeout_s:g} s") from None
         return parse_power_reading(bytes(answer.get("data", b"")), answer.get("code", 0))
 
-    def _ask(self, creds: Credentials) -> dict:
+    def _abandon(self, stuck: "_Request") -> None:
+        with self._lock:
+            self._generation += 1
+            session, self._session = self._session, None
+        _mark_broken(session)
+        stuck.answer.cancel()
+
+    def _run(self, request: "_Request", creds: Credentials) -> None:
+        try:
+            answer = self._ask(request.generation, creds)
+        except BaseException as e:  # the reader raises it
+            if not request.answer.done():
+                request.answer.set_exception(e)
+            return
+        if not request.answer.done():
+            request.answer.set_result(answer)
+
+    def _ask(self, generation: int, creds: Credentials) -> dict:
         from pyghmi import exceptions as pyghmi_errors
         from pyghmi.ipmi import command
 
         # One session, kept while it works and the credentials stay the same: pyghmi hangs when a second
         # Command is made for a session it already holds, and a real BMC has few session slots.
-        if self._session is None or self._session_creds != creds:
-            self._session, self._session_creds = None, creds
+        session = self._session_for(generation, creds)
+        if session is None:
             try:
-                self._session = command.Command(bmc=self.address, userid=creds.user, password=creds.password,
-                                                port=self.port, keepalive=False)
+                session = command.Command(bmc=self.address, userid=creds.user, password=creds.password,
+                                          port=self.port, keepalive=False)
             except pyghmi_errors.IpmiException as e:
                 raise IpmiError(f"{self.where}: {_describe_session_error(str(e))}") from None
             except OSError as e:
                 raise IpmiError(f"{self.where}: {e.strerror or e}") from None
+            self._keep_session(generation, session, creds)
         try:
             # a short first wait: pyghmi's client sometimes misses the first answer of a session (seen on
             # loopback against pyghmi's server), and its resend is what then gets through
-            answer = self._session.raw_command(netfn=NETFN_DCMI, command=CMD_GET_POWER_READING,
-                                               data=REQUEST_DATA, timeout=min(0.5, self.timeout_s / 4))
+            answer = session.raw_command(netfn=NETFN_DCMI, command=CMD_GET_POWER_READING,
+                                         data=REQUEST_DATA, timeout=min(0.5, self.timeout_s / 4))
         except (pyghmi_errors.IpmiException, OSError) as e:
-            self._session = None
+            self._keep_session(generation, None, None)
             raise IpmiError(f"{self.where}: {_describe_session_error(str(e))}") from None
         if not isinstance(answer, dict) or answer.get("code") == 0xFFFF:  # 0xFFFF: pyghmi's own timeout
-            self._session = None
+            self._keep_session(generation, None, None)
             raise IpmiError(f"{self.where}: no answer")
         if "error" in answer and not answer.get("code"):
             raise IpmiError(f"{self.where}: {answer['error']}")
         return answer
 
+    def _session_for(self, generation: int, creds: Credentials):
+        with self._lock:
+            if generation == self._generation and self._session_creds == creds:
+                return self._session
+            return None
+
+    def _keep_session(self, generation: int, session, creds: Credentials | None) -> None:
+        """Keep (or, with None, forget) the session, unless this request was abandoned meanwhile."""
+        with self._lock:
+            if generation == self._generation:
+                self._session, self._session_creds = session, creds
+
     def close(self) -> None:
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        pending = self._pending
+        if pending is not None and not pending.answer.done():
+            self._abandon(pending)
+
+
+@dataclass(frozen=True)
+class _Request:
+    generation: int
+    started: float  # time.monotonic()
+    answer: Future
+
+
+def _mark_broken(session) -> None:
+    """Tell pyghmi to give up a session: its waits end and its cache no longer hands it out."""
+    ipmi_session = getattr(session, "ipmi_session", None)
+    if ipmi_session is None:
+        return
+    try:
+        ipmi_session._mark_broken()  # pyghmi's own way out of a failed session (no public one)
+    except Exception:  # noqa: BLE001 - a session already gone is what we want
+        pass
 
 
 def _describe_session_error(message: str) -> str:

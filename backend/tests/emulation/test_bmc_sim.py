@@ -2,7 +2,9 @@
 read its DCMI power reading; its fault modes and wrong credentials fail as a real BMC's would."""
 
 import os
+import signal
 import subprocess
+import time
 
 import pytest
 from emulated_bmc import private_file, start_bmc, stop_bmc
@@ -70,3 +72,32 @@ def test_the_lan_reader_is_refused_wrong_credentials(bmc):
                 reader.read()
         finally:
             reader.close()
+
+
+def test_the_lan_reader_reads_again_after_the_bmc_froze(tmp_path):
+    """A BMC that stops answering mid-request (frozen, then back) is read again once it answers: the reader
+    never stays stuck on the request it lost."""
+    proc, bmc = start_bmc(tmp_path, 345)
+    reader = LanReader("127.0.0.1", bmc["port"], bmc["creds"], timeout_s=1.0, abandon_after_s=3.0)
+    try:
+        assert reader.read().current_watts == 345
+        os.kill(proc.pid, signal.SIGSTOP)
+        with pytest.raises(IpmiError, match="no answer"):
+            reader.read()
+        time.sleep(1.0)
+        bmc["watts"].write_text("400")
+        os.kill(proc.pid, signal.SIGCONT)
+        deadline, last = time.monotonic() + 30.0, None
+        while time.monotonic() < deadline:
+            try:
+                assert reader.read().current_watts == 400
+                break
+            except IpmiError as e:
+                last = e
+                time.sleep(0.5)
+        else:
+            pytest.fail(f"not read again within 30 s of the BMC's return: {last}")
+    finally:
+        os.kill(proc.pid, signal.SIGCONT)
+        reader.close()
+        stop_bmc(proc)

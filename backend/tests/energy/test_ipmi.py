@@ -85,3 +85,39 @@ def test_a_missing_or_incomplete_credentials_file_is_refused(tmp_path):
         read_credentials(_file(tmp_path, "u" * 17 + "\nsecret\n"))
     with pytest.raises(IpmiError, match="not a regular file"):
         read_credentials(tmp_path)
+
+
+def test_a_request_that_never_returns_is_abandoned_and_reading_starts_over(tmp_path, monkeypatch):
+    """pyghmi's call may never return: the reader refuses to pile up requests behind it, but only for
+    `abandon_after_s`; then a new request (a new session) reads again. The stuck call, when it ends at last,
+    does not overwrite the new session."""
+    import threading
+    import time
+
+    creds = tmp_path / "bmc.cred"
+    creds.touch(mode=0o600)
+    creds.write_text("admin\nsecret\n")
+    reader = ipmi.LanReader("127.0.0.1", 9, creds, timeout_s=0.2, abandon_after_s=0.6)
+    release, calls = threading.Event(), []
+
+    def ask(generation, _creds):
+        calls.append(generation)
+        if len(calls) == 1:
+            release.wait(10)  # pyghmi stuck
+            reader._keep_session(generation, "stale session", _creds)
+            return {"code": 0, "data": reading(current=111)}
+        return {"code": 0, "data": reading(current=222)}
+
+    monkeypatch.setattr(reader, "_ask", ask)
+    with pytest.raises(IpmiError, match="no answer within"):
+        reader.read()
+    with pytest.raises(IpmiError, match="still unanswered"):
+        reader.read()
+    assert calls == [0]  # no second request queued behind the stuck one
+    time.sleep(0.7)
+    assert reader.read().current_watts == 222
+    assert calls == [0, 1]
+    release.set()
+    time.sleep(0.1)
+    assert reader._session is None  # the abandoned request kept nothing
+    reader.close()
