@@ -3,6 +3,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
+import { afterEach, beforeEach } from "node:test";
 import { chromium } from "playwright-core";
 
 export const resultsDir = resolve(import.meta.dirname, "../test-results");
@@ -23,6 +24,42 @@ export async function newTestPage(browser, { bypassCSP = false } = {}) {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 }, bypassCSP });
   page.setDefaultTimeout(30_000);
   return page;
+}
+
+/** After each failed test of the file, what `currentPage()` showed: a screenshot `failed-<test>.png`, its URL,
+ * the editor drafts in localStorage and the page's script errors during the test (so a failure seen
+ * once in CI explains itself). Call once at the file's top level. */
+export function recordFailures(currentPage) {
+  const errors = [];
+  const watched = new WeakSet();
+  beforeEach(() => {
+    const page = currentPage();
+    errors.length = 0;
+    if (!page || watched.has(page)) return;
+    watched.add(page);
+    page.on("pageerror", (e) => errors.push(`page error: ${e.message}`));
+    page.on("console", (m) => m.type() === "error" && errors.push(`console error: ${m.text().slice(0, 300)}`));
+  });
+  afterEach(async (t) => {
+    const page = currentPage();
+    const seen = errors.splice(0);
+    if (t.passed || !page || page.isClosed()) return;
+    try {
+      await screenshot(page, `failed-${t.name.replace(/[^a-z0-9]+/gi, "-").slice(0, 60)}`);
+      const drafts = await page.evaluate(() => {
+        try {
+          return Object.fromEntries(Object.keys(localStorage).filter((k) => k.startsWith("e3.draft."))
+            .map((k) => [k, localStorage.getItem(k).slice(0, 400)]));
+        } catch (e) {
+          return `unreadable: ${e.message}`;
+        }
+      });
+      console.log(`failed at ${page.url()}; drafts: ${JSON.stringify(drafts)}`);
+    } catch (e) {
+      console.log(`could not record the failure: ${e.message}`);
+    }
+    for (const line of seen.slice(-20)) console.log(line);
+  });
 }
 
 /** The whole page, or with `fullPage: false` what the viewport shows (a long page's top). */

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
 import { startBackend } from "./backend.mjs";
-import { byId, launch, newTestPage, screenshot } from "./browser.mjs";
+import { byId, launch, newTestPage, recordFailures, screenshot } from "./browser.mjs";
 import { canvasMarks, tooltipAt } from "./canvas.mjs";
 import { kvApplication } from "./cluster.mjs";
 
@@ -20,6 +20,7 @@ const GOOD = "e2e-kv";
 let backend;
 let browser;
 let page;
+recordFailures(() => page);
 let badDeployment; // its id, as the deploy page links it
 
 before(async () => {

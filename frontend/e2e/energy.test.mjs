@@ -17,7 +17,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
 import { startBackend } from "./backend.mjs";
-import { axeViolations, byId, launch, newTestPage, screenshot } from "./browser.mjs";
+import { axeViolations, byId, launch, newTestPage, recordFailures, screenshot } from "./browser.mjs";
 import { KEY, deployKv, startLoad, useRack, waitFor } from "./cluster.mjs";
 
 const RACK = useRack();
@@ -35,6 +35,7 @@ let backend;
 let load;
 let browser;
 let page;
+recordFailures(() => page);
 let historyApi = false; // whether this build serves the energy history (GET /applications/{name}/energy)
 
 before(async () => {

@@ -15,7 +15,7 @@ import { execFile } from "node:child_process";
 import { after, before, describe, test } from "node:test";
 
 import { e3Bin, rackPossible, startBackend } from "./backend.mjs";
-import { byId, launch, newTestPage, screenshot } from "./browser.mjs";
+import { byId, launch, newTestPage, recordFailures, screenshot } from "./browser.mjs";
 import { startLoad, waitFor } from "./cluster.mjs";
 import { connectPorts, dropService, edgeOf, openFreshEditor } from "./editor.mjs";
 
@@ -29,6 +29,7 @@ const RATE = 40; // requests/s, under the gateway's default rate limit (100/s pe
 let backend;
 let browser;
 let page;
+recordFailures(() => page);
 let load;
 let key; // the gateway's key, as its form shows it
 let deploymentId; // as the deploy page links it

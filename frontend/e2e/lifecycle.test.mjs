@@ -6,12 +6,13 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
 import { startBackend } from "./backend.mjs";
-import { byId, launch, newTestPage, screenshot } from "./browser.mjs";
+import { byId, launch, newTestPage, recordFailures, screenshot } from "./browser.mjs";
 import { kvApplication } from "./cluster.mjs";
 
 let backend;
 let browser;
 let page;
+recordFailures(() => page);
 
 const text = async (id) => (await page.locator(byId(id)).innerText()).trim();
 

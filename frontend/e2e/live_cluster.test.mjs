@@ -17,8 +17,8 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 
 import { startBackend } from "./backend.mjs";
-import { byId, fmtBusy, fmtProfile, frameTimes, launch, mainThreadBusy, measureUpdates, newTestPage, profileScript, resultsDir,
-         screenshot } from "./browser.mjs";
+import { byId, fmtBusy, fmtProfile, frameTimes, launch, mainThreadBusy, measureUpdates, newTestPage, profileScript,
+         recordFailures, resultsDir, screenshot } from "./browser.mjs";
 import { canvasMarks, tooltipAt } from "./canvas.mjs";
 import { KEY, deployKv, fmt, running, startLoad, stats, useRack, waitFor } from "./cluster.mjs";
 
@@ -37,6 +37,7 @@ let load;
 let browser;
 let dash; // the dashboard's page
 let page; // the cluster page's
+recordFailures(() => page);
 let deploymentId;
 let placed; // gw, kv, kv-backup as the API placed them
 let target; // the node the kvs primary is moved to

@@ -7,12 +7,13 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
 import { startBackend } from "./backend.mjs";
-import { byId, launch, newTestPage, screenshot } from "./browser.mjs";
+import { byId, launch, newTestPage, recordFailures, screenshot } from "./browser.mjs";
 import { canvasMarks, findMark, tooltipAt } from "./canvas.mjs";
 
 let backend;
 let browser;
 let page;
+recordFailures(() => page);
 let mark; // a point on an instance mark, in page pixels
 let drawn; // the instance count shown
 

@@ -5,12 +5,13 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
 import { startBackend } from "./backend.mjs";
-import { byId, launch, newTestPage, screenshot } from "./browser.mjs";
+import { byId, launch, newTestPage, recordFailures, screenshot } from "./browser.mjs";
 import { kvApplication } from "./cluster.mjs";
 
 let backend;
 let browser;
 let page;
+recordFailures(() => page);
 let first;
 
 /** A new version of `shop` whose kvs has `shards` shards. */

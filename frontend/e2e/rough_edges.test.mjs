@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
 import { startBackend } from "./backend.mjs";
-import { byId, launch, newTestPage, screenshot } from "./browser.mjs";
+import { byId, launch, newTestPage, recordFailures, screenshot } from "./browser.mjs";
 import { deployKv, waitFor } from "./cluster.mjs";
 
 const APP = "e2e-kv";
@@ -18,6 +18,7 @@ const OTHER = "solo";
 let backend;
 let browser;
 let page;
+recordFailures(() => page);
 let placed; // the e2e-kv instances as the API placed them
 let failedJob; // the deployment job that found no room
 

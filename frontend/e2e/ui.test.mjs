@@ -4,12 +4,13 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
 import { startBackend } from "./backend.mjs";
-import { byId, launch, newTestPage, screenshot } from "./browser.mjs";
+import { byId, launch, newTestPage, recordFailures, screenshot } from "./browser.mjs";
 import { connectPorts, dropService } from "./editor.mjs";
 
 let backend;
 let browser;
 let page;
+recordFailures(() => page);
 
 before(async () => {
   backend = await startBackend();

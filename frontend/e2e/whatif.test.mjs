@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
 import { startBackend } from "./backend.mjs";
-import { byId, launch, newTestPage, screenshot } from "./browser.mjs";
+import { byId, launch, newTestPage, recordFailures, screenshot } from "./browser.mjs";
 
 const APP = "whatif";
 const ALGORITHMS = ["hcm", "annealing", "ilp", "first_fit"];
@@ -21,6 +21,7 @@ const OPTIMALITY = [
 let backend;
 let browser;
 let page;
+recordFailures(() => page);
 
 before(async () => {
   backend = await startBackend({ localServers: 2 });
