@@ -56,6 +56,15 @@ def _ns(at: datetime | None) -> int:
     return 0 if at is None else int(at.timestamp() * 1_000_000_000)
 
 
+_REFUSALS = (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.INVALID_ARGUMENT)
+
+
+def _why_unavailable(exc: grpc.RpcError) -> str:
+    """In words: a controller that refused the call said so; one that failed or was not reached did not answer."""
+    verb = "refused the call" if exc.code() in _REFUSALS else "did not answer"
+    return f"the controller at {controller_target()} {verb}: {exc.code().name}: {exc.details()}"
+
+
 def fetch(node_id, since: datetime | None, until: datetime | None, limit: int, authorization: str | None) -> TailAnswer:
     """The controller's raw heartbeats of the node in (since, until], the newest `limit`."""
     ca = get_settings().agent_tls_ca
@@ -67,7 +76,6 @@ def fetch(node_id, since: datetime | None, until: datetime | None, limit: int, a
     except grpc.RpcError as exc:
         if exc.code() == grpc.StatusCode.NOT_FOUND:
             return TailAnswer("none", [])
-        return TailAnswer("unavailable", [], detail=f"the controller at {controller_target()} did not answer: "
-                                                    f"{exc.code().name}: {exc.details()}")
+        return TailAnswer("unavailable", [], detail=_why_unavailable(exc))
     holds_since = datetime.fromtimestamp(answer.holds_since_unix_ns / 1e9, timezone.utc)
     return TailAnswer("ok", [point(h) for h in answer.heartbeats_json], holds_since)

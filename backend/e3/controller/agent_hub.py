@@ -202,10 +202,13 @@ class AgentHub:
         except ValueError:
             return None
 
-    def _refuse_foreign(self, credential: AgentCredential, node_id: str) -> None:
-        """Forbidden when `node_id` is registered under another credential (an impostor, not a stale agent)."""
+    def _is_foreign(self, credential: AgentCredential, node_id: str) -> bool:
+        """`node_id` is registered under another credential (an impostor, not a stale agent)."""
         node = self._tracked(node_id)
-        if node is not None and node.token_id not in (None, credential.token_id):
+        return node is not None and node.token_id not in (None, credential.token_id)
+
+    def _refuse_foreign(self, credential: AgentCredential, node_id: str) -> None:
+        if self._is_foreign(credential, node_id):
             raise Forbidden(f"node {node_id} is registered under another agent credential")
 
     async def accept_batch(self, credential: AgentCredential, agent_id: str,
@@ -213,21 +216,20 @@ class AgentHub:
         """Validate each heartbeat (Heartbeat messages) and keep the good ones: live state in Redis at once,
         rollups in the database within E3_ROLLUP_FLUSH_MS. Waits while the rollup writer (or Redis) is full:
         backpressure. Forbidden when it names a node of another credential: that node's heartbeats are never
-        kept (the batch's heartbeats of the agent's own nodes are counted: they were read in the same pass)."""
+        kept and are counted `forbidden` (the batch's heartbeats of the agent's own nodes are kept: they were
+        read in the same pass)."""
         if len(heartbeats) > agents.MAX_HEARTBEATS_PER_BATCH:
             reason = f"batch of {len(heartbeats)} heartbeats (at most {agents.MAX_HEARTBEATS_PER_BATCH})"
             self.rejected["oversized"] += len(heartbeats)
             return 0, [Rejection(i, hb.node_id, reason) for i, hb in enumerate(heartbeats)]
         # accepted nodes are marked seen now (a node of another credential is never accepted)
         encoded, rejected = self.intake.accept(agent_id, heartbeats, credential.token_id)
-        try:
-            for _, node_id, reason in rejected:
-                if reason == NOT_REGISTERED:
-                    self._refuse_foreign(credential, node_id)
-        except Forbidden:
-            self.rejected["forbidden"] += len(heartbeats)  # the whole batch is refused
-            raise
-        self.rejected.update(rejection_kind(reason) for _, _, reason in rejected)
+        foreign = {node_id for _, node_id, reason in rejected
+                   if reason == NOT_REGISTERED and self._is_foreign(credential, node_id)}
+        self.rejected.update("forbidden" if node_id in foreign else rejection_kind(reason)
+                             for _, node_id, reason in rejected)
+        if foreign:  # the stream ends refused; the agent's own heartbeats of the batch were kept
+            raise Forbidden(f"node {min(foreign)} is registered under another agent credential")
         if encoded.accepted:
             await self.rollup_writer.room()  # the stream reads no further until the database catches up
             await self.live.room()

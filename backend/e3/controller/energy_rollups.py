@@ -21,6 +21,7 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 
 from e3.core.aio import cancel_and_wait
+from e3.controller.periodic_writer import RetentionSchedule, write_periodically
 from e3.core.db import in_session
 from e3.energy.ledger import EnergyLedger, EnergyRow
 from e3.services import energy_history, energy_labels, energy_rollup_writes
@@ -36,10 +37,9 @@ class EnergyRollups:
                  retention_every_s: float = 3600.0, leads: Callable[[], bool] = lambda: True):
         """`leads()`: whether this controller leads (controller.leadership): only the leader applies retention."""
         self.ledger, self.every_s, self.grace_s, self.clock = ledger, every_s, grace_s, clock
-        self.leads = leads
         self.max_pending_rows = max_pending_rows
         self.retention_every_s = retention_every_s
-        self._retained_at: float | None = None  # monotonic time of the last retention pass
+        self.retention = RetentionSchedule(retention_every_s, leads)
         self._idle: dict[str, float] = {}  # node id -> modelled idle watts
         self._labels: dict[str, InstanceLabels] = {}  # instance id -> labels (found ones only)
         self._pending: deque[list[energy_rollup_writes.StoredRow]] = deque()
@@ -128,7 +128,7 @@ class EnergyRollups:
 
     async def apply_retention(self) -> int:
         """Delete the rollups older than the retention (E3_ENERGY_RETENTION_DAYS); a failure is logged."""
-        self._retained_at = time.monotonic()
+        self.retention.ran()
         try:
             dropped = await asyncio.to_thread(in_session, _drop_expired)
         except Exception:
@@ -138,19 +138,9 @@ class EnergyRollups:
             log.info("energy history retention deleted %d rows", dropped)
         return dropped
 
-    async def _run(self) -> None:
-        while True:
-            await asyncio.sleep(self.every_s)
-            if self.leads() and (self._retained_at is None
-                                 or time.monotonic() - self._retained_at >= self.retention_every_s):
-                await self.apply_retention()
-            try:
-                await self.tick()
-            except Exception:  # never let the history stop the controller
-                log.exception("energy history tick failed")
-
     def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._run(), name="energy-rollups")
+        self._task = asyncio.get_running_loop().create_task(
+            write_periodically(self.every_s, self.tick, self.retention, self.apply_retention, "energy history tick"), name="energy-rollups")
 
     async def stop(self, timeout_s: float = 10.0) -> None:
         """Close every open step and write it (giving up after `timeout_s`), then stop."""

@@ -16,13 +16,13 @@ retention (E3_HEARTBEAT_RETENTION_DAYS) are dropped, by the leading controller o
 
 import asyncio
 import logging
-import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 
 from e3.core.aio import cancel_and_wait
+from e3.controller.periodic_writer import RetentionSchedule, write_periodically
 from e3.core.db import in_session
 from e3.rollup.steps import InstanceRollup, NodeRollup, RollupSteps
 from e3.services import telemetry_rollups
@@ -46,9 +46,8 @@ class RollupWriter:
                  leads: Callable[[], bool] = lambda: True):
         """`leads()`: whether this controller leads (controller.leadership): only the leader applies retention."""
         self.steps, self.every_s, self.max_pending_rows, self.retry_s = steps, every_s, max_pending_rows, retry_s
-        self.leads = leads
         self.retention_days, self.retention_every_s = retention_days, retention_every_s
-        self._retained_at: float | None = None  # monotonic time of the last retention pass
+        self.retention = RetentionSchedule(retention_every_s, leads)
         self._pending: deque[_Batch] = deque()
         self._pending_rows = 0
         self._days: set[date] = set()  # days whose partitions exist
@@ -119,8 +118,11 @@ class RollupWriter:
         return written
 
     async def apply_retention(self) -> list[str]:
-        """Drop the day partitions older than the retention now; a failure is logged, not raised."""
-        self._retained_at = time.monotonic()
+        """Drop the day partitions older than the retention now (none without a retention); a failure is
+        logged, not raised."""
+        self.retention.ran()
+        if not self.retention_days:
+            return []
         cutoff = datetime.now(timezone.utc) - timedelta(days=self.retention_days)
         try:
             dropped = await asyncio.to_thread(in_session, telemetry_rollups.drop_partitions_before, cutoff)
@@ -132,19 +134,9 @@ class RollupWriter:
             log.info("telemetry rollup retention dropped %s", ", ".join(dropped))
         return dropped
 
-    async def _run(self) -> None:
-        while True:
-            await asyncio.sleep(self.every_s)
-            if self.retention_days and self.leads() and (
-                    self._retained_at is None or time.monotonic() - self._retained_at >= self.retention_every_s):
-                await self.apply_retention()
-            try:
-                await self.tick()
-            except Exception:  # never let the rollups stop the controller
-                log.exception("telemetry rollup flush failed")
-
     def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._run(), name="rollup-writer")
+        self._task = asyncio.get_running_loop().create_task(
+            write_periodically(self.every_s, self.tick, self.retention, self.apply_retention, "telemetry rollup flush"), name="rollup-writer")
 
     async def stop(self, timeout_s: float = 10.0) -> None:
         """Write what is left (giving up after `timeout_s`), then stop."""

@@ -93,3 +93,24 @@ def test_bad_telemetry_queries_name_the_parameter(client):
     assert r.status_code == 422 and "time zone" in r.json()["errors"][0]["message"]
     r = client.get(f"/api/v1/nodes/{node['id']}/telemetry", params={"limit": 0})
     assert r.status_code == 422 and r.json()["errors"][0]["field"] == "limit"
+
+
+def test_a_controller_that_refuses_the_tail_is_said_to_refuse_it_not_to_be_silent():
+    import grpc
+
+    from e3.api.controller_tail import _why_unavailable
+
+    class Answered(grpc.RpcError):
+        def __init__(self, code, details):
+            self._code, self._details = code, details
+
+        def code(self):
+            return self._code
+
+        def details(self):
+            return self._details
+
+    refused = _why_unavailable(Answered(grpc.StatusCode.PERMISSION_DENIED, "the token lacks scope read"))
+    assert "refused the call: PERMISSION_DENIED: the token lacks scope read" in refused
+    silent = _why_unavailable(Answered(grpc.StatusCode.UNAVAILABLE, "connection refused"))
+    assert "did not answer: UNAVAILABLE" in silent

@@ -115,10 +115,14 @@ def _events(kind):
         return [e.data for e in session.scalars(select(Event).where(Event.kind == kind).order_by(Event.id))]
 
 
-def _marked_rows(node_id):
+def _rows_with_queue(node_id, queue_length):
     with session_scope() as session:
         return session.scalar(select(func.count()).select_from(node_rollups).where(
-            node_rollups.c.node_id == uuid.UUID(node_id), node_rollups.c.queue_len_max == MARK))
+            node_rollups.c.node_id == uuid.UUID(node_id), node_rollups.c.queue_len_max == queue_length))
+
+
+def _marked_rows(node_id):
+    return _rows_with_queue(node_id, MARK)
 
 
 def _host(lab, index=0):
@@ -229,3 +233,20 @@ def test_issue19_item5_a_bound_credential_runs_only_the_nodes_of_its_servers(stu
     assert refused.status_code == 422 and refused.json()["errors"][0]["field"] == "servers"
     refused = client.post("/api/v1/tokens", json={"name": "x", "scopes": ["read"], "cluster": "lab"})
     assert refused.status_code == 422 and refused.json()["errors"][0]["field"] == "cluster"
+
+
+def test_a_batch_naming_another_credentials_node_is_refused_and_only_that_heartbeat_counted_forbidden(
+        stub, controller, lab, agent_token, make_token, agents):
+    victim = Agent(stub, agent_token, _host(lab), "victim-agent-1")
+    agents.append(victim)
+    impostor = make_token("agent", name="impostor")
+    own = _register(stub, impostor, _host(lab, 1), "impostor-agent")
+    hub = controller.controller.hub
+    before = hub.rejected["forbidden"]
+    code, _ = _refusal(lambda: stub.StreamHeartbeats(iter([agent_pb2.HeartbeatBatch(
+        agent_id="impostor-agent", sequence=1, heartbeats=[_beat(own, 7), _beat(victim.node_id, MARK)])]),
+        metadata=auth(impostor), timeout=10))
+    assert code == grpc.StatusCode.PERMISSION_DENIED
+    assert hub.rejected["forbidden"] - before == 1  # the victim's node's heartbeat, not the impostor's own
+    assert _marked_rows(victim.node_id) == 0
+    wait_until(lambda: _rows_with_queue(own, 7) == 1)  # the impostor's own node's heartbeat was kept
