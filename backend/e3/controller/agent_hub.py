@@ -346,6 +346,10 @@ class AgentHub:
             raise BadRequest("a NACK needs an error detail")
         await asyncio.to_thread(in_session, commands.record_outcome, node.cluster_id, node.node_id, version, ok,
                                 error_code, error_message)
+        if not ok and error_code == commands.STALE_CONTROLLER:
+            log.info("node %s refused a copy of command %d from a controller that lost it (%s); the version stays "
+                     "open for its owner", node.name, version, error_message)
+            return
         if not ok:
             log.warning("node %s NACKed command %d: %s %s", node.name, version, error_code, error_message)
         try:

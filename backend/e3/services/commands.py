@@ -297,14 +297,20 @@ def _promote_refused(session: Session, cluster_id: uuid.UUID | None, command: No
                 epoch=command.payload.get("epoch"), error_code=error["code"], error_message=error["message"])
 
 
+STALE_CONTROLLER = "stale_controller"  # the agent's NACK of a command carrying a lease epoch below the node's
+
 def record_outcome(session: Session, cluster_id: uuid.UUID | None, node_id: uuid.UUID, version: int,
                    ok: bool, error_code: str, error_message: str) -> NodeCommand:
     """An ACK or NACK: the command's state, its instance's state, and a `command.ack|nack` event.
-    BadRequest, and nothing recorded, when the node has no command of that version (never sent to it)."""
+    BadRequest, and nothing recorded, when the node has no command of that version (never sent to it).
+    A `stale_controller` NACK records nothing either: the agent refused a copy sent by a controller that had
+    lost the node and left the version open for the node's owner, so it is not the command's outcome."""
     command = session.scalar(select(NodeCommand).where(NodeCommand.node_id == node_id, NodeCommand.version == version)
                              .with_for_update())
     if command is None:
         raise BadRequest(f"version {version} is no command of node {node_id}: an agent ACKs only what it was sent")
+    if not ok and error_code == STALE_CONTROLLER:
+        return command
     error = None if ok else dict(code=error_code or "error", message=error_message or error_code)
     command.state, command.error = ("acked" if ok else "nacked"), error
     command.answered_at = datetime.now(timezone.utc)

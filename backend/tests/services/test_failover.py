@@ -143,3 +143,20 @@ def test_a_node_that_is_up_is_not_failed_over(running):
     with session_scope() as session:
         assert fail_over(session, running.lost) == []
         assert session.get(Instance, running.primary) is not None
+
+
+def test_a_stale_controller_nack_is_not_the_commands_outcome(running):
+    """The agent refused a copy from a controller that lost the node and keeps the version open for the owner:
+    the command stays as it was, no event says it was NACKed."""
+    with session_scope() as session:
+        fail_over(session, running.lost)
+    with session_scope() as session:
+        promote = session.scalars(select(NodeCommand).where(NodeCommand.kind == "promote_instance")).one()
+        state_before = promote.state
+        record_outcome(session, running.cluster, promote.node_id, promote.version, False, "stale_controller",
+                       "lease epoch 1 is below 2")
+    with session_scope() as session:
+        promote = session.scalars(select(NodeCommand).where(NodeCommand.kind == "promote_instance")).one()
+        assert (promote.state, promote.error, promote.answered_at) == (state_before, None, None)
+        nacked = select(Event).where(Event.kind.in_(("command.nack", "failover.promote_refused")))
+        assert session.scalars(nacked).all() == []
