@@ -19,7 +19,7 @@ import redis.asyncio as aioredis
 from e3.core.aio import cancel_and_wait
 from e3.core.config import get_settings
 from e3.core.db import in_session
-from e3.core.errors import BadRequest, Conflict, Forbidden, PreconditionFailed
+from e3.core.errors import BadRequest, Conflict, Forbidden, PreconditionFailed, ServiceUnavailable
 from e3.energy.ledger import EnergyLedger
 from e3.orchestrator.membership import MembershipPolicy, seen_if_lost, transitions
 from e3.services import agent_credentials, agents, commands, tokens
@@ -27,7 +27,7 @@ from e3.services.agent_credentials import AgentCredential
 from e3.services.migration import failover
 from e3.controller import live_publisher
 from e3.live import channel
-from e3.controller.command_streams import CommandStream, CommandStreams
+from e3.controller.command_streams import LEASE_LAPSED, CommandStream, CommandStreams
 from e3.controller.controller_lease import ControllerLease
 from e3.controller.energy_rollups import EnergyRollups
 from e3.controller.credential_watch import CredentialWatch
@@ -57,6 +57,7 @@ class TrackedNode:
     heard: bool = True  # False for a node taken over from before this controller started, until it registers
     latest_ts_ns: int = 0  # the latest accepted heartbeat's timestamp: one not after it is refused (out of order)
     lease_epoch: int = 0  # the node's lease epoch this controller holds (services.leases; 0: none)
+    lease_holder: uuid.UUID | None = None  # the controller id (controller_lease) that took that epoch
     # (watts, source, valid_until on this clock): a figure the controller measured for the node (its share
     # of the server's IPMI reading, controller.power_readings) that replaces the agent's until valid_until
     power_override: tuple[float, str, float] | None = None
@@ -100,7 +101,7 @@ class AgentHub:
         name = f"{socket.gethostname()}/{os.getpid()}"
         self.leadership = Leadership(get_settings().database_url, name)
         self.lease = ControllerLease(name, address, get_settings().controller_lease_ms / 1000,
-                                     get_settings().controller_renew_ms / 1000)
+                                     get_settings().controller_renew_ms / 1000, on_lapse=self._lease_lapsed)
         leads = lambda: self.leadership.is_leader  # noqa: E731
         self.rollups = RollupSteps()
         self.tail = RawTail(get_settings().raw_tail_s, policy.period_s)
@@ -188,8 +189,13 @@ class AgentHub:
                               bandwidth_mbps=node.bandwidth_mbps, token_id=credential.token_id,
                               latest_ts_ns=held.latest_ts_ns if same_agent else 0)
         self.nodes[node.node_id] = tracked
+        if not await self.lease.confirm():
+            raise ServiceUnavailable("this controller cannot confirm its lease with the database: try another one or "
+                              "again later")
+        holder = self.lease.id
         tracked.lease_epoch = await asyncio.to_thread(in_session, agents.mark_registered, node, agent_id, credential,
-                                                      software_version, address, control_address, self.lease.id)
+                                                      software_version, address, control_address, holder)
+        tracked.lease_holder = holder
         if previous != "up":
             await self._publish_state(self.nodes[node.node_id], previous)
         log.info("node %s (%s) registered by agent %s", node.name, node.node_id, agent_id)
@@ -329,7 +335,20 @@ class AgentHub:
         if 0 < lease_epoch < node.lease_epoch:
             raise PreconditionFailed(f"node {node_id} is at lease epoch {node.lease_epoch}, not {lease_epoch}: "
                                      f"register again", code="stale_epoch")
-        return self.commands.open(node.node_id, applied_version, node.lease_epoch)
+        return self.commands.open(node.node_id, applied_version, node.lease_epoch, node.lease_holder)
+
+    async def may_send(self, stream: CommandStream) -> bool:
+        """Whether a command may go down `stream` now: this controller's lease holds (confirmed with the
+        database once it is past what the controller counts on) and is the one the node was taken under. A
+        controller paused past its lease, or whose lease lapsed, sends nothing (the agent's own epoch check
+        is the second fence, for what is already in a socket)."""
+        return await self.lease.confirm() and stream.lease_holder == self.lease.id
+
+    async def _lease_lapsed(self) -> None:
+        """controller_lease's on_lapse: the nodes taken under the old lease may be another controller's by now;
+        end their command streams so that each agent registers again (here or elsewhere) under a new epoch."""
+        ended = self.commands.end_all(LEASE_LAPSED)
+        log.error("controller lease lapsed: ended %d command streams; their agents register again", ended)
 
     def close_commands(self, stream: CommandStream) -> None:
         self.commands.close(stream)

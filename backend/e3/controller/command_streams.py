@@ -22,6 +22,7 @@ from e3.services import commands
 
 log = logging.getLogger(__name__)
 _END = object()
+LEASE_LAPSED = "lease_lapsed"  # why a stream ended: this controller's lease lapsed (controller_lease)
 
 
 @dataclass
@@ -29,6 +30,8 @@ class CommandStream:
     node_id: uuid.UUID
     sent: int  # highest version queued to the agent
     lease_epoch: int = 0  # the node's lease epoch its controller holds: every command carries it
+    lease_holder: uuid.UUID | None = None  # the controller id that took the node at that epoch
+    ended_because: str | None = None  # why the controller ended it (LEASE_LAPSED), if it did
     queue: asyncio.Queue = field(default_factory=asyncio.Queue)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
@@ -58,10 +61,11 @@ class CommandStreams:
         for node_id in list(self.streams):
             self.end(node_id)
 
-    def open(self, node_id: uuid.UUID, applied_version: int, lease_epoch: int = 0) -> CommandStream:
+    def open(self, node_id: uuid.UUID, applied_version: int, lease_epoch: int = 0,
+             lease_holder: uuid.UUID | None = None) -> CommandStream:
         """A new stream for the node (ending any older one), filled with what the agent has not applied."""
         self.end(node_id)
-        stream = self.streams[node_id] = CommandStream(node_id, applied_version, lease_epoch)
+        stream = self.streams[node_id] = CommandStream(node_id, applied_version, lease_epoch, lease_holder)
         self._refill_soon(stream)
         return stream
 
@@ -69,10 +73,18 @@ class CommandStreams:
         if self.streams.get(stream.node_id) is stream:
             del self.streams[stream.node_id]
 
-    def end(self, node_id: uuid.UUID) -> None:
+    def end(self, node_id: uuid.UUID, because: str | None = None) -> None:
         stream = self.streams.pop(node_id, None)
         if stream is not None:
+            stream.ended_because = because
             stream.queue.put_nowait(_END)
+
+    def end_all(self, because: str) -> int:
+        """End every open stream, saying why; returns how many."""
+        node_ids = list(self.streams)
+        for node_id in node_ids:
+            self.end(node_id, because)
+        return len(node_ids)
 
     def _refill_soon(self, stream: CommandStream) -> None:
         task = asyncio.get_running_loop().create_task(self.refill(stream))

@@ -2,10 +2,11 @@
 
 import asyncio
 
-from e3.core.errors import E3Error, Unauthorized
+from e3.core.errors import E3Error, PreconditionFailed, Unauthorized
 from e3.rpc.errors import abort
 from e3.rpc.pb import agent_pb2, agent_pb2_grpc
 from e3.controller.agent_hub import MAX_REPORTED_REJECTIONS, AgentHub
+from e3.controller.command_streams import LEASE_LAPSED
 from e3.services import tokens
 from e3.services.agent_credentials import AgentCredential
 
@@ -113,7 +114,14 @@ class AgentServicer(agent_pb2_grpc.AgentServiceServicer):
         try:
             with self.hub.credentials.stream(credential.token_id):
                 while (command := await stream.next()) is not None:
+                    if not await self.hub.may_send(stream):
+                        stream.ended_because = LEASE_LAPSED
+                        break
                     yield command_message(command, stream.lease_epoch)
+            if stream.ended_because == LEASE_LAPSED:
+                await abort(context, PreconditionFailed(
+                    "this controller's lease lapsed (paused or cut off from the database past it): register again",
+                    code=LEASE_LAPSED))
         except asyncio.CancelledError:
             await self._end_if_revoked(context)
             raise
