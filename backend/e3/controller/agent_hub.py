@@ -22,7 +22,7 @@ from e3.core.db import in_session
 from e3.core.errors import BadRequest, Conflict, Forbidden, PreconditionFailed, ServiceUnavailable
 from e3.energy.ledger import EnergyLedger
 from e3.orchestrator.membership import MembershipPolicy, seen_if_lost, transitions
-from e3.services import agent_credentials, agents, commands, tokens
+from e3.services import agent_credentials, agents, commands, leases, tokens
 from e3.services.agent_credentials import AgentCredential
 from e3.services.migration import failover
 from e3.controller import live_publisher
@@ -41,6 +41,7 @@ from e3.rollup.steps import RollupSteps
 
 log = logging.getLogger(__name__)
 MAX_REPORTED_REJECTIONS = 100
+ORPHAN_CHECK_S = 0.5  # how often the leader looks for nodes no live controller holds
 
 
 @dataclass
@@ -113,6 +114,7 @@ class AgentHub:
         self.commands = CommandStreams(get_settings().database_url, leads=leads)
         self.credentials = CredentialWatch()
         self._monitor: asyncio.Task | None = None
+        self._orphans: asyncio.Task | None = None
         self._mode: asyncio.Task | None = None
         self._failovers: set[asyncio.Task] = set()
 
@@ -121,15 +123,6 @@ class AgentHub:
         return round(self.policy.period_s * 1000)
 
     async def start(self) -> None:
-        # Nodes agents ran before this controller started are still theirs: each must be registered again
-        # within the resume grace (its agent reconnects, or `e3 up` starts it again after an orderly stop),
-        # or it goes down. Until then another agent may take it (of its credential, or once that is revoked:
-        # docs/security.md): the one that ran it may be gone for good.
-        seen = self.clock() - self.policy.down_after_s + self.resume_grace_s
-        for node in await asyncio.to_thread(in_session, agents.agent_run_nodes):
-            self.nodes[node.node_id] = TrackedNode(node.node_id, node.cluster_id, node.name, node.agent_id, seen,
-                                                   node.state, node.kind, node.bandwidth_mbps,
-                                                   token_id=node.token_id, heard=False)
         await self.lease.start()
         self.leadership.start()
         self.rollup_writer.start()
@@ -137,11 +130,12 @@ class AgentHub:
         self.commands.start()
         self.credentials.start()
         self._monitor = asyncio.get_running_loop().create_task(self._watch(), name="membership")
+        self._orphans = asyncio.get_running_loop().create_task(self._watch_orphans(), name="orphans")
         self._mode = asyncio.get_running_loop().create_task(self.orchestrator.follow_mode(self.redis),
                                                             name="orchestrator-mode")
 
     async def stop(self) -> None:
-        await cancel_and_wait(self._monitor)
+        await cancel_and_wait(self._monitor, self._orphans)
         await cancel_and_wait(self._mode)
         await self.orchestrator.stop()
         await asyncio.gather(*self._failovers, return_exceptions=True)  # a failover under way is finished
@@ -275,12 +269,24 @@ class AgentHub:
                               {n.node_id: n.state for n in candidates}, now, self.policy)
         if not changes:
             return {}
+        me, leading = self.lease.id, self.leadership.is_leader
 
         def apply(session):
+            """Only the node's holder changes its state, or the leader once no live controller holds it."""
+            held = leases.holders(session, list(changes))
+            applied, moved = {}, []
             for node_id, state in changes.items():
-                agents.set_node_state(session, node_id, state)
+                holder = held[node_id]
+                if holder.controller_id == me or (leading and not holder.live):
+                    agents.set_node_state(session, node_id, state)
+                    applied[node_id] = state
+                elif holder.live:
+                    moved.append(node_id)
+            return applied, moved
 
-        await asyncio.to_thread(in_session, apply)
+        changes, moved = await asyncio.to_thread(in_session, apply)
+        for node_id in moved:
+            self._forget(node_id, "its agent registered at another controller")
         for node_id, state in changes.items():
             node = self.nodes[node_id]
             previous, node.state = node.state, state
@@ -300,6 +306,49 @@ class AgentHub:
             log.info("node %s failed over (%d new backups being seeded)", node.name, seeds)
         except Exception:
             log.exception("failover of node %s failed", node.name)
+
+    def _forget(self, node_id: uuid.UUID, why: str) -> None:
+        node = self.nodes.pop(node_id, None)
+        if node is None:
+            return
+        self._end_commands(node_id)
+        self.orchestrator.forget(node_id)
+        log.info("node %s (%s): no longer watched here: %s", node.name, node_id, why)
+
+    async def adopt_orphans(self) -> int:
+        """On the leader, watch every node no live controller holds (services.agents.orphaned_nodes): each must
+        register again within the resume grace (its agent moves to a live controller, or `e3 up` starts it
+        again after an orderly stop), or it goes down and fails over. Until then another agent may take it (of
+        its credential, or once that is revoked: docs/security.md): the one that ran it may be gone for good.
+        A node watched so that registers elsewhere is let go; a controller that does not lead watches none.
+        Returns how many nodes were taken up."""
+        if not self.leadership.is_leader:
+            for node_id in [n.node_id for n in self.nodes.values() if not n.heard]:
+                self._forget(node_id, "this controller no longer leads")
+            return 0
+        orphans = await asyncio.to_thread(in_session, agents.orphaned_nodes)
+        seen = self.clock() - self.policy.down_after_s + self.resume_grace_s
+        taken = 0
+        for node in orphans:
+            if node.node_id not in self.nodes:
+                self.nodes[node.node_id] = TrackedNode(node.node_id, node.cluster_id, node.name, node.agent_id, seen,
+                                                       node.state, node.kind, node.bandwidth_mbps,
+                                                       token_id=node.token_id, heard=False)
+                taken += 1
+        still = {node.node_id for node in orphans}
+        for node_id in [n.node_id for n in self.nodes.values() if not n.heard and n.node_id not in still]:
+            self._forget(node_id, "it registered at a live controller, or went down")
+        if taken:
+            log.info("watching %d nodes no live controller holds, for %.1f s", taken, self.resume_grace_s)
+        return taken
+
+    async def _watch_orphans(self) -> None:
+        while True:
+            await asyncio.sleep(ORPHAN_CHECK_S)
+            try:
+                await self.adopt_orphans()
+            except Exception:
+                log.exception("looking for nodes no controller holds failed")
 
     async def _watch(self) -> None:
         tick = max(0.01, self.policy.period_s / 2)

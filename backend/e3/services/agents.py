@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
 from e3.core.errors import BadRequest, NotFound
 from e3.heartbeat_record import INSTANCE_FIELDS, NODE_FIELDS
-from e3.models import Cluster, ComputeNode
+from e3.models import Cluster, ComputeNode, controllers, node_leases
 from e3.services import commands, events, leases
 
 if TYPE_CHECKING:
@@ -82,12 +82,18 @@ class AgentRunNode:
     token_id: uuid.UUID | None
 
 
-def agent_run_nodes(session: Session) -> list[AgentRunNode]:
-    """Every node an agent has registered that is not down: what a starting controller watches."""
+def orphaned_nodes(session: Session) -> list[AgentRunNode]:
+    """Every node an agent has registered that is not down and that no live controller holds (services.leases):
+    it has no lease, its controller stopped (its row is gone), or its controller's lease expired (killed, paused,
+    cut off). What the leading controller watches until its agent registers somewhere, or it goes down."""
+    live = select(controllers.c.id).where(controllers.c.lease_expires_at > func.now())
     rows = session.execute(select(ComputeNode.id, ComputeNode.cluster_id, ComputeNode.name, ComputeNode.agent_id,
                                   ComputeNode.state, ComputeNode.kind, ComputeNode.bandwidth_mbps,
                                   ComputeNode.agent_token_id)
-                           .where(ComputeNode.agent_id.is_not(None), ComputeNode.state != "down"))
+                           .outerjoin(node_leases, node_leases.c.node_id == ComputeNode.id)
+                           .where(ComputeNode.agent_id.is_not(None), ComputeNode.state != "down",
+                                  or_(node_leases.c.controller_id.is_(None),
+                                      node_leases.c.controller_id.not_in(live))))
     return [AgentRunNode(*row) for row in rows]
 
 

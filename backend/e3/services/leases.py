@@ -7,8 +7,9 @@ state write a controller makes can carry the epoch it holds, and the agent refus
 """
 
 import uuid
+from dataclasses import dataclass
 
-from sqlalchemy import case, delete, text, update
+from sqlalchemy import case, delete, func, select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
@@ -35,6 +36,22 @@ def renew_controller(session: Session, controller_id: uuid.UUID, lease_s: float)
 def end_controller(session: Session, controller_id: uuid.UUID) -> None:
     """An orderly stop: the row goes, its nodes' leases name no controller."""
     session.execute(delete(controllers).where(controllers.c.id == controller_id))
+
+
+@dataclass(frozen=True)
+class LeaseHolder:
+    controller_id: uuid.UUID | None  # None: the node's lease names no controller (or it has none)
+    live: bool  # that controller's lease has not expired
+
+
+def holders(session: Session, node_ids: list[uuid.UUID]) -> dict[uuid.UUID, LeaseHolder]:
+    """Who holds each node's lease now (a node without a lease: held by none)."""
+    rows = session.execute(select(node_leases.c.node_id, node_leases.c.controller_id,
+                                  func.coalesce(controllers.c.lease_expires_at > func.now(), False))
+                           .outerjoin(controllers, controllers.c.id == node_leases.c.controller_id)
+                           .where(node_leases.c.node_id.in_(node_ids)))
+    found = {node_id: LeaseHolder(controller_id, live) for node_id, controller_id, live in rows}
+    return {node_id: found.get(node_id, LeaseHolder(None, False)) for node_id in node_ids}
 
 
 def acquire_node(session: Session, node_id: uuid.UUID, controller_id: uuid.UUID, agent_id: str) -> int:
