@@ -126,7 +126,7 @@ def _scrapes(url: str, token: str, encoding: str, requests: int) -> dict:
 def run_metrics_bench(cfg: MetricsBenchConfig, report=print) -> dict:
     import redis
 
-    from e3.metrics import CONTROLLER_KEY
+    from e3.metrics import CONTROLLERS_KEY, controller_key
     from e3.metrics.gzip_join import deflate_part
     from e3.metrics.ledger_exposition import LedgerExposition, LedgerSnapshot
 
@@ -147,8 +147,10 @@ def run_metrics_bench(cfg: MetricsBenchConfig, report=print) -> dict:
         pg, store, database_url, redis_url = start_backing_services(workdir)
         token = _prepare(database_url)  # `e3 bench api`'s database: a cluster, applications, a read token
         api, url = _start_api(workdir, database_url, redis_url, {})
-        # no time to live: the bench plays the controller
-        redis.Redis.from_url(redis_url).hset(CONTROLLER_KEY, mapping=part.fields())
+        # no time to live: the bench plays the one controller
+        store = redis.Redis.from_url(redis_url)
+        store.hset(controller_key("bench"), mapping=part.fields())
+        store.zadd(CONTROLLERS_KEY, {"bench": float("inf")})
         sections = {encoding: _scrapes(url, token, encoding, cfg.requests) for encoding in ("gzip", "identity")}
         return dict(config=asdict(cfg), cores=os.cpu_count(), load_average=round(os.getloadavg()[0], 2),
                     workdir=str(workdir), api_pid=api.pid,

@@ -55,15 +55,16 @@ class Stack:
         self.rack: str | None = None  # likewise, the emulated rack (its programs, then its network)
         self.loads: list[LoadRound] = []  # the demo's load generators
         self.bmc: subprocess.Popen | None = None  # the emulated BMC (E3_EMULATED_BMC)
-        self.controller: Child | None = None
+        self.controllers: list[Child] = []  # E3_CONTROLLERS of them
         self.children: list[Child] = []  # the API and the worker
 
     def stop(self) -> None:
         for load in self.loads:
             load.stop()
-        if self.controller is not None:
-            self.controller.terminate()
-            self.controller.wait()
+        for controller in self.controllers:
+            controller.terminate()
+        for controller in self.controllers:
+            controller.wait()
         if self.bmc is not None:
             self.bmc.terminate()
             self.bmc.wait()
@@ -167,6 +168,15 @@ def _cluster_mode(settings) -> tuple[str | None, str | None]:
     if settings.cluster_mode == "rack":
         raise ClientError(f"E3_CLUSTER_MODE=rack, but {reason}")
     return local, f"no emulated rack ({reason}): falling back to --mode local"
+
+
+def _controller(index: int, port: int, hosts: str, env: dict, logs: Path) -> Child:
+    """The index-th of `e3 up`'s controllers: `controller` (log controller.log) for the first, `controller-2`
+    (controller-2.log) for the second, ..."""
+    name = "controller" if index == 0 else f"controller-{index + 1}"
+    return Child(name, ["controller", "--host", hosts, "--port", str(port)],
+                 {"E3_RESUME_GRACE_MS": str(FIRST_RESUME_GRACE_MS), **env}, logs / f"{name}.log",
+                 restart_env={"E3_RESUME_GRACE_MS": str(RESTART_RESUME_GRACE_MS), **env})
 
 
 def _start_local_cluster(url: str, token: str, controller: str, servers: int) -> str | None:
@@ -303,10 +313,10 @@ def run_up() -> None:
                 mode, note = "local", f"no emulated rack ({exc}): falling back to --mode local"
         if note:
             console.print(f"[yellow]{note}[/yellow]")
-        stack.controller = Child("controller", ["controller", "--host", controller_hosts],
-                                 {"E3_RESUME_GRACE_MS": str(FIRST_RESUME_GRACE_MS), **env}, logs / "controller.log",
-                                 restart_env={"E3_RESUME_GRACE_MS": str(RESTART_RESUME_GRACE_MS), **env})
-        stack.controller.start()
+        stack.controllers = [_controller(i, port, controller_hosts, env, logs)
+                             for i, port in enumerate(settings.controller_ports)]
+        for child in stack.controllers:
+            child.start()
         _wait_healthy(url, api, logs / "api.log")
         controller = settings.agent_controllers
         write_env_file(settings.env_file, url, token, controller)
@@ -323,11 +333,11 @@ def run_up() -> None:
         if cluster and settings.demo_rate > 0:
             _start_demo(stack, url, token, cluster, settings.demo_rate, logs)
         console.print(f"\n[bold green]E3 is up[/bold green] at {url}  (API docs: {url}/docs)")
-        console.print(f"agents connect to the controller at {controller}")
+        console.print(f"agents connect to the controller{'s' if ',' in controller else ''} at {controller}")
         console.print(f"E3_URL and an admin E3_TOKEN are in {settings.env_file}; logs in {logs}")
         console.print("Ctrl-C stops everything.")
         supervisor = Supervisor(_record_process_event)
-        for child in [*stack.children, stack.controller, *([RedisChild(stack.redis)] if stack.redis else [])]:
+        for child in [*stack.children, *stack.controllers, *([RedisChild(stack.redis)] if stack.redis else [])]:
             supervisor.add(child)
         while not stopping:
             supervisor.check()

@@ -196,6 +196,11 @@ class AgentHub:
         return node.node_id
 
     # --- Heartbeats -----------------------------------------------------------------------------
+    def watches(self, node_id: str) -> bool:
+        """Whether this controller watches the node because its agent registered here (not only as an orphan)."""
+        node = self._tracked(node_id)
+        return node is not None and node.heard
+
     def _tracked(self, node_id: str) -> TrackedNode | None:
         try:
             return self.nodes.get(uuid.UUID(node_id))

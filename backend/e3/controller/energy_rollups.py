@@ -140,7 +140,8 @@ class EnergyRollups:
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(
-            write_periodically(self.every_s, self.tick, self.retention, self.apply_retention, "energy history tick"), name="energy-rollups")
+            write_periodically(self.every_s, self.tick, self.retention, self.apply_retention, "energy history tick"),
+            name="energy-rollups")
 
     async def stop(self, timeout_s: float = 10.0) -> None:
         """Close every open step and write it (giving up after `timeout_s`), then stop."""

@@ -136,7 +136,8 @@ class RollupWriter:
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(
-            write_periodically(self.every_s, self.tick, self.retention, self.apply_retention, "telemetry rollup flush"), name="rollup-writer")
+            write_periodically(self.every_s, self.tick, self.retention, self.apply_retention, "telemetry rollup flush"),
+            name="rollup-writer")
 
     async def stop(self, timeout_s: float = 10.0) -> None:
         """Write what is left (giving up after `timeout_s`), then stop."""

@@ -51,9 +51,12 @@ class Settings(BaseSettings):
     # certificate (E3_CONTROLLER_TLS_CERT), as for a self-signed one. Unset with no certificate: plaintext.
     controller_tls_ca: Path | None = Field(default=None, alias="E3_CONTROLLER_TLS_CA")
     # The controllers the agents E3 starts (local, rack) are given, comma-separated host:port: each agent prefers
-    # one by a hash of its cluster/server and moves to the next when it fails (docs/agents.md). Unset: the one
-    # controller, E3_CONTROLLER_HOST:E3_CONTROLLER_PORT. `e3 up` still starts one controller.
+    # one by a hash of its cluster/server and moves to the next when it fails (docs/agents.md). Unset: the
+    # controllers `e3 up` starts, E3_CONTROLLER_HOST at E3_CONTROLLER_PORT, and the next ports for E3_CONTROLLERS.
     controller_addresses: str | None = Field(default=None, alias="E3_CONTROLLER_ADDRESSES")
+    # How many controller processes `e3 up` starts, on E3_CONTROLLER_PORT, E3_CONTROLLER_PORT + 1, ... (one
+    # Postgres, one Redis; each node held by one of them, the leader chosen by an advisory lock: docs/agents.md).
+    controllers: int = Field(default=1, alias="E3_CONTROLLERS", ge=1, le=MAX_CONTROLLER_ADDRESSES)
     # `e3 controller` puts its compiled front (e3-ingest, E3_INGEST_BIN overrides where it is) on its public
     # address(es) and serves on unix:<E3_DATA_DIR>/controller-<port>.sock behind it (docs/agents.md, "Ingest
     # front"). Off by default until the front takes the heartbeats itself (docs/controller-scale-out.md, 10).
@@ -149,6 +152,9 @@ class Settings(BaseSettings):
             raise ValueError("E3_LOST_GRACE_MS must not exceed E3_DOWN_AFTER_MS")
         if (self.controller_tls_cert is None) != (self.controller_tls_key is None):
             raise ValueError("E3_CONTROLLER_TLS_CERT and E3_CONTROLLER_TLS_KEY go together: set both or neither")
+        if self.controller_port + self.controllers - 1 > 65535:
+            raise ValueError(f"E3_CONTROLLERS={self.controllers} from E3_CONTROLLER_PORT={self.controller_port} "
+                             f"needs ports past 65535")
         return self
 
     @property
@@ -158,8 +164,14 @@ class Settings(BaseSettings):
 
     @property
     def agent_controllers(self) -> str:
-        """The --controller of the agents E3 starts: E3_CONTROLLER_ADDRESSES, else the one controller."""
-        return self.controller_addresses or f"{self.controller_host}:{self.controller_port}"
+        """The --controller of the agents E3 starts: E3_CONTROLLER_ADDRESSES, else the controllers `e3 up` starts."""
+        return self.controller_addresses or ",".join(f"{self.controller_host}:{port}"
+                                                     for port in self.controller_ports)
+
+    @property
+    def controller_ports(self) -> list[int]:
+        """The ports of the E3_CONTROLLERS controllers `e3 up` starts."""
+        return [self.controller_port + i for i in range(self.controllers)]
 
     @property
     def env_file(self) -> Path:

@@ -77,9 +77,11 @@ class NodeFigures:
     heartbeats: int
 
     @classmethod
-    def of(cls, node_id: str, totals) -> "NodeFigures":
+    def of(cls, node_id: str, totals, current: bool = True) -> "NodeFigures":
+        """`current`: whether its watts are current here (False: no watts, as before its first heartbeat; the
+        controller it moved to has them)."""
         return cls(node_id, totals.cluster_id, totals.name, totals.kind, totals.joules_by_source, totals.watts,
-                   totals.source, totals.heartbeats)
+                   totals.source if current else "", totals.heartbeats)
 
 
 @dataclass(frozen=True)

@@ -89,7 +89,8 @@ class Controller:
         self.power = PowerReadings(self.hub.nodes, self.hub.clock)
         self.metrics = MetricsExport(self.hub.energy, self.hub.redis, settings.metrics_interval_ms / 1000,
                                      counts_requests=self.hub.energy_rollups.counts_requests,
-                                     rejected=self.hub.rejected)
+                                     rejected=self.hub.rejected, name=self.hub.lease.name,
+                                     watches=self.hub.watches)
         self.health = health.aio.HealthServicer()
         # Small HTTP/2 receive windows: when heartbeat intake falls behind, gRPC flow control pushes
         # back on the agents within ~16 KB a stream, instead of megabytes (seconds of heartbeats)

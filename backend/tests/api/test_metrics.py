@@ -4,6 +4,7 @@ database, and the controller's families from Redis while it keeps them there."""
 
 import signal
 import tempfile
+import time
 import uuid
 import zlib
 from pathlib import Path
@@ -19,7 +20,7 @@ from e3.api.metrics_directory import PREFIX
 from e3.core.config import get_settings
 from e3.core.db import session_scope
 from e3.core.embedded import free_tcp_port
-from e3.metrics import CONTROLLER_KEY
+from e3.metrics import CONTROLLERS_KEY, controller_key
 from e3.metrics.gzip_join import deflate_part
 from e3.models import Migration
 
@@ -85,7 +86,8 @@ def test_the_controllers_families_are_appended_while_it_keeps_them(client):
     store = redis.Redis.from_url(get_settings().redis_url)
     text = (b"# HELP e3_heartbeats_received_total x\n# TYPE e3_heartbeats_received_total counter\n"
             b"e3_heartbeats_received_total 42.0\n")
-    store.hset(CONTROLLER_KEY, mapping=deflate_part(text).fields())
+    store.hset(controller_key("c1"), mapping=deflate_part(text).fields())
+    store.zadd(CONTROLLERS_KEY, {"c1": (time.time() + 60) * 1000})
     try:
         with client.stream("GET", "/metrics", headers={"Accept-Encoding": "gzip"}) as zipped:
             raw = b"".join(zipped.iter_raw())
@@ -100,8 +102,28 @@ def test_the_controllers_families_are_appended_while_it_keeps_them(client):
             assert "e3_http_request_duration_seconds" in answer
         assert _samples(client)[("e3_heartbeats_received_total", ())] == 42
     finally:
-        store.delete(CONTROLLER_KEY)
+        store.delete(controller_key("c1"))
+        store.zrem(CONTROLLERS_KEY, "c1")
     assert ("e3_heartbeats_received_total", ()) not in _samples(client)  # a stopped controller's figures go
+
+
+def test_several_controllers_families_are_merged_and_an_expired_ones_left_out(client):
+    store = redis.Redis.from_url(get_settings().redis_url)
+    head = b"# HELP e3_heartbeats_received_total x\n# TYPE e3_heartbeats_received_total counter\n"
+    now_ms = time.time() * 1000
+    for name, count, until in (("c1", 40, now_ms + 60_000), ("c2", 2, now_ms + 60_000), ("gone", 1000, now_ms - 1)):
+        text = head + b"e3_heartbeats_received_total %d\n" % count
+        store.hset(controller_key(name), mapping=deflate_part(text).fields())
+        store.zadd(CONTROLLERS_KEY, {name: until})
+    try:
+        for encoding in ("gzip", "identity"):
+            text = client.get("/metrics", headers={"Accept-Encoding": encoding}).text
+            assert text.count("# TYPE e3_heartbeats_received_total") == 1
+            assert _samples(client)[("e3_heartbeats_received_total", ())] == 42
+    finally:
+        for name in ("c1", "c2", "gone"):
+            store.delete(controller_key(name))
+            store.zrem(CONTROLLERS_KEY, name)
 
 
 def test_http_durations_count_every_api_process(backing_services, admin_token):

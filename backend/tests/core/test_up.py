@@ -177,6 +177,46 @@ def test_e3_up_gives_its_agents_the_controller_list_of_e3_controller_addresses(t
     assert _gone(tmp_path / ".e3") == []
 
 
+def test_e3_controllers_2_starts_two_controllers_the_agents_spread_over_them_and_survive_a_kill_9_of_one(tmp_path):
+    """E3_CONTROLLERS=2: two controllers on consecutive ports, both given to the agents, each agent at the one its
+    hash prefers (the local cluster's two servers prefer different ones); `kill -9` of one: its agent registers at
+    the other, the supervisor starts it again, and no node goes down."""
+    port = free_tcp_port()
+    ports = [CONTROLLER_PORT, CONTROLLER_PORT + 1]
+    addresses = ",".join(f"127.0.0.1:{p}" for p in ports)
+    proc = _start(tmp_path, port, E3_CONTROLLERS="2", E3_DEMO_RATE="0")
+    try:
+        _wait_up(proc, tmp_path)
+        assert f"agents connect to the controllers at {addresses}" in (tmp_path / "up1.log").read_text()
+        env = read_env_file(tmp_path / ".e3" / "env")
+        headers = {"Authorization": f"Bearer {env['E3_TOKEN']}"}
+
+        def get(path, **params):
+            return httpx.get(f"http://127.0.0.1:{port}{path}", headers=headers, params=params).json()
+
+        wait_until(lambda: [n["state"] for n in get("/api/v1/clusters/local/nodes")["items"]] == ["up"] * 2,
+                   what="both local nodes up")
+        logs = sorted((tmp_path / ".e3" / "local-clusters" / "local").glob("*.log"))
+        registered = {p for p in ports for log in logs
+                      if f"controller 127.0.0.1:{p}: registered here" in log.read_text()}
+        assert registered == set(ports)  # each controller runs one agent
+        last_event = get("/api/v1/events", last=1)["items"][-1]["id"]
+        [second] = [p for p in _processes_using(tmp_path / ".e3")
+                    if "controller" in p.cmdline() and str(ports[1]) in p.cmdline()]
+        second.kill()
+        wait_until(lambda: any(f"moved from 127.0.0.1:{ports[1]}" in log.read_text() for log in logs), timeout=20,
+                   what="the killed controller's agent registering at the other")
+        wait_until(lambda: "controller-2 restarted" in (tmp_path / "up1.log").read_text(), timeout=30,
+                   what="the supervisor starting the second controller again")
+        time.sleep(3)  # the killed one's lease (2 s) and the resume grace are over
+        assert [n["state"] for n in get("/api/v1/clusters/local/nodes")["items"]] == ["up"] * 2
+        kinds = {e["kind"] for e in get("/api/v1/events", since=last_event, limit=1000)["items"]}
+        assert not kinds & {"node.down", "node.suspect", "failover.started"}, kinds
+    finally:
+        _interrupt(proc, tmp_path)
+    assert _gone(tmp_path / ".e3") == []
+
+
 # --- Issue 19 (reliability): shutdown, restart and supervision -----------------------------------------------
 
 def _embedded_server_pids(data_dir) -> dict:

@@ -10,7 +10,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from test_energy_rollups import beat, close_steps, placed, register, stream  # noqa: F401 (placed: a fixture)
 
 from e3.core.config import get_settings
-from e3.metrics import CONTROLLER_KEY
+from e3.metrics import controller_key
 
 
 def _samples(client) -> dict[tuple, float]:
@@ -40,7 +40,7 @@ def test_a_nodes_heartbeats_are_in_metrics_under_its_clusters_name_until_the_con
         assert samples[("e3_node_joules_total", labels)] == pytest.approx(50.0 * 0.5)
         assert samples[("e3_node_power_watts", labels)] == 50.0
         assert samples[("e3_heartbeats_received_total", ())] == 2
-        ttl_ms = redis.Redis.from_url(get_settings().redis_url).pttl(CONTROLLER_KEY)
+        ttl_ms = redis.Redis.from_url(get_settings().redis_url).pttl(controller_key(controller.controller.hub.lease.name))
         assert 0 < ttl_ms <= 3 * 60_000  # a controller that dies: gone within three intervals
     finally:
         controller.stop()

@@ -2,9 +2,11 @@
 "Prometheus metrics"). It needs a `read` token, as telemetry does (docs/security.md, "Web-facing hardening").
 
 A client that accepts gzip (Prometheus does) gets the controller's part as the controller compressed it,
-joined to the API's (e3.metrics.gzip_join); any other gets plain text."""
+joined to the API's (e3.metrics.gzip_join); any other gets plain text. With several controllers
+(E3_CONTROLLERS > 1) their parts are merged first (e3.metrics.merge), and that text compressed at the scrape."""
 
 import logging
+import time
 from functools import cache
 
 import redis
@@ -16,8 +18,9 @@ from e3.api import http_metrics
 from e3.api.deps import ReadDep
 from e3.core.config import get_settings
 from e3.core.errors import ServiceUnavailable
-from e3.metrics import CONTROLLER_KEY
+from e3.metrics import CONTROLLERS_KEY, controller_key
 from e3.metrics.gzip_join import DeflatePart, deflate_part, gzip_joined, inflate
+from e3.metrics.merge import merge_expositions
 
 log = logging.getLogger(__name__)
 router = APIRouter(tags=["metrics"])
@@ -37,17 +40,30 @@ def accepts_gzip(accept_encoding: str) -> bool:
     return False
 
 
+def _controller_parts(store: redis.Redis) -> list[DeflatePart]:
+    """The families of each controller whose part has not expired, in the order of their names."""
+    names = sorted(n.decode() for n in store.zrangebyscore(CONTROLLERS_KEY, round(time.time() * 1000), "+inf"))
+    with store.pipeline(transaction=False) as pipe:
+        for name in names:
+            pipe.hmget(controller_key(name), DeflatePart.FIELDS)
+        stored = pipe.execute()
+    return [part for values in stored if (part := DeflatePart.from_fields(values)) is not None]
+
+
 @router.get("/metrics", response_class=Response,
             responses={200: {"content": {CONTENT_TYPE_PLAIN_0_0_4: {}}, "description": "The exposition text"}})
 def get_metrics(request: Request, _: ReadDep) -> Response:
     """Prometheus metrics: node and instance energy, requests, heartbeats, placement and HTTP durations."""
     try:
-        stored = _redis(get_settings().redis_url).hmget(CONTROLLER_KEY, DeflatePart.FIELDS)
+        parts = _controller_parts(_redis(get_settings().redis_url))
     except redis.RedisError:
         # a scrape without the controller's half would read as its nodes gone: failing it shows up as `up` 0
         log.warning("/metrics: reading the controller's families from Redis failed", exc_info=True)
         raise ServiceUnavailable("Redis is not reachable: the controller's figures cannot be read") from None
-    controller = DeflatePart.from_fields(stored) or _NOTHING
+    if len(parts) > 1:  # several controllers: one family each, their samples together (merge_expositions)
+        controller = deflate_part(merge_expositions([inflate(p).decode() for p in parts]).encode())
+    else:
+        controller = parts[0] if parts else _NOTHING
     own = http_metrics.render()
     headers = {"Vary": "Accept-Encoding"}
     if accepts_gzip(request.headers.get("accept-encoding", "")):
