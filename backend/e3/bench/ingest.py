@@ -50,13 +50,14 @@ from datetime import datetime
 from pathlib import Path
 from queue import Empty
 
-from e3.bench.stack import cpu_s, postgres_cpu_s, setup_database, start_controller, stop_process
+from e3.bench.stack import CpuClock, cpu_s, postgres_cpu_s, setup_database, start_controller, stop_process
 from e3.rollup.steps import STEP_S
 
 NODES_PER_SERVER = 5  # type2-smartnic: host + 4 SmartNICs
 TARGET_HZ = 100_000  # the issue's target, at 1,000 type2 servers
 TARGET_LAG_REDIS_P99_MS = 100
 TARGET_LAG_ROLLUP_P99_MS = 2000
+TARGET_MOVE_S = 2.0  # kill -9 of a controller: its nodes report again at another within this
 PER_HZ = 100_000  # CPU is reported per this many heartbeats/s
 
 
@@ -71,6 +72,8 @@ class IngestConfig:
     sample_nodes: int = 200  # nodes whose lag is measured
     rollup_poll_ms: int = 20
     front: bool = False  # the controller behind its compiled ingest front (E3_INGEST_FRONT)
+    controllers: int = 1  # controller processes; load-generator process i streams to controller i mod N
+    kill_after_s: float = 0.0  # > 0: kill -9 of the first controller this long into the window (its streams move)
 
     def resolved(self) -> "IngestConfig":
         workers = self.workers or (1 if self.servers <= 50 else 2)
@@ -78,8 +81,10 @@ class IngestConfig:
         per_worker = -(-self.servers // workers)
         # auto: at most ~50 streams per worker process (each stream is a task and an HTTP/2 stream)
         aps = self.agents_per_stream or max(1, -(-per_worker // 50))
+        if self.kill_after_s and (self.controllers < 2 or self.kill_after_s >= self.seconds):
+            raise ValueError("--kill-after needs --controllers 2 or more, and less than --seconds")
         return IngestConfig(self.servers, self.seconds, self.period_ms, aps, workers, self.instances,
-                            self.sample_nodes, self.rollup_poll_ms, self.front)
+                            self.sample_nodes, self.rollup_poll_ms, self.front, self.controllers, self.kill_after_s)
 
 
 def _pct(values: list[float], q: float) -> float | None:
@@ -123,21 +128,24 @@ class _WireBatch:
         return b"\x10" + _varint(self.sequence) + body  # field 2 (sequence), then agent_id and heartbeats
 
 
-def _worker(index: int, port: int, token: str, cluster: str, agents: list, period_s: float, seconds: float,
+def _worker(index: int, ports: list[int], token: str, cluster: str, agents: list, period_s: float, seconds: float,
             agents_per_stream: int, instances: int, ready, go, results) -> None:
     import asyncio
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when we stop
     try:
-        results.put(asyncio.run(_worker_main(index, port, token, cluster, agents, period_s, seconds,
+        results.put(asyncio.run(_worker_main(index, ports, token, cluster, agents, period_s, seconds,
                                              agents_per_stream, instances, ready, go)))
     except BaseException as exc:  # reported, so the parent does not wait forever
         results.put(dict(worker=index, error=f"{type(exc).__name__}: {exc}"))
 
 
-async def _worker_main(index, port, token, cluster, agents, period_s, seconds, agents_per_stream, instances,
+async def _worker_main(index, ports, token, cluster, agents, period_s, seconds, agents_per_stream, instances,
                        ready, go) -> dict:
+    """Worker `index` streams to controller ports[index % len(ports)]; a stream whose controller fails moves, its
+    agents registering again at the next one (as e3-agent does with a list), and goes on there."""
     import asyncio
+    import contextlib
 
     import grpc
 
@@ -145,29 +153,37 @@ async def _worker_main(index, port, token, cluster, agents, period_s, seconds, a
 
     kinds = {"host": agent_pb2.NODE_KIND_HOST, "smartnic": agent_pb2.NODE_KIND_SMARTNIC}
     md = (("authorization", f"Bearer {token}"),)
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-        stub = agent_pb2_grpc.AgentServiceStub(channel)
+    async with contextlib.AsyncExitStack() as exits:
+        channels: dict[int, grpc.aio.Channel] = {}
+
+        async def channel_to(port: int) -> grpc.aio.Channel:
+            if port not in channels:
+                channels[port] = await exits.enter_async_context(grpc.aio.insecure_channel(f"127.0.0.1:{port}"))
+            return channels[port]
+
         limit = asyncio.Semaphore(16)
 
-        async def register(agent_id, server, name, kind):
+        async def register(port, agent_id, server, name, kind, attempts=5):
+            stub = agent_pb2_grpc.AgentServiceStub(await channel_to(port))
             request = agent_pb2.RegisterRequest(agent_id=agent_id, node=agent_pb2.NodeIdentity(
                 name=name, kind=kinds[kind], server_name=server, cluster_name=cluster,
                 software_version="e3-bench-ingest"))
-            for attempt in range(5):
+            for attempt in range(attempts):
                 async with limit:
                     try:
                         return (await stub.Register(request, metadata=md, timeout=60)).node_id
                     except grpc.aio.AioRpcError as exc:  # e.g. a database deadlock between registrations
-                        if attempt == 4 or exc.code() not in (grpc.StatusCode.UNKNOWN, grpc.StatusCode.ABORTED,
-                                                              grpc.StatusCode.UNAVAILABLE):
+                        if attempt == attempts - 1 or exc.code() not in (
+                                grpc.StatusCode.UNKNOWN, grpc.StatusCode.ABORTED, grpc.StatusCode.UNAVAILABLE):
                             raise
                 await asyncio.sleep(0.1 * (attempt + 1))
 
+        home = ports[index % len(ports)]
         t0 = time.perf_counter()
         batches = []
         for server, nodes in agents:
             agent_id = f"bench-{uuid.uuid4()}"
-            ids = await asyncio.gather(*(register(agent_id, server, name, kind) for name, kind in nodes))
+            ids = await asyncio.gather(*(register(home, agent_id, server, name, kind) for name, kind in nodes))
             batch = agent_pb2.HeartbeatBatch(agent_id=agent_id)
             for node_id in ids:
                 batch.heartbeats.add(
@@ -176,19 +192,41 @@ async def _worker_main(index, port, token, cluster, agents, period_s, seconds, a
                     instances=[agent_pb2.InstanceStats(instance_id=str(uuid.uuid4()), requests_completed=100,
                                                        exec_time_us=80.0, exec_time_ema_us=82.0, cpu_share=0.1)
                                for _ in range(instances)])
-            batches.append(_WireBatch(batch))
+            wire = _WireBatch(batch)
+            wire.agent = (agent_id, server, nodes)
+            batches.append(wire)
         ready.put((index, time.perf_counter() - t0))
         start_at = await asyncio.get_running_loop().run_in_executor(None, go.get)
         end_at = start_at + seconds
         groups = [batches[i:i + agents_per_stream] for i in range(0, len(batches), agents_per_stream)]
-        totals = dict(sent=0, batches=0, ticks=0, ticks_missed=0, message_bytes=0)
+        totals = dict(sent=0, batches=0, ticks=0, ticks_missed=0, message_bytes=0, unconfirmed=0)
+        moves: list[tuple[float, float, int]] = []  # (failed at, reporting again at, nodes), wall clock
 
-        # pre-serialised batches (only the timestamps and the sequence change), written as bytes
-        send = channel.stream_unary("/e3.agent.v1.AgentService/StreamHeartbeats", request_serializer=None,
-                                    response_deserializer=agent_pb2.HeartbeatSummary.FromString)
+        def opener(port: int):
+            """StreamHeartbeats at `port`, written as pre-serialised bytes (only timestamps and sequence change)."""
+            return channels[port].stream_unary("/e3.agent.v1.AgentService/StreamHeartbeats", request_serializer=None,
+                                               response_deserializer=agent_pb2.HeartbeatSummary.FromString)
+
+        async def move(group, failed_port: int) -> int:
+            """Register the group's agents at the next controller that takes them; returns its port."""
+            port = failed_port
+            while True:
+                port = ports[(ports.index(port) + 1) % len(ports)]
+                try:
+                    await asyncio.gather(*(register(port, agent_id, server, name, kind, attempts=1)
+                                           for agent_id, server, nodes in (w.agent for w in group)
+                                           for name, kind in nodes))
+                    return port
+                except grpc.aio.AioRpcError:
+                    if time.time() >= end_at:
+                        raise
+                    await asyncio.sleep(0.05)
 
         async def stream(g, group):
-            call = send(metadata=md)
+            port = home
+            call, on_call = opener(port)(metadata=md), 0
+            failed_at = None
+            summaries = []
             next_t = start_at + period_s * (g / len(groups))
             while True:
                 now = time.time()
@@ -196,13 +234,24 @@ async def _worker_main(index, port, token, cluster, agents, period_s, seconds, a
                     break
                 if next_t > now:
                     await asyncio.sleep(next_t - now)
-                for wire in group:
-                    wire.sequence += 1
-                    message = wire.encode(time.time_ns())
-                    await call.write(message)
-                    totals["message_bytes"] += len(message)
-                    totals["sent"] += wire.heartbeats
-                    totals["batches"] += 1
+                try:
+                    for wire in group:
+                        wire.sequence += 1
+                        message = wire.encode(time.time_ns())
+                        await call.write(message)
+                        on_call += wire.heartbeats
+                        totals["message_bytes"] += len(message)
+                        totals["sent"] += wire.heartbeats
+                        totals["batches"] += 1
+                except (grpc.aio.AioRpcError, asyncio.InvalidStateError, grpc.aio.UsageError):
+                    failed_at = time.time()
+                    totals["unconfirmed"] += on_call  # sent to the failed controller: no summary says how many
+                    port = await move(group, port)
+                    call, on_call = opener(port)(metadata=md), 0
+                    continue
+                if failed_at is not None:  # the first batch written at the controller it moved to
+                    moves.append((failed_at, time.time(), sum(w.heartbeats for w in group)))
+                    failed_at = None
                 totals["ticks"] += 1
                 next_t += period_s
                 behind = time.time() - next_t
@@ -210,16 +259,21 @@ async def _worker_main(index, port, token, cluster, agents, period_s, seconds, a
                     skipped = int(behind // period_s)
                     totals["ticks_missed"] += skipped
                     next_t += skipped * period_s
-            await call.done_writing()
-            return await call
+            try:
+                await call.done_writing()
+                summaries.append(await call)
+            except (grpc.aio.AioRpcError, asyncio.InvalidStateError, grpc.aio.UsageError):
+                totals["unconfirmed"] += on_call
+            return summaries
 
         cpu0 = os.times()
-        summaries = await asyncio.gather(*(stream(g, group) for g, group in enumerate(groups)))
+        summaries = [s for found in await asyncio.gather(*(stream(g, group) for g, group in enumerate(groups)))
+                     for s in found]
         cpu1 = os.times()
         rejections = [f"{r.node_id}: {r.reason}" for s in summaries for r in s.rejections][:5]
         return dict(worker=index, streams=len(groups), agents=len(batches), cpu_s=(cpu1.user + cpu1.system)
                     - (cpu0.user + cpu0.system), accepted=sum(s.accepted for s in summaries),
-                    rejected=sum(s.rejected for s in summaries), rejections=rejections, **totals)
+                    rejected=sum(s.rejected for s in summaries), rejections=rejections, moves=moves, **totals)
 
 
 GRPC_MESSAGE_PREFIX_BYTES = 5  # each gRPC message on the stream: compressed flag + 4-byte length
@@ -337,6 +391,31 @@ def _cpu_per_hz(cpu_from: tuple, cpu_to: tuple, heartbeats: int) -> dict:
             for i, name in enumerate(("controller", "postgres", "redis"))}
 
 
+class _Killer(threading.Thread):
+    """kill -9 of a controller at a wall-clock time (its CPU read just before, kept by its CpuClock)."""
+
+    def __init__(self, proc, clock: CpuClock, at: float):
+        super().__init__(daemon=True, name="controller-killer")
+        self.proc, self.clock, self.at = proc, clock, at
+        self.killed_at: float | None = None
+
+    def run(self) -> None:
+        time.sleep(max(0.0, self.at - time.time()))
+        self.clock.read()
+        self.proc.send_signal(signal.SIGKILL)
+        self.killed_at = time.time()
+
+
+def _moves(outs: list[dict], killed_at: float | None, nodes: int) -> dict:
+    """How the killed controller's streams moved: nodes whose heartbeats went to another controller, and the time
+    from the kill until each stream wrote its first batch there (its agents registered again meanwhile)."""
+    moves = [m for o in outs for m in o["moves"]]
+    after = [resumed - killed_at for _, resumed, _ in moves] if killed_at else []
+    return dict(killed_at=killed_at, moved_nodes=sum(n for _, _, n in moves), moved_streams=len(moves),
+                nodes_total=nodes, move_s_p50=_pct(after, 50), move_s_max=max(after) if after else None,
+                unconfirmed=sum(o["unconfirmed"] for o in outs))
+
+
 def run_ingest(cfg: IngestConfig, report=print) -> dict:
     """One run; returns its figures. Everything started here is stopped before returning or raising."""
     import psutil
@@ -345,7 +424,8 @@ def run_ingest(cfg: IngestConfig, report=print) -> dict:
 
     cfg = cfg.resolved()
     workdir = Path(tempfile.mkdtemp(prefix="e3-bench-ingest-"))
-    pg = redis = controller = None
+    pg = redis = None
+    controllers: list = []
     workers: list = []
     monitors: list = []
     pids: dict = {}
@@ -369,10 +449,17 @@ def run_ingest(cfg: IngestConfig, report=print) -> dict:
         token, agents = setup_database(database_url, cfg.servers, cluster)
         nodes = sum(len(n) for _, n in agents)
 
-        controller, port = start_controller(workdir, database_url, redis_url, cfg.period_ms, front=cfg.front)
-        pids["controller"] = controller.pid
+        ports = []
+        for i in range(cfg.controllers):
+            name = "controller" if i == 0 else f"controller-{i + 1}"
+            controller, port = start_controller(workdir, database_url, redis_url, cfg.period_ms, front=cfg.front,
+                                                name=name)
+            controllers.append(controller)
+            ports.append(port)
+            pids[name] = controller.pid
         if cfg.front:
-            pids["front"] = next(p.pid for p in psutil.Process(controller.pid).children() if p.name() == "e3-ingest")
+            pids["front"] = next(p.pid for p in psutil.Process(controllers[0].pid).children()
+                                 if p.name() == "e3-ingest")
 
         ctx = multiprocessing.get_context("spawn")
         ready, go, results = ctx.Queue(), ctx.Queue(), ctx.Queue()
@@ -381,7 +468,7 @@ def run_ingest(cfg: IngestConfig, report=print) -> dict:
         report(f"registering {nodes} nodes ({len(agents)} agents) from {len(slices)} load-generator process(es)")
         t_reg = time.perf_counter()
         for i, part in enumerate(slices):
-            p = ctx.Process(target=_worker, args=(i, port, token, cluster, part, cfg.period_ms / 1000, cfg.seconds,
+            p = ctx.Process(target=_worker, args=(i, ports, token, cluster, part, cfg.period_ms / 1000, cfg.seconds,
                                                   cfg.agents_per_stream, cfg.instances, ready, go, results),
                             daemon=True)
             p.start()
@@ -418,18 +505,22 @@ def run_ingest(cfg: IngestConfig, report=print) -> dict:
         monitors = [redis_lag, rollup_lag]
         for m in monitors:
             m.start()
-        cproc, postmaster, rproc, me = (psutil.Process(pids["controller"]), psutil.Process(pids["postgres"]),
-                                        psutil.Process(pids["redis"]), psutil.Process())
+        clocks = [CpuClock(psutil.Process(c.pid)) for c in controllers]
+        postmaster, rproc, me = psutil.Process(pids["postgres"]), psutil.Process(pids["redis"]), psutil.Process()
+        controllers_cpu_s = lambda: sum(c.read() for c in clocks)  # noqa: E731
+        killer = _Killer(controllers[0], clocks[0], start_at + cfg.kill_after_s) if cfg.kill_after_s else None
         report(f"streaming for {cfg.seconds:g} s: {nodes} nodes, one heartbeat per node every {cfg.period_ms} ms "
                f"({nodes * 1000 / cfg.period_ms:,.0f}/s scheduled)")
         for _ in slices:
             go.put(start_at)
         time.sleep(max(0.0, start_at - time.time()))
         fproc = psutil.Process(pids["front"]) if cfg.front else None
-        cpu0 = (cpu_s(cproc), postgres_cpu_s(postmaster), cpu_s(rproc), cpu_s(me), time.time())
+        cpu0 = (controllers_cpu_s(), postgres_cpu_s(postmaster), cpu_s(rproc), cpu_s(me), time.time())
+        if killer:
+            killer.start()
         front0 = cpu_s(fproc) if fproc else None
         time.sleep(max(0.0, start_at + cfg.seconds - time.time()))
-        cpu1 = (cpu_s(cproc), postgres_cpu_s(postmaster), cpu_s(rproc), cpu_s(me), time.time())
+        cpu1 = (controllers_cpu_s(), postgres_cpu_s(postmaster), cpu_s(rproc), cpu_s(me), time.time())
         front1 = cpu_s(fproc) if fproc else None
         with get_engine().connect() as conn:
             counted_in_window = conn.execute(text(ROLLUP_HEARTBEATS)).scalar_one()
@@ -442,7 +533,7 @@ def run_ingest(cfg: IngestConfig, report=print) -> dict:
                 except Empty:
                     if not any(p.is_alive() for p in workers) and results.empty():
                         raise RuntimeError("a load-generator process died without a result")
-        cpu2 = (cpu_s(cproc), postgres_cpu_s(postmaster), cpu_s(rproc))
+        cpu2 = (controllers_cpu_s(), postgres_cpu_s(postmaster), cpu_s(rproc))
         done_at = time.time()
         errors = [o["error"] for o in outs if "error" in o]
         if errors:
@@ -484,7 +575,9 @@ def run_ingest(cfg: IngestConfig, report=print) -> dict:
             agents_per_stream=cfg.agents_per_stream, instances_per_heartbeat=cfg.instances,
             rollup_poll_ms=cfg.rollup_poll_ms, target_hz=TARGET_HZ,
             ratio_to_target=round(accepted / (done_at - start_at) / TARGET_HZ, 4),
-            workdir=str(workdir), pids=pids, config=asdict(cfg))
+            controllers=cfg.controllers, workdir=str(workdir), pids=pids, config=asdict(cfg))
+        if killer:
+            result.update(_moves(outs, killer.killed_at, cfg.servers * NODES_PER_SERVER))
         return result
     finally:
         for m in monitors:
@@ -499,7 +592,8 @@ def run_ingest(cfg: IngestConfig, report=print) -> dict:
             if p.is_alive():
                 p.kill()
                 p.join()
-        stop_process(controller)
+        for controller in controllers:
+            stop_process(controller)
         if redis is not None:
             redis.stop()
         if pg is not None:

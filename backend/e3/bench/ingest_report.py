@@ -1,6 +1,6 @@
 """Text report for the heartbeat-ingest benchmark: figures, ratios to the issue's targets (reported, not asserted)."""
 
-from e3.bench.ingest import PER_HZ, TARGET_HZ, TARGET_LAG_REDIS_P99_MS, TARGET_LAG_ROLLUP_P99_MS
+from e3.bench.ingest import PER_HZ, TARGET_HZ, TARGET_LAG_REDIS_P99_MS, TARGET_LAG_ROLLUP_P99_MS, TARGET_MOVE_S
 
 
 def _fmt(value, spec=",.0f") -> str:
@@ -44,6 +44,16 @@ def render(r: dict) -> str:
         f"Postgres {_fmt(per_hz['postgres'], '.1f')}, Redis {_fmt(per_hz['redis'], '.1f')}  (CPU time from the "
         f"window's start to the last summary / heartbeats accepted)",
     ]
+    if r.get("controllers", 1) > 1:
+        lines.insert(1, f"  {r['controllers']} controllers; load-generator process i streams to controller i mod "
+                        f"{r['controllers']} (CPU figures: all controllers together)")
+    if r.get("killed_at"):
+        lines.append(f"  kill -9 of the first controller {r['config']['kill_after_s']:g} s into the window: "
+                     f"{r['moved_nodes']:,} of {r['nodes_total']:,} nodes ({r['moved_streams']} streams) moved; "
+                     f"reporting again at another controller after p50 {_fmt(r['move_s_p50'], '.2f')} s, "
+                     f"max {_fmt(r['move_s_max'], '.2f')} s (kill to the stream's first batch there, its agents "
+                     f"registered again meanwhile); {r['unconfirmed']:,} heartbeats sent to the killed one "
+                     f"unconfirmed (no summary), {r['loss']:,} not in the rollups")
     if r["ticks_missed"]:
         lines.append("  (a skipped tick: the generator could not write in time, because of its own CPU or because the "
                      "controller pushed back through gRPC flow control when its buffer was full)")
@@ -71,4 +81,8 @@ def render(r: dict) -> str:
          f"rollups lag p99 <= {TARGET_LAG_ROLLUP_P99_MS:,} ms: at most {_fmt(v, '.1f')} ms "
          f"({_fmt(_ratio(v, TARGET_LAG_ROLLUP_P99_MS), '.2f')}x the bound; newest heartbeat of each write "
          f"{_fmt(r['rollup_lag_p99_ms'], '.1f')} ms)")
+    if r.get("killed_at"):
+        v = r["move_s_max"]
+        line(None if v is None else v <= TARGET_MOVE_S,
+             f"a killed controller's nodes report again elsewhere within {TARGET_MOVE_S:g} s: max {_fmt(v, '.2f')} s")
     return "\n".join(lines + out)

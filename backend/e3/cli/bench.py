@@ -90,17 +90,27 @@ def register(app: typer.Typer) -> None:
         instances: int = typer.Option(2, min=0, max=64, help="Instances reported in each heartbeat"),
         front: bool = typer.Option(False, "--front", help="The controller behind its compiled ingest front "
                                                           "(E3_INGEST_FRONT; e3-ingest from make agents)"),
+        controllers: int = typer.Option(1, min=1, max=16, help="Controller processes (load-generator process i "
+                                                               "streams to controller i mod N)"),
+        kill_after: float = typer.Option(0.0, "--kill-after", min=0.0,
+                                         help="kill -9 of the first controller this many seconds into the window: "
+                                              "its streams move to the next one (needs --controllers 2+)"),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON object for the run"),
     ) -> None:
-        """Heartbeats from simulated agents into a real controller, Postgres and Redis started here: rates, loss,
-        lag, CPU."""
+        """Heartbeats from simulated agents into real controllers, Postgres and Redis started here: rates, loss,
+        lag, CPU; with --kill-after, how long a killed controller's nodes take to report again elsewhere."""
         from e3.bench.ingest import IngestConfig, run_ingest
         from e3.bench.ingest_report import render
 
         from e3.bench import energy_accounting
 
         cfg = IngestConfig(servers=servers, seconds=seconds, period_ms=period_ms, agents_per_stream=batch,
-                           workers=workers, instances=instances, front=front)
+                           workers=workers, instances=instances, front=front, controllers=controllers,
+                           kill_after_s=kill_after)
+        try:
+            cfg.resolved()
+        except ValueError as exc:
+            raise ClientError(str(exc), exit_code=2) from None
         result = _run(run_ingest, cfg)
         result["energy_accounting"] = energy_accounting.run_energy_accounting(
             energy_accounting.AccountingConfig(nodes=min(cfg.servers * 5, 1000), instances=instances),

@@ -36,6 +36,7 @@ from e3.controller.heartbeat_intake import HeartbeatIntake
 from e3.controller.leadership import Leadership
 from e3.controller.orchestrator import DataplaneOrchestrator
 from e3.controller.raw_tail import RawTail
+from e3.controller.registrations import Registrations
 from e3.controller.rollup_writer import RollupWriter
 from e3.rollup.steps import RollupSteps
 
@@ -113,6 +114,7 @@ class AgentHub:
         self.energy_rollups = EnergyRollups(self.energy, leads=leads)
         self.commands = CommandStreams(get_settings().database_url, leads=leads)
         self.credentials = CredentialWatch()
+        self.registrations = Registrations()
         self._monitor: asyncio.Task | None = None
         self._orphans: asyncio.Task | None = None
         self._mode: asyncio.Task | None = None
@@ -124,6 +126,7 @@ class AgentHub:
 
     async def start(self) -> None:
         await self.lease.start()
+        self.registrations.start()
         self.leadership.start()
         self.rollup_writer.start()
         self.energy_rollups.start()
@@ -140,6 +143,7 @@ class AgentHub:
         await self.orchestrator.stop()
         await asyncio.gather(*self._failovers, return_exceptions=True)  # a failover under way is finished
         await self.credentials.stop()
+        await self.registrations.stop()
         await self.commands.stop()
         await self.rollup_writer.stop()
         await self.energy_rollups.stop()
@@ -187,8 +191,8 @@ class AgentHub:
             raise ServiceUnavailable("this controller cannot confirm its lease with the database: try another one or "
                               "again later")
         holder = self.lease.id
-        tracked.lease_epoch = await asyncio.to_thread(in_session, agents.mark_registered, node, agent_id, credential,
-                                                      software_version, address, control_address, holder)
+        tracked.lease_epoch = await self.registrations.mark(agents.Registration(
+            node, agent_id, credential, software_version, address, control_address, holder))
         tracked.lease_holder = holder
         if previous != "up":
             await self._publish_state(self.nodes[node.node_id], previous)

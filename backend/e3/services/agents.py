@@ -105,28 +105,48 @@ def check_address(address: str) -> str:
         raise BadRequest(f"node.address {address[:64]!r} is not an IP address") from None
 
 
-def mark_registered(session: Session, node: RegisteredNode, agent_id: str, credential: "AgentCredential",
-                    software_version: str, address: str, control_address: str | None = None,
-                    controller_id: uuid.UUID | None = None) -> int:
-    """The node is up, run by `agent_id` under `credential` at `address`: state, a `node.registered` event
-    (naming the credential, not the agent id: events are read-scope reading), `node.up` if it was not, and the
-    commands for instances already placed on it (sent when the transaction commits). With `controller_id`, its
-    lease is that controller's (services.leases). Returns the lease's epoch (0: none taken)."""
-    row = session.get(ComputeNode, node.node_id)  # not FOR UPDATE: see commands.lock_cluster
-    if row is None:
-        return 0  # deleted meanwhile; its heartbeats will be refused by nobody and stored harmlessly
-    previous = row.state
-    row.state, row.agent_id, row.agent_token_id, row.address = "up", agent_id, credential.token_id, address
-    row.control_address = control_address or address
-    subject = f"node/{node.node_id}"
-    events.emit(session, "node.registered", subject, node.cluster_id, name=node.name, credential=credential.name,
-                software_version=software_version, address=address)
-    if previous != "up":
-        events.emit(session, "node.up", subject, node.cluster_id, name=node.name, previous=previous)
-    session.flush()
-    epoch = leases.acquire_node(session, node.node_id, controller_id, agent_id) if controller_id else 0
-    commands.notify(session, commands.issue_deploys(session, node.cluster_id))
-    return epoch
+@dataclass(frozen=True)
+class Registration:
+    """A node's agent registering it (the RegisterRequest, its caller's credential and address, and the
+    controller taking the node's lease, if any)."""
+    node: RegisteredNode
+    agent_id: str
+    credential: "AgentCredential"
+    software_version: str
+    address: str
+    control_address: str | None = None
+    controller_id: uuid.UUID | None = None
+
+
+def mark_registered(session: Session, registrations: list[Registration]) -> list[int]:
+    """Each node is up, run by its agent under its credential at its address: state, a `node.registered` event
+    (naming the credential, not the agent id: events are read-scope reading), `node.up` if it was not, its lease
+    the registering controller's (services.leases), and then, once per cluster, the commands for instances
+    already placed on the nodes (sent when the transaction commits). Returns each one's lease epoch (0: none
+    taken). One transaction for many: agents resuming together after a controller's failure are taken in a
+    few transactions, not one per node, each locking its cluster for the deploys (controller.registrations)."""
+    epochs, clusters = [], []
+    for r in registrations:
+        row = session.get(ComputeNode, r.node.node_id)  # not FOR UPDATE: see commands.lock_cluster
+        if row is None:
+            epochs.append(0)  # deleted meanwhile; its heartbeats will be refused by nobody and stored harmlessly
+            continue
+        previous = row.state
+        row.state, row.agent_id, row.agent_token_id, row.address = "up", r.agent_id, r.credential.token_id, r.address
+        row.control_address = r.control_address or r.address
+        subject = f"node/{r.node.node_id}"
+        events.emit(session, "node.registered", subject, r.node.cluster_id, name=r.node.name,
+                    credential=r.credential.name, software_version=r.software_version, address=r.address)
+        if previous != "up":
+            events.emit(session, "node.up", subject, r.node.cluster_id, name=r.node.name, previous=previous)
+        session.flush()
+        epochs.append(leases.acquire_node(session, r.node.node_id, r.controller_id, r.agent_id)
+                      if r.controller_id else 0)
+        if r.node.cluster_id not in clusters:
+            clusters.append(r.node.cluster_id)
+    for cluster_id in sorted(clusters):  # one order for every transaction: no deadlock between two controllers
+        commands.notify(session, commands.issue_deploys(session, cluster_id))
+    return epochs
 
 
 def set_node_state(session: Session, node_id: uuid.UUID, state: str, **data) -> str | None:

@@ -69,3 +69,25 @@ def test_tiny_run_behind_the_ingest_front_loses_nothing_and_reports_its_cpu():
     assert set(r["pids"]) == {"controller", "front", "postgres", "redis"}
     left = {name: pid for name, pid in r["pids"].items() if process_alive(pid)}
     assert not left, f"still running: {left}"
+
+
+def test_two_controllers_one_killed_its_nodes_move_and_what_was_lost_is_counted():
+    proc = subprocess.run([sys.executable, "-m", "e3", "bench", "ingest", "--servers", "2", "--seconds", "3",
+                           "--workers", "2", "--controllers", "2", "--kill-after", "1", "--json"],
+                          capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    r = json.loads(proc.stdout)
+    assert r["controllers"] == 2 and set(r["pids"]) == {"controller", "controller-2", "postgres", "redis"}
+    # worker 0's agent (5 nodes) streamed to the killed controller, and went on at the other
+    assert r["moved_nodes"] == 5 and r["moved_streams"] == 1 and 0 < r["move_s_max"] < 3
+    assert r["unconfirmed"] > 0  # sent to the killed one: no summary
+    # every heartbeat is in the rollups, but those the killed controller held unwritten (up to a flush's worth)
+    assert 0 <= r["loss"] <= r["unconfirmed"]
+    left = {name: pid for name, pid in r["pids"].items() if process_alive(pid)}
+    assert not left, f"still running: {left}"
+
+
+def test_kill_after_without_a_second_controller_is_refused():
+    proc = subprocess.run([sys.executable, "-m", "e3", "bench", "ingest", "--kill-after", "1"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "--kill-after needs --controllers 2 or more" in proc.stderr
