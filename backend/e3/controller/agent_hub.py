@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import redis.asyncio as aioredis
 
-from e3.core.aio import cancel_and_wait
+from e3.core.aio import cancel_and_wait, every
 from e3.core.config import get_settings
 from e3.core.db import in_session
 from e3.core.errors import BadRequest, Conflict, Forbidden, PreconditionFailed, ServiceUnavailable
@@ -132,8 +132,11 @@ class AgentHub:
         self.energy_rollups.start()
         self.commands.start()
         self.credentials.start()
-        self._monitor = asyncio.get_running_loop().create_task(self._watch(), name="membership")
-        self._orphans = asyncio.get_running_loop().create_task(self._watch_orphans(), name="orphans")
+        loop = asyncio.get_running_loop()
+        self._monitor = loop.create_task(every(max(0.01, self.policy.period_s / 2), self.check_membership, log,
+                                               "membership check"), name="membership")
+        self._orphans = loop.create_task(every(ORPHAN_CHECK_S, self.adopt_orphans, log,
+                                               "looking for nodes no controller holds"), name="orphans")
         self._mode = asyncio.get_running_loop().create_task(self.orchestrator.follow_mode(self.redis),
                                                             name="orchestrator-mode")
 
@@ -350,23 +353,6 @@ class AgentHub:
         if taken:
             log.info("watching %d nodes no live controller holds, for %.1f s", taken, self.resume_grace_s)
         return taken
-
-    async def _watch_orphans(self) -> None:
-        while True:
-            await asyncio.sleep(ORPHAN_CHECK_S)
-            try:
-                await self.adopt_orphans()
-            except Exception:
-                log.exception("looking for nodes no controller holds failed")
-
-    async def _watch(self) -> None:
-        tick = max(0.01, self.policy.period_s / 2)
-        while True:
-            await asyncio.sleep(tick)
-            try:
-                await self.check_membership()
-            except Exception:
-                log.exception("membership check failed")
 
     async def _publish_state(self, node: TrackedNode, previous: str | None) -> None:
         try:

@@ -2,10 +2,11 @@
 retention pass when it is due (on the leader only, at once and then every `retention_every_s`), then the
 writer's tick. A failing tick is logged and tried again next time: a writer never stops the controller."""
 
-import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
+
+from e3.core.aio import every
 
 log = logging.getLogger(__name__)
 
@@ -28,11 +29,10 @@ class RetentionSchedule:
 async def write_periodically(every_s: float, tick: Callable[[], Awaitable[object]], retention: RetentionSchedule,
                              apply_retention: Callable[[], Awaitable[object]], what: str) -> None:
     """Run forever (until cancelled): `apply_retention` when due, then `tick`; `what` names the writer in logs."""
-    while True:
-        await asyncio.sleep(every_s)
+
+    async def step() -> None:
         if retention.due():
             await apply_retention()
-        try:
-            await tick()
-        except Exception:  # never let a writer stop the controller
-            log.exception("%s failed", what)
+        await tick()
+
+    await every(every_s, step, log, what)

@@ -21,3 +21,14 @@ async def cancel_and_wait(*tasks: asyncio.Task | None) -> None:
                 task.cancel()
         if not task.cancelled() and task.exception() is not None:
             raise task.exception()  # as awaiting it would
+
+
+async def every(interval_s: float, step, log, what: str) -> None:
+    """Run `await step()` every `interval_s` until cancelled; a failing step is logged (`what` failed) and the
+    next one runs on time: a periodic chore never stops the process."""
+    while True:
+        await asyncio.sleep(interval_s)
+        try:
+            await step()
+        except Exception:
+            log.exception("%s failed", what)
