@@ -148,9 +148,9 @@ def run_metrics_bench(cfg: MetricsBenchConfig, report=print) -> dict:
         token = _prepare(database_url)  # `e3 bench api`'s database: a cluster, applications, a read token
         api, url = _start_api(workdir, database_url, redis_url, {})
         # no time to live: the bench plays the one controller
-        store = redis.Redis.from_url(redis_url)
-        store.hset(controller_key("bench"), mapping=part.fields())
-        store.zadd(CONTROLLERS_KEY, {"bench": float("inf")})
+        keys = redis.Redis.from_url(redis_url)
+        keys.hset(controller_key("bench"), mapping=part.fields())
+        keys.zadd(CONTROLLERS_KEY, {"bench": float("inf")})
         sections = {encoding: _scrapes(url, token, encoding, cfg.requests) for encoding in ("gzip", "identity")}
         return dict(config=asdict(cfg), cores=os.cpu_count(), load_average=round(os.getloadavg()[0], 2),
                     workdir=str(workdir), api_pid=api.pid,
