@@ -157,7 +157,7 @@ def test_e3_up_gives_its_agents_the_controller_list_of_e3_controller_addresses(t
     proc = _start(tmp_path, port, E3_CONTROLLER_ADDRESSES=addresses, E3_DEMO_RATE="0")
     try:
         _wait_up(proc, tmp_path)
-        assert f"agents connect to the controller at {addresses}" in (tmp_path / "up1.log").read_text()
+        assert f"agents connect to the controllers at {addresses}" in (tmp_path / "up1.log").read_text()
         env = read_env_file(tmp_path / ".e3" / "env")
         assert env["E3_CONTROLLER"] == addresses
         headers = {"Authorization": f"Bearer {env['E3_TOKEN']}"}
