@@ -27,7 +27,7 @@ from e3.services.agent_credentials import AgentCredential
 from e3.services.migration import failover
 from e3.controller import live_publisher
 from e3.live import channel
-from e3.controller.command_streams import LEASE_LAPSED, CommandStream, CommandStreams
+from e3.controller.command_streams import LEASE_LAPSED, NODE_MOVED, CommandStream, CommandStreams
 from e3.controller.controller_lease import ControllerLease
 from e3.controller.energy_rollups import EnergyRollups
 from e3.controller.credential_watch import CredentialWatch
@@ -117,6 +117,8 @@ class AgentHub:
         self.registrations = Registrations()
         self._monitor: asyncio.Task | None = None
         self._orphans: asyncio.Task | None = None
+        self._membership_tick_s = max(0.01, self.policy.period_s / 2)
+        self._checked_at: float | None = None  # when the membership loop last ran (self.clock)
         self._mode: asyncio.Task | None = None
         self._failovers: set[asyncio.Task] = set()
 
@@ -133,7 +135,7 @@ class AgentHub:
         self.commands.start()
         self.credentials.start()
         loop = asyncio.get_running_loop()
-        self._monitor = loop.create_task(every(max(0.01, self.policy.period_s / 2), self.check_membership, log,
+        self._monitor = loop.create_task(every(self._membership_tick_s, self._membership_step, log,
                                                "membership check"), name="membership")
         self._orphans = loop.create_task(every(ORPHAN_CHECK_S, self.adopt_orphans, log,
                                                "looking for nodes no controller holds"), name="orphans")
@@ -270,6 +272,19 @@ class AgentHub:
             if node.run_by(credential, agent_id):
                 node.last_seen = seen_if_lost(node.last_seen, now, self.policy)
 
+    async def _membership_step(self) -> None:
+        """The membership loop's turn. Silence while this controller itself did not run (paused past a few
+        periods, or starved of CPU) is not its nodes': their heartbeats of that time wait in its sockets. So a
+        turn that comes late moves every node's last-seen time on by the delay before judging."""
+        now = self.clock()
+        late = 0.0 if self._checked_at is None else now - self._checked_at - self._membership_tick_s
+        self._checked_at = now
+        if late > self.policy.suspect_after_s:
+            for node in self.nodes.values():
+                node.last_seen = min(now, node.last_seen + late)
+            log.warning("this controller did not run for %.2f s: its nodes' silence meanwhile is not counted", late)
+        await self.check_membership()
+
     async def check_membership(self) -> dict[uuid.UUID, str]:
         """Apply state changes due now; returns them."""
         now = self.clock()
@@ -323,7 +338,7 @@ class AgentHub:
         node = self.nodes.pop(node_id, None)
         if node is None:
             return
-        self._end_commands(node_id)
+        self.commands.end(node_id, NODE_MOVED)
         self.orchestrator.forget(node_id)
         log.info("node %s (%s): no longer watched here: %s", node.name, node_id, why)
 
@@ -388,11 +403,31 @@ class AgentHub:
         is the second fence, for what is already in a socket)."""
         return await self.lease.confirm() and stream.lease_holder == self.lease.id
 
-    async def _lease_lapsed(self) -> None:
-        """controller_lease's on_lapse: the nodes taken under the old lease may be another controller's by now;
-        end their command streams so that each agent registers again (here or elsewhere) under a new epoch."""
-        ended = self.commands.end_all(LEASE_LAPSED)
-        log.error("controller lease lapsed: ended %d command streams; their agents register again", ended)
+    async def _lease_lapsed(self, old_id: uuid.UUID | None, new_id: uuid.UUID | None) -> None:
+        """controller_lease's on_lapse: the nodes taken under the old lease that nobody took meanwhile are taken
+        over by the new one (leases.take_over: a new epoch each, which their open streams carry from now on);
+        the others may be another controller's by now: their command streams end `lease_lapsed`, and each agent
+        registers again, here or elsewhere. Without the database, every stream ends."""
+        taken: dict[uuid.UUID, int] = {}
+        if old_id is not None and new_id is not None:
+            try:
+                taken = await asyncio.to_thread(in_session, leases.take_over, old_id, new_id)
+            except Exception:
+                log.exception("taking the nodes over after the lease lapsed failed; their agents register again")
+        ended = 0
+        for node in self.nodes.values():
+            if node.lease_holder is None or node.lease_holder == new_id:
+                continue
+            stream = self.commands.streams.get(node.node_id)
+            if node.node_id in taken:
+                node.lease_epoch, node.lease_holder = taken[node.node_id], new_id
+                if stream is not None:
+                    stream.lease_epoch, stream.lease_holder = node.lease_epoch, new_id
+            elif stream is not None:
+                self.commands.end(node.node_id, LEASE_LAPSED)
+                ended += 1
+        log.error("controller lease lapsed: %d nodes taken over under new epochs, %d command streams ended (their "
+                  "agents register again)", len(taken), ended)
 
     def close_commands(self, stream: CommandStream) -> None:
         self.commands.close(stream)

@@ -22,7 +22,13 @@ from e3.services import commands
 
 log = logging.getLogger(__name__)
 _END = object()
-LEASE_LAPSED = "lease_lapsed"  # why a stream ended: this controller's lease lapsed (controller_lease)
+# Why the controller ended a stream, as the agent is told (FAILED_PRECONDITION with the code and the words).
+LEASE_LAPSED = "lease_lapsed"
+NODE_MOVED = "node_moved"
+ENDED_BECAUSE = {
+    LEASE_LAPSED: "this controller's lease lapsed (paused or cut off from the database past it): register again",
+    NODE_MOVED: "the node is registered at another controller now: register again",
+}
 
 
 @dataclass
@@ -31,7 +37,7 @@ class CommandStream:
     sent: int  # highest version queued to the agent
     lease_epoch: int = 0  # the node's lease epoch its controller holds: every command carries it
     lease_holder: uuid.UUID | None = None  # the controller id that took the node at that epoch
-    ended_because: str | None = None  # why the controller ended it (LEASE_LAPSED), if it did
+    ended_because: str | None = None  # why the controller ended it (ENDED_BECAUSE), if it did
     queue: asyncio.Queue = field(default_factory=asyncio.Queue)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
@@ -78,13 +84,6 @@ class CommandStreams:
         if stream is not None:
             stream.ended_because = because
             stream.queue.put_nowait(_END)
-
-    def end_all(self, because: str) -> int:
-        """End every open stream, saying why; returns how many."""
-        node_ids = list(self.streams)
-        for node_id in node_ids:
-            self.end(node_id, because)
-        return len(node_ids)
 
     def _refill_soon(self, stream: CommandStream) -> None:
         task = asyncio.get_running_loop().create_task(self.refill(stream))

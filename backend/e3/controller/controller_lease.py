@@ -6,8 +6,8 @@ The controller counts on its lease only until `lease_s` (less a margin) after th
 renewal, on its own monotonic clock: `holds()`. Past that (the process was paused, the database was slow) it
 sends nothing that needs the lease before `confirm()` has renewed it. A renewal that finds the lease already
 expired in the database does not extend it: the lease has **lapsed**, another controller may have taken this
-one's nodes meanwhile, so it comes back as a new controller (a new row, a new id: every node it takes from now
-on gets a new lease epoch) and tells `on_lapse`, which ends the agents' streams so that each registers again.
+one's nodes meanwhile, so it comes back as a new controller (a new row, a new id) and tells `on_lapse(old id,
+new id)`, which takes over the nodes nobody took (a new epoch each) and lets the others go.
 """
 
 import asyncio
@@ -24,13 +24,13 @@ from e3.services import leases
 log = logging.getLogger(__name__)
 
 
-async def _nothing() -> None:
+async def _nothing(old_id: uuid.UUID | None, new_id: uuid.UUID | None) -> None:
     return None
 
 
 class ControllerLease:
     def __init__(self, name: str, address: str, lease_s: float = 2.0, renew_s: float = 0.5,
-                 on_lapse: Callable[[], Awaitable[None]] = _nothing):
+                 on_lapse: Callable[[uuid.UUID | None, uuid.UUID | None], Awaitable[None]] = _nothing):
         self.name, self.address, self.lease_s, self.renew_s, self.on_lapse = name, address, lease_s, renew_s, on_lapse
         self.margin_s = min(0.25, lease_s / 8)  # counted on for less than the lease: clocks drift
         self.id: uuid.UUID | None = None
@@ -50,14 +50,14 @@ class ControllerLease:
         return self.id is not None and time.monotonic() < self._held_until
 
     async def confirm(self) -> bool:
-        """Whether the lease holds, renewing it first unless `holds()`: False when it had lapsed (this
-        controller is a new one by the time this returns) or the database cannot say."""
+        """Whether the lease holds, renewing it first unless `holds()` (after a lapse, as the new controller
+        this one has become: `on_lapse` has run by then); False when the database cannot say."""
         if self.holds():
             return True
         async with self._lock:
-            if self.holds():
-                return True
-            return await self._renew()
+            if not self.holds():
+                await self._renew()
+            return self.holds()
 
     async def renew(self) -> bool:
         """One renewal; False when the lease had lapsed (then rejoined) or the database did not answer."""
@@ -88,11 +88,11 @@ class ControllerLease:
             log.error("controller %s: its lease %s lapsed and joining again failed (%s)", self.name, old, exc)
         else:
             log.error("controller %s: its lease lapsed (not renewed within %.1f s); it is controller %s from now "
-                      "on, and its agents register again", self.name, self.lease_s, self.id)
+                      "on", self.name, self.lease_s, self.id)
         try:
-            await self.on_lapse()
+            await self.on_lapse(old, self.id)
         except Exception:
-            log.exception("controller %s: ending its agents' streams after the lapse failed", self.name)
+            log.exception("controller %s: taking its nodes over after the lapse failed", self.name)
 
     async def _join(self) -> None:
         asked_at = time.monotonic()

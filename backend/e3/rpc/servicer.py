@@ -6,7 +6,7 @@ from e3.core.errors import E3Error, PreconditionFailed, Unauthorized
 from e3.rpc.errors import abort
 from e3.rpc.pb import agent_pb2, agent_pb2_grpc
 from e3.controller.agent_hub import MAX_REPORTED_REJECTIONS, AgentHub
-from e3.controller.command_streams import LEASE_LAPSED
+from e3.controller.command_streams import ENDED_BECAUSE, LEASE_LAPSED
 from e3.services import tokens
 from e3.services.agent_credentials import AgentCredential
 
@@ -118,10 +118,9 @@ class AgentServicer(agent_pb2_grpc.AgentServiceServicer):
                         stream.ended_because = LEASE_LAPSED
                         break
                     yield command_message(command, stream.lease_epoch)
-            if stream.ended_because == LEASE_LAPSED:
-                await abort(context, PreconditionFailed(
-                    "this controller's lease lapsed (paused or cut off from the database past it): register again",
-                    code=LEASE_LAPSED))
+            if stream.ended_because is not None:
+                await abort(context, PreconditionFailed(ENDED_BECAUSE[stream.ended_because],
+                                                        code=stream.ended_because))
         except asyncio.CancelledError:
             await self._end_if_revoked(context)
             raise

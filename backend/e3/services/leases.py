@@ -13,7 +13,7 @@ from sqlalchemy import case, delete, func, select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
-from e3.models import controllers, node_leases
+from e3.models import ComputeNode, controllers, node_leases
 
 
 def start_controller(session: Session, name: str, address: str, lease_s: float) -> uuid.UUID:
@@ -52,6 +52,18 @@ def holders(session: Session, node_ids: list[uuid.UUID]) -> dict[uuid.UUID, Leas
                            .where(node_leases.c.node_id.in_(node_ids)))
     found = {node_id: LeaseHolder(controller_id, live) for node_id, controller_id, live in rows}
     return {node_id: found.get(node_id, LeaseHolder(None, False)) for node_id in node_ids}
+
+
+def take_over(session: Session, old_id: uuid.UUID, new_id: uuid.UUID) -> dict[uuid.UUID, int]:
+    """After a lapse (controller_lease): the nodes whose lease still names `old_id` (nobody took them meanwhile)
+    and that are not down become `new_id`'s, each at its epoch + 1, as any change of controller. Returns their
+    epochs by node id; the others are no longer this controller's."""
+    not_down = select(ComputeNode.id).where(ComputeNode.state != "down")
+    rows = session.execute(update(node_leases).where(node_leases.c.controller_id == old_id,
+                                                     node_leases.c.node_id.in_(not_down))
+                           .values(controller_id=new_id, epoch=node_leases.c.epoch + 1, acquired_at=text("now()"))
+                           .returning(node_leases.c.node_id, node_leases.c.epoch))
+    return {node_id: epoch for node_id, epoch in rows}
 
 
 def acquire_node(session: Session, node_id: uuid.UUID, controller_id: uuid.UUID, agent_id: str) -> int:

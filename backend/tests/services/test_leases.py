@@ -47,3 +47,24 @@ def test_a_lease_is_renewed_only_before_it_expires(backing_services):
         assert not leases.renew_controller(session, me, 60.0)
         leases.end_controller(session, me)
         assert session.execute(select(controllers)).all() == []
+
+
+def test_after_a_lapse_only_the_nodes_nobody_took_and_not_down_are_taken_over(client):
+    r = client.post("/api/v1/clusters", json={"generator": "fattree", "servers": 3, "server_type": "beefy",
+                                              "name": "lapsed"})
+    assert r.status_code == 201
+    with session_scope() as session:
+        kept, moved, down = session.scalars(select(ComputeNode.id).order_by(ComputeNode.name)).all()[:3]
+        old = leases.start_controller(session, "old", "127.0.0.1:1", 2.0)
+        other = leases.start_controller(session, "other", "127.0.0.1:2", 2.0)
+        new = leases.start_controller(session, "new", "127.0.0.1:3", 2.0)
+        for node in (kept, moved, down):
+            leases.acquire_node(session, node, old, "a")
+        leases.acquire_node(session, moved, other, "a")  # its agent went to another controller meanwhile
+        session.get(ComputeNode, down).state = "down"  # the leader took it down meanwhile
+    with session_scope() as session:
+        taken = leases.take_over(session, old, new)
+    assert taken == {kept: 2}  # a new controller: a new epoch
+    with session_scope() as session:
+        held = {row.node_id: (row.controller_id, row.epoch) for row in session.execute(select(node_leases))}
+    assert held == {kept: (new, 2), moved: (other, 2), down: (old, 1)}
