@@ -200,7 +200,7 @@ async def _worker_main(index, ports, token, cluster, agents, period_s, seconds, 
         end_at = start_at + seconds
         groups = [batches[i:i + agents_per_stream] for i in range(0, len(batches), agents_per_stream)]
         totals = dict(sent=0, batches=0, ticks=0, ticks_missed=0, message_bytes=0, unconfirmed=0)
-        moves: list[tuple[float, float, int]] = []  # (failed at, reporting again at, nodes), wall clock
+        moves: list[list] = []  # [failed at, reporting again at (None: not within the window), nodes], wall clock
 
         def opener(port: int):
             """StreamHeartbeats at `port`, written as pre-serialised bytes (only timestamps and sequence change)."""
@@ -245,12 +245,14 @@ async def _worker_main(index, ports, token, cluster, agents, period_s, seconds, 
                         totals["batches"] += 1
                 except (grpc.aio.AioRpcError, asyncio.InvalidStateError, grpc.aio.UsageError):
                     failed_at = time.time()
+                    moved = [failed_at, None, sum(w.heartbeats for w in group)]
+                    moves.append(moved)
                     totals["unconfirmed"] += on_call  # sent to the failed controller: no summary says how many
                     port = await move(group, port)
                     call, on_call = opener(port)(metadata=md), 0
                     continue
                 if failed_at is not None:  # the first batch written at the controller it moved to
-                    moves.append((failed_at, time.time(), sum(w.heartbeats for w in group)))
+                    moved[1] = time.time()
                     failed_at = None
                 totals["ticks"] += 1
                 next_t += period_s
@@ -407,13 +409,15 @@ class _Killer(threading.Thread):
 
 
 def _moves(outs: list[dict], killed_at: float | None, nodes: int) -> dict:
-    """How the killed controller's streams moved: nodes whose heartbeats went to another controller, and the time
-    from the kill until each stream wrote its first batch there (its agents registered again meanwhile)."""
+    """How the killed controller's streams moved: the nodes whose stream failed, those that reported again at
+    another controller within the window (their agents registered again there), and the time from the kill
+    until each such stream wrote its first batch there."""
     moves = [m for o in outs for m in o["moves"]]
-    after = [resumed - killed_at for _, resumed, _ in moves] if killed_at else []
-    return dict(killed_at=killed_at, moved_nodes=sum(n for _, _, n in moves), moved_streams=len(moves),
-                nodes_total=nodes, move_s_p50=_pct(after, 50), move_s_max=max(after) if after else None,
-                unconfirmed=sum(o["unconfirmed"] for o in outs))
+    resumed = [m for m in moves if m[1] is not None]
+    after = [m[1] - killed_at for m in resumed] if killed_at else []
+    return dict(killed_at=killed_at, moved_nodes=sum(m[2] for m in moves), moved_streams=len(moves),
+                resumed_nodes=sum(m[2] for m in resumed), nodes_total=nodes, move_s_p50=_pct(after, 50),
+                move_s_max=max(after) if after else None, unconfirmed=sum(o["unconfirmed"] for o in outs))
 
 
 def run_ingest(cfg: IngestConfig, report=print) -> dict:

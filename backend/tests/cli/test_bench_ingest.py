@@ -79,7 +79,7 @@ def test_two_controllers_one_killed_its_nodes_move_and_what_was_lost_is_counted(
     r = json.loads(proc.stdout)
     assert r["controllers"] == 2 and set(r["pids"]) == {"controller", "controller-2", "postgres", "redis"}
     # worker 0's agent (5 nodes) streamed to the killed controller, and went on at the other
-    assert r["moved_nodes"] == 5 and r["moved_streams"] == 1 and 0 < r["move_s_max"] < 3
+    assert r["moved_nodes"] == r["resumed_nodes"] == 5 and r["moved_streams"] == 1 and 0 < r["move_s_max"] < 3
     assert r["unconfirmed"] > 0  # sent to the killed one: no summary
     # every heartbeat is in the rollups, but those the killed controller held unwritten (up to a flush's worth)
     assert 0 <= r["loss"] <= r["unconfirmed"]
