@@ -207,10 +207,11 @@ async def _worker_main(index, ports, token, cluster, agents, period_s, seconds, 
             return channels[port].stream_unary("/e3.agent.v1.AgentService/StreamHeartbeats", request_serializer=None,
                                                response_deserializer=agent_pb2.HeartbeatSummary.FromString)
 
-        async def move(group, failed_port: int) -> int:
-            """Register the group's agents at the next controller that takes them; returns its port."""
+        async def move(group, failed_port: int) -> int | None:
+            """Register the group's agents at the next controller that takes them; returns its port (None: none
+            did before the window's end)."""
             port = failed_port
-            while True:
+            while time.time() < end_at:
                 port = ports[(ports.index(port) + 1) % len(ports)]
                 try:
                     await asyncio.gather(*(register(port, agent_id, server, name, kind, attempts=1)
@@ -218,9 +219,8 @@ async def _worker_main(index, ports, token, cluster, agents, period_s, seconds, 
                                            for name, kind in nodes))
                     return port
                 except grpc.aio.AioRpcError:
-                    if time.time() >= end_at:
-                        raise
                     await asyncio.sleep(0.05)
+            return None
 
         async def stream(g, group):
             port = home
@@ -249,6 +249,8 @@ async def _worker_main(index, ports, token, cluster, agents, period_s, seconds, 
                     moves.append(moved)
                     totals["unconfirmed"] += on_call  # sent to the failed controller: no summary says how many
                     port = await move(group, port)
+                    if port is None:
+                        return summaries
                     call, on_call = opener(port)(metadata=md), 0
                     continue
                 if failed_at is not None:  # the first batch written at the controller it moved to

@@ -302,7 +302,7 @@ class AgentHub:
             """Only the node's holder changes its state, or the leader once no live controller holds it."""
             held = leases.holders(session, list(changes))
             applied, moved = {}, []
-            for node_id, state in changes.items():
+            for node_id, state in sorted(changes.items()):  # rows in node id order (agents.mark_registered)
                 holder = held[node_id]
                 if holder.controller_id == me or (leading and not holder.live):
                     agents.set_node_state(session, node_id, state)

@@ -6,12 +6,16 @@ written at once."""
 import asyncio
 import logging
 
+from sqlalchemy.exc import DBAPIError
+
 from e3.core.aio import cancel_and_wait
 from e3.core.db import in_session
 from e3.services import agents
 
 log = logging.getLogger(__name__)
 MAX_BATCH = 500  # registrations in one transaction
+RETRIES = 3
+RETRY_SQLSTATES = {"40P01", "40001"}  # deadlock_detected, serialization_failure
 
 
 class Registrations:
@@ -40,6 +44,17 @@ class Registrations:
         self._wake.set()
         return await waiting
 
+    async def _write(self, batch: list) -> list[int]:
+        """One transaction for the batch; tried again, up to RETRIES times, when the database chose it as a
+        deadlock's victim or found it in a serialization conflict (a retry cures those)."""
+        for attempt in range(RETRIES + 1):
+            try:
+                return await asyncio.to_thread(in_session, agents.mark_registered, [r for r, _ in batch])
+            except DBAPIError as exc:
+                if attempt == RETRIES or getattr(exc.orig, "sqlstate", None) not in RETRY_SQLSTATES:
+                    raise
+                log.info("writing %d registrations: %s; trying again", len(batch), type(exc.orig).__name__)
+
     async def _run(self) -> None:
         while True:
             await self._wake.wait()
@@ -47,7 +62,7 @@ class Registrations:
             while self._pending:
                 batch, self._pending = self._pending[:self.max_batch], self._pending[self.max_batch:]
                 try:
-                    epochs = await asyncio.to_thread(in_session, agents.mark_registered, [r for r, _ in batch])
+                    epochs = await self._write(batch)
                 except Exception as exc:  # each Register fails with it; its agent tries again
                     log.warning("writing %d registrations failed: %s", len(batch), exc)
                     for _, waiting in batch:

@@ -125,12 +125,14 @@ def mark_registered(session: Session, registrations: list[Registration]) -> list
     already placed on the nodes (sent when the transaction commits). Returns each one's lease epoch (0: none
     taken). One transaction for many: agents resuming together after a controller's failure are taken in a
     few transactions, not one per node, each locking its cluster for the deploys (controller.registrations)."""
-    epochs, clusters = [], []
-    for r in registrations:
+    epochs, clusters = [0] * len(registrations), []
+    # rows in node id order, as every writer of several nodes' rows takes them (agent_hub's membership check):
+    # two transactions never wait on each other's rows crosswise (a deadlock)
+    for index in sorted(range(len(registrations)), key=lambda i: registrations[i].node.node_id):
+        r = registrations[index]
         row = session.get(ComputeNode, r.node.node_id)  # not FOR UPDATE: see commands.lock_cluster
         if row is None:
-            epochs.append(0)  # deleted meanwhile; its heartbeats will be refused by nobody and stored harmlessly
-            continue
+            continue  # deleted meanwhile; its heartbeats will be refused by nobody and stored harmlessly
         previous = row.state
         row.state, row.agent_id, row.agent_token_id, row.address = "up", r.agent_id, r.credential.token_id, r.address
         row.control_address = r.control_address or r.address
@@ -140,8 +142,8 @@ def mark_registered(session: Session, registrations: list[Registration]) -> list
         if previous != "up":
             events.emit(session, "node.up", subject, r.node.cluster_id, name=r.node.name, previous=previous)
         session.flush()
-        epochs.append(leases.acquire_node(session, r.node.node_id, r.controller_id, r.agent_id)
-                      if r.controller_id else 0)
+        epochs[index] = leases.acquire_node(session, r.node.node_id, r.controller_id, r.agent_id) \
+            if r.controller_id else 0
         if r.node.cluster_id not in clusters:
             clusters.append(r.node.cluster_id)
     for cluster_id in sorted(clusters):  # one order for every transaction: no deadlock between two controllers

@@ -84,3 +84,30 @@ def test_a_failed_transaction_fails_each_registration_in_it(monkeypatch):
 
     outcomes = asyncio.run(scenario())
     assert [str(o) for o in outcomes] == ["the database went away"] * 3
+
+
+def test_a_batch_chosen_as_a_deadlock_victim_is_written_again(monkeypatch):
+    from sqlalchemy.exc import DBAPIError
+
+    class Deadlock(Exception):
+        sqlstate = "40P01"
+
+    tries: list[int] = []
+
+    def mark_registered(session, batch):
+        tries.append(len(batch))
+        if len(tries) == 1:
+            raise DBAPIError("UPDATE compute_nodes ...", {}, Deadlock("deadlock detected"))
+        return [3] * len(batch)
+
+    monkeypatch.setattr(registrations_module, "in_session", lambda fn, *args: fn(None, *args))
+    monkeypatch.setattr(registrations_module.agents, "mark_registered", mark_registered)
+
+    async def scenario():
+        batcher = Registrations()
+        batcher.start()
+        epochs = await asyncio.gather(*(batcher.mark(f"r{i}") for i in range(2)))
+        await batcher.stop()
+        return epochs
+
+    assert asyncio.run(scenario()) == [3, 3] and len(tries) >= 2
