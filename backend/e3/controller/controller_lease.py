@@ -78,11 +78,14 @@ class ControllerLease:
         return False
 
     async def _lapsed(self) -> None:
+        """Called holding the lock. holds() stays False until `on_lapse` has run: whoever wants to send meanwhile
+        waits for the lock in confirm(), and then finds the streams switched to the new lease (or ended)."""
         old = self.id
         self.lapses += 1
-        self._held_until = 0.0
+        self._held_until = held_until = 0.0
         try:
             await self._join()
+            held_until, self._held_until = self._held_until, 0.0
         except Exception as exc:
             self.id = None  # holds() stays False; the next renewal tries to join again
             log.error("controller %s: its lease %s lapsed and joining again failed (%s)", self.name, old, exc)
@@ -93,6 +96,7 @@ class ControllerLease:
             await self.on_lapse(old, self.id)
         except Exception:
             log.exception("controller %s: taking its nodes over after the lapse failed", self.name)
+        self._held_until = held_until
 
     async def _join(self) -> None:
         asked_at = time.monotonic()
