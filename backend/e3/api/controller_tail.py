@@ -29,11 +29,19 @@ class TailAnswer:
     detail: str | None = None  # why it is unavailable
 
 
+def reachable(address: str) -> str:
+    """A controller's `host[,host...]:port` as this process reaches it: its first host, a wildcard bind on
+    loopback."""
+    hosts, _, port = address.rpartition(":")
+    host = hosts.split(",")[0].strip()
+    return f"{'127.0.0.1' if host in _WILDCARDS else host}:{port}"
+
+
 def controller_target() -> str:
-    """Where the controller listens, as this process reaches it (a wildcard bind is reached on loopback)."""
+    """Where the configured controller listens (E3_CONTROLLER_HOST and E3_CONTROLLER_PORT), as this process
+    reaches it: asked when no live controller holds the node's lease."""
     settings = get_settings()
-    host = settings.controller_host.split(",")[0].strip()
-    return f"{'127.0.0.1' if host in _WILDCARDS else host}:{settings.controller_port}"
+    return reachable(f"{settings.controller_host}:{settings.controller_port}")
 
 
 @lru_cache(maxsize=4)
@@ -59,23 +67,26 @@ def _ns(at: datetime | None) -> int:
 _REFUSALS = (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.INVALID_ARGUMENT)
 
 
-def _why_unavailable(exc: grpc.RpcError) -> str:
+def _why_unavailable(exc: grpc.RpcError, target: str) -> str:
     """In words: a controller that refused the call said so; one that failed or was not reached did not answer."""
     verb = "refused the call" if exc.code() in _REFUSALS else "did not answer"
-    return f"the controller at {controller_target()} {verb}: {exc.code().name}: {exc.details()}"
+    return f"the controller at {target} {verb}: {exc.code().name}: {exc.details()}"
 
 
-def fetch(node_id, since: datetime | None, until: datetime | None, limit: int, authorization: str | None) -> TailAnswer:
-    """The controller's raw heartbeats of the node in (since, until], the newest `limit`."""
+def fetch(node_id, since: datetime | None, until: datetime | None, limit: int, authorization: str | None,
+          holder: str | None = None) -> TailAnswer:
+    """The raw heartbeats of the node in (since, until], the newest `limit`, asked of `holder` (the address of
+    the controller holding the node's lease, services.leases.holder_address), else of the configured one."""
     ca = get_settings().agent_tls_ca
+    target = reachable(holder) if holder else controller_target()
     request = telemetry_pb2.TailRequest(node_id=str(node_id), since_unix_ns=_ns(since), until_unix_ns=_ns(until),
                                         limit=limit)
     try:
-        answer = _stub(controller_target(), str(ca) if ca else None).Tail(
+        answer = _stub(target, str(ca) if ca else None).Tail(
             request, metadata=[("authorization", authorization or "")], timeout=DEADLINE_S)
     except grpc.RpcError as exc:
         if exc.code() == grpc.StatusCode.NOT_FOUND:
             return TailAnswer("none", [])
-        return TailAnswer("unavailable", [], detail=_why_unavailable(exc))
+        return TailAnswer("unavailable", [], detail=_why_unavailable(exc, target))
     holds_since = datetime.fromtimestamp(answer.holds_since_unix_ns / 1e9, timezone.utc)
     return TailAnswer("ok", [point(h) for h in answer.heartbeats_json], holds_since)

@@ -119,6 +119,7 @@ class _WireBatch:
         self.offsets = [bytes(self.body).index(b"\x10" + _varint(base + k)) + 1 for k in range(len(marked.heartbeats))]
         self.heartbeats = len(marked.heartbeats)
         self.sequence = 0
+        self.agent: tuple = ()  # (agent id, server, [(node name, kind)]): what registers it again after a move
 
     def encode(self, ts_ns: int) -> bytes:
         ts = _varint(ts_ns)

@@ -193,8 +193,8 @@ class AgentHub:
                               latest_ts_ns=held.latest_ts_ns if same_agent else 0)
         self.nodes[node.node_id] = tracked
         if not await self.lease.confirm():
-            raise ServiceUnavailable("this controller cannot confirm its lease with the database: try another one or "
-                              "again later")
+            raise ServiceUnavailable("this controller cannot confirm its lease with the database: try another one "
+                                     "or again later")
         holder = self.lease.id
         tracked.lease_epoch = await self.registrations.mark(agents.Registration(
             node, agent_id, credential, software_version, address, control_address, holder))

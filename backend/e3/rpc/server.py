@@ -118,6 +118,7 @@ class Controller:
             if not bound:
                 raise RuntimeError(f"cannot listen on {address}")
             self.port = bound
+        self.address = self.hub.lease.address = f"{','.join(self.hosts)}:{self.port}"  # port 0: the one it got
         await self._serve()
         return self.port
 

@@ -54,6 +54,14 @@ def holders(session: Session, node_ids: list[uuid.UUID]) -> dict[uuid.UUID, Leas
     return {node_id: found.get(node_id, LeaseHolder(None, False)) for node_id in node_ids}
 
 
+def holder_address(session: Session, node_id: uuid.UUID) -> str | None:
+    """Where the live controller holding the node's lease listens (its `host[,host...]:port`), None when none
+    does."""
+    return session.scalar(select(controllers.c.address)
+                          .join(node_leases, node_leases.c.controller_id == controllers.c.id)
+                          .where(node_leases.c.node_id == node_id, controllers.c.lease_expires_at > func.now()))
+
+
 def take_over(session: Session, old_id: uuid.UUID, new_id: uuid.UUID) -> dict[uuid.UUID, int]:
     """After a lapse (controller_lease): the nodes whose lease still names `old_id` (nobody took them meanwhile)
     and that are not down become `new_id`'s, each at its epoch + 1, as any change of controller. Returns their

@@ -110,7 +110,7 @@ def test_a_controller_that_refuses_the_tail_is_said_to_refuse_it_not_to_be_silen
         def details(self):
             return self._details
 
-    refused = _why_unavailable(Answered(grpc.StatusCode.PERMISSION_DENIED, "the token lacks scope read"))
-    assert "refused the call: PERMISSION_DENIED: the token lacks scope read" in refused
-    silent = _why_unavailable(Answered(grpc.StatusCode.UNAVAILABLE, "connection refused"))
+    refused = _why_unavailable(Answered(grpc.StatusCode.PERMISSION_DENIED, "the token lacks scope read"), "c:1")
+    assert refused == "the controller at c:1 refused the call: PERMISSION_DENIED: the token lacks scope read"
+    silent = _why_unavailable(Answered(grpc.StatusCode.UNAVAILABLE, "connection refused"), "c:1")
     assert "did not answer: UNAVAILABLE" in silent

@@ -106,3 +106,20 @@ def _watched(running):
     async def nodes():
         return list(running.controller.hub.nodes)
     return nodes()
+
+
+def test_the_api_asks_a_nodes_raw_tail_of_the_controller_holding_it(start_controller, lab, agent_token, client):
+    first, second = start_controller(), start_controller()
+    node = _register_at(second.port, agent_token, names(lab, "host")[0], "agent-at-second")
+    beats = Heartbeats(second.port, agent_token, "agent-at-second", node)
+    try:
+        def tail():
+            answer = client.get(f"/api/v1/nodes/{node}/telemetry").json()
+            return answer if answer["tail_status"] == "ok" and answer["tail"] else None
+
+        answer = wait_until(tail, timeout=10, what="the raw tail from the second controller")
+        assert answer["tail_error"] is None
+    finally:
+        beats.stop()
+        second.stop()
+        first.stop()

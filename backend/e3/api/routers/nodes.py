@@ -11,7 +11,7 @@ from e3.api import controller_tail
 from e3.api.deps import ReadDep, SessionDep
 from e3.core.errors import FieldError, ValidationFailed
 from e3.schemas.cluster import NodeTelemetry
-from e3.services import telemetry
+from e3.services import leases, telemetry
 
 router = APIRouter(prefix="/nodes", tags=["nodes"])
 
@@ -37,6 +37,7 @@ def get_node_telemetry(
     page = telemetry.series(session, node_id, since, until, limit)
     if page["next_since"] is not None:
         return {**page, "tail": [], "tail_status": "not_requested"}
-    tail = controller_tail.fetch(node_id, page["since"], until, limit, request.headers.get("authorization"))
+    tail = controller_tail.fetch(node_id, page["since"], until, limit, request.headers.get("authorization"),
+                                 holder=leases.holder_address(session, node_id))
     return {**page, "tail": tail.items, "tail_status": tail.status, "tail_since": tail.holds_since,
             "tail_error": tail.detail}
