@@ -6,16 +6,14 @@ written at once."""
 import asyncio
 import logging
 
-from sqlalchemy.exc import DBAPIError
-
 from e3.core.aio import cancel_and_wait
 from e3.core.db import in_session
+from e3.core.db_errors import cured_by_retry
 from e3.services import agents
 
 log = logging.getLogger(__name__)
 MAX_BATCH = 500  # registrations in one transaction
 RETRIES = 3
-RETRY_SQLSTATES = {"40P01", "40001"}  # deadlock_detected, serialization_failure
 
 
 class Registrations:
@@ -24,6 +22,7 @@ class Registrations:
         self._pending: list[tuple[agents.Registration, asyncio.Future]] = []
         self._wake = asyncio.Event()
         self._task: asyncio.Task | None = None
+        self._writing: list[tuple[agents.Registration, asyncio.Future]] = []  # the batch being written
         self.batches = 0  # transactions written (for the log and tests)
 
     def start(self) -> None:
@@ -32,10 +31,10 @@ class Registrations:
     async def stop(self) -> None:
         await cancel_and_wait(self._task)
         self._task = None
-        for _, waiting in self._pending:
+        for _, waiting in self._writing + self._pending:  # none waits forever on a batch cut short
             if not waiting.done():
                 waiting.set_exception(RuntimeError("the controller is stopping"))
-        self._pending = []
+        self._pending, self._writing = [], []
 
     async def mark(self, registration: agents.Registration) -> int:
         """Write the registration with the others waiting; its lease epoch (a failed transaction fails each)."""
@@ -46,12 +45,12 @@ class Registrations:
 
     async def _write(self, batch: list) -> list[int]:
         """One transaction for the batch; tried again, up to RETRIES times, when the database chose it as a
-        deadlock's victim or found it in a serialization conflict (a retry cures those)."""
+        deadlock's victim or a lock wait timed out (core.db_errors.cured_by_retry)."""
         for attempt in range(RETRIES + 1):
             try:
                 return await asyncio.to_thread(in_session, agents.mark_registered, [r for r, _ in batch])
-            except DBAPIError as exc:
-                if attempt == RETRIES or getattr(exc.orig, "sqlstate", None) not in RETRY_SQLSTATES:
+            except Exception as exc:
+                if attempt == RETRIES or not cured_by_retry(exc):
                     raise
                 log.info("writing %d registrations: %s; trying again", len(batch), type(exc.orig).__name__)
 
@@ -61,6 +60,7 @@ class Registrations:
             self._wake.clear()
             while self._pending:
                 batch, self._pending = self._pending[:self.max_batch], self._pending[self.max_batch:]
+                self._writing = batch
                 try:
                     epochs = await self._write(batch)
                 except Exception as exc:  # each Register fails with it; its agent tries again

@@ -16,6 +16,12 @@ _BUSY = {"55P03", "40P01", "40001"}
 _UNAVAILABLE_PREFIXES = ("57", "08", "25P03", "53")
 
 
+def cured_by_retry(exc: BaseException) -> bool:
+    """A database failure that the same transaction, tried again, may not meet (a lock wait, a deadlock's victim,
+    a serialization conflict)."""
+    return isinstance(exc, sa.DBAPIError) and (getattr(exc.orig, "sqlstate", None) or "") in _BUSY
+
+
 def _retry_later(error: E3Error) -> E3Error:
     error.retry_after = RETRY_AFTER_S
     return error
