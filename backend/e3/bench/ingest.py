@@ -5,16 +5,9 @@ on Ctrl-C or error): embedded Postgres and Redis, migrations and catalogue, a cl
 type2-smartnic servers (5 computing nodes each: 1 host + 4 SmartNICs), an `agent` token, and the
 controller as its own process (`python -m e3 controller`), so its CPU is measured apart with psutil.
 
-Load generator: `workers` processes (multiprocessing, spawn), each with one grpc.aio channel. Each
-simulated agent is one server (one agent_id, its 5 nodes registered by it) and sends one
-HeartbeatBatch of 5 heartbeats per period. Agents are multiplexed on streams (`agents_per_stream`
-agents' batches go over one StreamHeartbeats; each batch carries its own agent_id, which the
-protocol allows), so a 2-core machine is not drowned in thousands of streams. Each stream's tick is
-offset within the period to spread the load. A tick the generator cannot make in time is skipped
-(counted as `ticks_missed`), never replayed: the offered rate is what it really sent. Each
-heartbeat's timestamp is the wall clock when its batch is built, just before it is written. Batches
-are serialised once at setup; each send only patches the timestamps and the sequence into the bytes
-(the generator shares the cores with the controller, so it must be cheap).
+Load generator: `workers` processes (`heartbeat_loadgen`), each agent one type2 server sending one
+HeartbeatBatch of its 5 heartbeats per period, multiplexed on streams. With a `probe` (the orchestrator's
+real-path benchmark, `decision_path`), some SmartNICs are made troubled now and then, and the controller decides.
 
 Lag measurements (same machine, same wall clock):
   - to Redis: a raw-socket subscriber of `e3:live` (in this process) stamps each chunk it reads and
@@ -50,6 +43,7 @@ from datetime import datetime
 from pathlib import Path
 from queue import Empty
 
+from e3.bench.heartbeat_loadgen import LoadSpec, wire_bytes_per_heartbeat, worker
 from e3.bench.stack import CpuClock, cpu_s, postgres_cpu_s, setup_database, start_controller, stop_process
 from e3.rollup.steps import STEP_S
 
@@ -92,204 +86,6 @@ def _pct(values: list[float], q: float) -> float | None:
         return None
     s = sorted(values)
     return s[min(len(s) - 1, max(0, round(q / 100 * (len(s) - 1))))]
-
-
-# --- load generator (child processes) ---------------------------------------------------------------
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while value > 0x7F:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-class _WireBatch:
-    """A HeartbeatBatch serialised once; each send patches the heartbeats' timestamps in place (a
-    timestamp in ns since the epoch is a 9-byte varint until 2262) and prepends the sequence field."""
-
-    def __init__(self, batch):
-        marked = type(batch)()
-        marked.CopyFrom(batch)
-        marked.ClearField("sequence")
-        base = 1 << 60  # distinct 9-byte markers, one per heartbeat
-        for k, hb in enumerate(marked.heartbeats):
-            hb.timestamp_unix_ns = base + k
-        self.body = bytearray(marked.SerializeToString())
-        self.offsets = [bytes(self.body).index(b"\x10" + _varint(base + k)) + 1 for k in range(len(marked.heartbeats))]
-        self.heartbeats = len(marked.heartbeats)
-        self.sequence = 0
-        self.agent: tuple = ()  # (agent id, server, [(node name, kind)]): what registers it again after a move
-
-    def encode(self, ts_ns: int) -> bytes:
-        ts = _varint(ts_ns)
-        body = self.body
-        for o in self.offsets:
-            body[o:o + 9] = ts
-        return b"\x10" + _varint(self.sequence) + body  # field 2 (sequence), then agent_id and heartbeats
-
-
-def _worker(index: int, ports: list[int], token: str, cluster: str, agents: list, period_s: float, seconds: float,
-            agents_per_stream: int, instances: int, ready, go, results) -> None:
-    import asyncio
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when we stop
-    try:
-        results.put(asyncio.run(_worker_main(index, ports, token, cluster, agents, period_s, seconds,
-                                             agents_per_stream, instances, ready, go)))
-    except BaseException as exc:  # reported, so the parent does not wait forever
-        results.put(dict(worker=index, error=f"{type(exc).__name__}: {exc}"))
-
-
-async def _worker_main(index, ports, token, cluster, agents, period_s, seconds, agents_per_stream, instances,
-                       ready, go) -> dict:
-    """Worker `index` streams to controller ports[index % len(ports)]; a stream whose controller fails moves, its
-    agents registering again at the next one (as e3-agent does with a list), and goes on there."""
-    import asyncio
-    import contextlib
-
-    import grpc
-
-    from e3.rpc.pb import agent_pb2, agent_pb2_grpc
-
-    kinds = {"host": agent_pb2.NODE_KIND_HOST, "smartnic": agent_pb2.NODE_KIND_SMARTNIC}
-    md = (("authorization", f"Bearer {token}"),)
-    async with contextlib.AsyncExitStack() as exits:
-        channels: dict[int, grpc.aio.Channel] = {}
-
-        async def channel_to(port: int) -> grpc.aio.Channel:
-            if port not in channels:
-                channels[port] = await exits.enter_async_context(grpc.aio.insecure_channel(f"127.0.0.1:{port}"))
-            return channels[port]
-
-        limit = asyncio.Semaphore(16)
-
-        async def register(port, agent_id, server, name, kind, attempts=5):
-            stub = agent_pb2_grpc.AgentServiceStub(await channel_to(port))
-            request = agent_pb2.RegisterRequest(agent_id=agent_id, node=agent_pb2.NodeIdentity(
-                name=name, kind=kinds[kind], server_name=server, cluster_name=cluster,
-                software_version="e3-bench-ingest"))
-            for attempt in range(attempts):
-                async with limit:
-                    try:
-                        return (await stub.Register(request, metadata=md, timeout=60)).node_id
-                    except grpc.aio.AioRpcError as exc:  # e.g. a database deadlock between registrations
-                        if attempt == attempts - 1 or exc.code() not in (
-                                grpc.StatusCode.UNKNOWN, grpc.StatusCode.ABORTED, grpc.StatusCode.UNAVAILABLE):
-                            raise
-                await asyncio.sleep(0.1 * (attempt + 1))
-
-        home = ports[index % len(ports)]
-        t0 = time.perf_counter()
-        batches = []
-        for server, nodes in agents:
-            agent_id = f"bench-{uuid.uuid4()}"
-            ids = await asyncio.gather(*(register(home, agent_id, server, name, kind) for name, kind in nodes))
-            batch = agent_pb2.HeartbeatBatch(agent_id=agent_id)
-            for node_id in ids:
-                batch.heartbeats.add(
-                    node_id=node_id, queue_length=3, rx_bytes=1, tx_bytes=1, rx_packets=1, tx_packets=1,
-                    cpu_utilization=0.4, power_watts=35.0, power_source=agent_pb2.POWER_SOURCE_MODEL,
-                    instances=[agent_pb2.InstanceStats(instance_id=str(uuid.uuid4()), requests_completed=100,
-                                                       exec_time_us=80.0, exec_time_ema_us=82.0, cpu_share=0.1)
-                               for _ in range(instances)])
-            wire = _WireBatch(batch)
-            wire.agent = (agent_id, server, nodes)
-            batches.append(wire)
-        ready.put((index, time.perf_counter() - t0))
-        start_at = await asyncio.get_running_loop().run_in_executor(None, go.get)
-        end_at = start_at + seconds
-        groups = [batches[i:i + agents_per_stream] for i in range(0, len(batches), agents_per_stream)]
-        totals = dict(sent=0, batches=0, ticks=0, ticks_missed=0, message_bytes=0, unconfirmed=0)
-        moves: list[list] = []  # [failed at, reporting again at (None: not within the window), nodes], wall clock
-
-        def opener(port: int):
-            """StreamHeartbeats at `port`, written as pre-serialised bytes (only timestamps and sequence change)."""
-            return channels[port].stream_unary("/e3.agent.v1.AgentService/StreamHeartbeats", request_serializer=None,
-                                               response_deserializer=agent_pb2.HeartbeatSummary.FromString)
-
-        async def move(group, failed_port: int) -> int | None:
-            """Register the group's agents at the next controller that takes them; returns its port (None: none
-            did before the window's end)."""
-            port = failed_port
-            while time.time() < end_at:
-                port = ports[(ports.index(port) + 1) % len(ports)]
-                try:
-                    await asyncio.gather(*(register(port, agent_id, server, name, kind, attempts=1)
-                                           for agent_id, server, nodes in (w.agent for w in group)
-                                           for name, kind in nodes))
-                    return port
-                except grpc.aio.AioRpcError:
-                    await asyncio.sleep(0.05)
-            return None
-
-        async def stream(g, group):
-            port = home
-            call, on_call = opener(port)(metadata=md), 0
-            failed_at = None
-            summaries = []
-            next_t = start_at + period_s * (g / len(groups))
-            while True:
-                now = time.time()
-                if now >= end_at or next_t >= end_at:
-                    break
-                if next_t > now:
-                    await asyncio.sleep(next_t - now)
-                try:
-                    for wire in group:
-                        wire.sequence += 1
-                        message = wire.encode(time.time_ns())
-                        await call.write(message)
-                        on_call += wire.heartbeats
-                        totals["message_bytes"] += len(message)
-                        totals["sent"] += wire.heartbeats
-                        totals["batches"] += 1
-                except (grpc.aio.AioRpcError, asyncio.InvalidStateError, grpc.aio.UsageError):
-                    failed_at = time.time()
-                    moved = [failed_at, None, sum(w.heartbeats for w in group)]
-                    moves.append(moved)
-                    totals["unconfirmed"] += on_call  # sent to the failed controller: no summary says how many
-                    port = await move(group, port)
-                    if port is None:
-                        return summaries
-                    call, on_call = opener(port)(metadata=md), 0
-                    continue
-                if failed_at is not None:  # the first batch written at the controller it moved to
-                    moved[1] = time.time()
-                    failed_at = None
-                totals["ticks"] += 1
-                next_t += period_s
-                behind = time.time() - next_t
-                if behind > period_s:  # skip what cannot be made up; never replay late ticks
-                    skipped = int(behind // period_s)
-                    totals["ticks_missed"] += skipped
-                    next_t += skipped * period_s
-            try:
-                await call.done_writing()
-                summaries.append(await call)
-            except (grpc.aio.AioRpcError, asyncio.InvalidStateError, grpc.aio.UsageError):
-                totals["unconfirmed"] += on_call
-            return summaries
-
-        cpu0 = os.times()
-        summaries = [s for found in await asyncio.gather(*(stream(g, group) for g, group in enumerate(groups)))
-                     for s in found]
-        cpu1 = os.times()
-        rejections = [f"{r.node_id}: {r.reason}" for s in summaries for r in s.rejections][:5]
-        return dict(worker=index, streams=len(groups), agents=len(batches), cpu_s=(cpu1.user + cpu1.system)
-                    - (cpu0.user + cpu0.system), accepted=sum(s.accepted for s in summaries),
-                    rejected=sum(s.rejected for s in summaries), rejections=rejections, moves=moves, **totals)
-
-
-GRPC_MESSAGE_PREFIX_BYTES = 5  # each gRPC message on the stream: compressed flag + 4-byte length
-
-
-def _wire_bytes_per_heartbeat(outs: list[dict]) -> float | None:
-    """Bytes the generator wrote per heartbeat: the HeartbeatBatch messages (protobuf) and their gRPC prefix,
-    shared by the batch's heartbeats. HTTP/2 frame headers and TCP/IP headers are not counted."""
-    sent = sum(o["sent"] for o in outs)
-    written = sum(o["message_bytes"] + GRPC_MESSAGE_PREFIX_BYTES * o["batches"] for o in outs)
-    return round(written / sent, 1) if sent else None
 
 
 # --- monitors (threads of this process) -------------------------------------------------------------
@@ -423,8 +219,10 @@ def _moves(outs: list[dict], killed_at: float | None, nodes: int) -> dict:
                 move_s_max=max(after) if after else None, unconfirmed=sum(o["unconfirmed"] for o in outs))
 
 
-def run_ingest(cfg: IngestConfig, report=print) -> dict:
-    """One run; returns its figures. Everything started here is stopped before returning or raising."""
+def run_ingest(cfg: IngestConfig, report=print, probe=None) -> dict:
+    """One run; returns its figures. Everything started here is stopped before returning or raising.
+    `probe` (a `decision_path.DecisionProbe`): prepares troubled nodes once the cluster exists, sets the
+    controllers' environment, and adds its figures, read once the streams are done, as `decisions`."""
     import psutil
 
     from e3.core.embedded import EmbeddedPostgres, EmbeddedRedis
@@ -455,12 +253,13 @@ def run_ingest(cfg: IngestConfig, report=print) -> dict:
         cluster = "bench-ingest"
         token, agents = setup_database(database_url, cfg.servers, cluster)
         nodes = sum(len(n) for _, n in agents)
+        probes = probe.prepare(database_url, cluster, agents) if probe else {}
 
         ports = []
         for i in range(cfg.controllers):
             name = "controller" if i == 0 else f"controller-{i + 1}"
             controller, port = start_controller(workdir, database_url, redis_url, cfg.period_ms, front=cfg.front,
-                                                name=name)
+                                                name=name, extra_env=probe.controller_env if probe else None)
             controllers.append(controller)
             ports.append(port)
             pids[name] = controller.pid
@@ -474,10 +273,10 @@ def run_ingest(cfg: IngestConfig, report=print) -> dict:
         slices = [agents[i:i + share] for i in range(0, len(agents), share)]
         report(f"registering {nodes} nodes ({len(agents)} agents) from {len(slices)} load-generator process(es)")
         t_reg = time.perf_counter()
+        spec = LoadSpec(tuple(ports), token, cluster, cfg.period_ms / 1000, cfg.seconds, cfg.agents_per_stream,
+                        cfg.instances, probes)
         for i, part in enumerate(slices):
-            p = ctx.Process(target=_worker, args=(i, ports, token, cluster, part, cfg.period_ms / 1000, cfg.seconds,
-                                                  cfg.agents_per_stream, cfg.instances, ready, go, results),
-                            daemon=True)
+            p = ctx.Process(target=worker, args=(i, spec, part, ready, go, results), daemon=True)
             p.start()
             workers.append(p)
         for _ in slices:
@@ -571,7 +370,7 @@ def run_ingest(cfg: IngestConfig, report=print) -> dict:
             postgres_cpu_pct=pct(1), redis_cpu_pct=pct(2), monitor_cpu_pct=pct(3),
             loadgen_cpu_pct=round(sum(o["cpu_s"] for o in outs) / window * 100, 1), cores=os.cpu_count(),
             cpu_pct_per_100k_hz=_cpu_per_hz(cpu0, cpu2, accepted),
-            wire_bytes_per_heartbeat=_wire_bytes_per_heartbeat(outs),
+            wire_bytes_per_heartbeat=wire_bytes_per_heartbeat(outs),
             lag_redis_p50_ms=r(_pct(redis_lag.lags_ms, 50), 2), lag_redis_p99_ms=r(_pct(redis_lag.lags_ms, 99), 2),
             lag_redis_samples=len(redis_lag.lags_ms),
             rollup_lag_p50_ms=r(_pct(rollup_lag.lags_ms, 50)), rollup_lag_p99_ms=r(_pct(rollup_lag.lags_ms, 99)),
@@ -585,6 +384,8 @@ def run_ingest(cfg: IngestConfig, report=print) -> dict:
             controllers=cfg.controllers, workdir=str(workdir), pids=pids, config=asdict(cfg))
         if killer:
             result.update(_moves(outs, killer.killed_at, cfg.servers * NODES_PER_SERVER))
+        if probe:
+            result["decisions"] = probe.collect(database_url, start_at)
         return result
     finally:
         for m in monitors:

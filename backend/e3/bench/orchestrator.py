@@ -27,7 +27,7 @@ from e3.bench.synthetic import fattree_nodes
 from e3.orchestrator.decision import ClusterView, Decision, InstanceView, decide
 from e3.orchestrator.detection import HOST_STARVATION, OVERLOAD, DetectionPolicy, Detector, InstanceSample, NodeSample
 
-SECTIONS = ("decision", "migration", "figure7")
+SECTIONS = ("decision", "real", "migration", "figure7")
 RACK_SECTIONS = ("migration", "figure7")  # root: in orchestrator_rack, each on its own emulated rack
 
 # Paper §5.4 "Mechanism scalability" and Figure 11 ("Orchestrator migration decision time

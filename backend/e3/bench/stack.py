@@ -140,16 +140,18 @@ def setup_database(database_url: str, servers: int, cluster: str,
 
 
 def start_controller(workdir: Path, database_url: str, redis_url: str, period_ms: int,
-                     front: bool = False, name: str = "controller") -> tuple[subprocess.Popen, int]:
+                     front: bool = False, name: str = "controller",
+                     extra_env: dict | None = None) -> tuple[subprocess.Popen, int]:
     """`e3 controller` as its own process (so its CPU is measured apart) on a free port, with the given
-    heartbeat period (and behind its ingest front, its child, if `front`); returns it once it answers its health
-    check, and the port. Log: workdir/<name>.log."""
+    heartbeat period (and behind its ingest front, its child, if `front`), and `extra_env` added to its environment;
+    returns it once it answers its health check, and the port. Log: workdir/<name>.log."""
     from e3.core.embedded import free_tcp_port
 
     port = free_tcp_port()
     env = dict(os.environ, DATABASE_URL=database_url, REDIS_URL=redis_url, E3_DATA_DIR=str(workdir / "data"),
                E3_HEARTBEAT_PERIOD_MS=str(period_ms), E3_DOWN_AFTER_MS=str(max(1000, 4 * period_ms)),
                E3_INGEST_FRONT="1" if front else "0")
+    env.update(extra_env or {})
     log_path = workdir / f"{name}.log"
     with open(log_path, "wb") as log_file:
         controller = subprocess.Popen([sys.executable, "-m", "e3", "controller", "--port", str(port)], env=env,

@@ -211,21 +211,26 @@ def register(app: typer.Typer) -> None:
 
     @bench_app.command("orchestrator")
     def bench_orchestrator(
-        section: str = typer.Option("decision", help="Sections, comma-separated: decision (in memory); migration "
-                                                     "and figure7 (root: each runs its own emulated rack)"),
-        servers: str = typer.Option("1000,10000", help="decision: cluster sizes (type2-smartnic servers)"),
+        section: str = typer.Option("decision", help="Sections, comma-separated: decision (in memory); real (a "
+                                                     "controller process under heartbeat load); migration and "
+                                                     "figure7 (root: each runs its own emulated rack)"),
+        servers: str = typer.Option("1000,10000", help="decision, real: cluster sizes (type2-smartnic servers)"),
         injections: int = typer.Option(400, min=1, help="decision: troubled NICs per size (half overload, half "
                                                         "host starvation)"),
         batch: int = typer.Option(100, min=1, help="decision: NICs in trouble at the same time"),
         hosts_full: float = typer.Option(0.5, min=0.0, max=1.0, help="decision: share of hosts with no cores left"),
         seed: int = typer.Option(1, help="Random seed"),
         keys: int = typer.Option(100_000, min=1, max=10_000_000, help="migration: keys preloaded into the kvs"),
-        seconds: float = typer.Option(10.0, min=1, max=600, help="figure7: load window per phase"),
+        seconds: float = typer.Option(10.0, min=1, max=600, help="figure7: load window per phase; real: heartbeats "
+                                                                 "sent for this long (at least 10)"),
+        troubled_nics: int = typer.Option(30, min=1, max=10_000, help="real: SmartNICs made troubled, one per "
+                                                                      "server, each every 6 s"),
         connections: int = typer.Option(64, min=1, max=4096, help="figure7: e3-loadgen's requests outstanding"),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON object, a key per section"),
     ) -> None:
         """Data-plane orchestrator: decision latency at scale (Figure 11); on the emulated rack, migration and
         failover times and the paper's Figure 7 (gateway on a SmartNIC, before and after the orchestrator)."""
+        from e3.bench.decision_path import real_path_section
         from e3.bench.orchestrator import RACK_SECTIONS, SECTIONS, DecisionBenchConfig, decision_section
         from e3.bench.orchestrator_report import render
 
@@ -234,6 +239,9 @@ def register(app: typer.Typer) -> None:
         if unknown or not wanted:
             raise ClientError(f"--section: {', '.join(unknown) or 'none given'}; valid: {', '.join(SECTIONS)}",
                            exit_code=2)
+        if "real" in wanted and seconds < 10:
+            raise ClientError(f"--seconds {seconds:g}: the real section needs at least 10 (windows start after 2 s, "
+                              "and each NIC is troubled once per 6 s)", exit_code=2)
         rack = [s for s in wanted if s in RACK_SECTIONS]
         if rack and os.geteuid() != 0:
             raise ClientError(f"--section {', '.join(rack)}: needs root (it runs an emulated rack: network namespaces, "
@@ -251,6 +259,8 @@ def register(app: typer.Typer) -> None:
         runs = {"decision": lambda: decision_section(
             DecisionBenchConfig(servers=_int_list(servers), injections=injections, batch=batch,
                                 hosts_full=hosts_full, seed=seed), report=quiet),
-                "migration": lambda: rack_section("migration"), "figure7": lambda: rack_section("figure7")}
+                "migration": lambda: rack_section("migration"), "figure7": lambda: rack_section("figure7"),
+                "real": lambda: _run(lambda cfg, report: real_path_section(_int_list(servers), seconds, troubled_nics,
+                                                                           report), None)}
         result = {name: runs[name]() for name in wanted}
         print(json.dumps(result, indent=1) if as_json else render(result))

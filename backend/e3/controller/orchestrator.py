@@ -2,25 +2,31 @@
 
 `DataplaneOrchestrator.observe` takes every accepted heartbeat of a SmartNIC node on the controller's
 loop (`orchestrator.detection`, pure and cheap). A detection is acted on in a worker thread
-(`act_on_detection`): an `orchestrator.detection` event, the decision (`orchestrator.decision`) or
-why there is none (`orchestrator.no_decision`), and in `migrate` mode the migration itself, requested
-like a manual one (same checks, reason `host_starvation` or `overload`) and queued to a worker.
+(`act_on_detection`): the decision, made on the cluster's view kept by `ClusterViewCache` (not read from the
+database per decision), then an `orchestrator.detection` event, the decision (`orchestrator.decision`) or
+why there is none (`orchestrator.no_decision`), each saying when it was made, and in `migrate` mode the
+migration itself, requested like a manual one (same checks, reason `host_starvation` or `overload`) and
+queued to a worker.
 Modes (E3_ORCHESTRATOR): `migrate` (the default), `observe` (detections and decisions are events,
 nothing moves), `off` (heartbeats are not judged).
 """
 
 import asyncio
+import functools
 import logging
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from e3.controller.cluster_view_cache import CachedView, ClusterViewCache
 from e3.core.db import in_session
 from e3.core.errors import E3Error
 from e3.core.security import Actor
-from e3.orchestrator.decision import Decision, decide
+from e3.orchestrator.decision import Decision, NoDecision, decide
 from e3.orchestrator.detection import SMARTNIC, Detection, DetectionPolicy, Detector, InstanceSample, NodeSample
-from e3.services import cluster_views, events
+from e3.services import events
+from e3.services.cluster_views import cluster_view
 from e3.services.migration import records
 from e3.services.migration.queue import queue_migration
 from e3.services.orchestrator_mode import MODE_KEY, MODES
@@ -36,23 +42,68 @@ class Acted:
     migration_id: uuid.UUID | None = None  # the migration recorded, to be queued
 
 
-def act_on_detection(session, cluster_id: uuid.UUID, detection: Detection, mode: str) -> Acted:
-    """Record a detection, decide, and in `migrate` mode request the migration (committed by the caller's
-    transaction; the migration is then queued by the caller)."""
+@dataclass(frozen=True)
+class Decided:
+    """A decision (or the finding that there is none) and how it was made: getting the cluster's view (read from
+    the database, or kept: how old it was), then `decide`; `decided_at` on the wall clock."""
+    outcome: Decision | NoDecision
+    view_read_s: float
+    view_age_s: float
+    decide_s: float
+    decided_at: float
+
+    def timing(self, detection: Detection, detected_at: float | None) -> dict:
+        """For the events: also the heartbeat that completed the detection's window (its timestamp, the agent's
+        wall clock) and when the controller saw it (`detected_at`, its wall clock, as it judged the heartbeat).
+        Wall-clock seconds since the epoch, steps in ms."""
+        return dict(heartbeat_at=detection.t, detected_at=detected_at, decided_at=self.decided_at,
+                    view_read_ms=round(self.view_read_s * 1000, 3), view_age_ms=round(self.view_age_s * 1000, 1),
+                    decide_ms=round(self.decide_s * 1000, 3))
+
+
+def decide_on(cached: CachedView, view_age_s: float, view_read_s: float, detection: Detection, mode: str,
+              wait: bool = True) -> Decided | None:
+    """Decide on a view; in `migrate` mode the decision is written into it, so the next one sees it. Without
+    `wait`, None when another decision holds the view."""
+    if not cached.lock.acquire(blocking=wait):
+        return None
+    try:
+        started = time.perf_counter()
+        outcome = decide(detection, cached.view)
+        decide_s = time.perf_counter() - started
+        if isinstance(outcome, Decision) and mode == "migrate":
+            cached.view.begin_migration(outcome)
+    finally:
+        cached.lock.release()
+    return Decided(outcome, view_read_s, view_age_s, decide_s, time.time())
+
+
+def act_on_detection(session, cluster_id: uuid.UUID, detection: Detection, mode: str,
+                     detected_at: float | None = None, views: ClusterViewCache | None = None,
+                     decided: Decided | None = None) -> Acted:
+    """Decide (unless `decided` already), record the detection and the decision (or why there is none), and in
+    `migrate` mode request the migration (committed by the caller's transaction; the migration is then queued by
+    the caller). The decision is made on the cluster's view kept in `views` (read now when there is none; `views`
+    None: read for this decision alone), before anything is written; its event says when it was made."""
+    if decided is None:
+        started = time.perf_counter()
+        cached, age = views.get(session, cluster_id) if views else (CachedView(cluster_view(session, cluster_id), 0),
+                                                                     0.0)
+        decided = decide_on(cached, age, time.perf_counter() - started, detection, mode)
+    outcome, timing = decided.outcome, decided.timing(detection, detected_at)
     subject = f"node/{detection.node_id}"
     # an overload concerns one instance (its application); a host starvation the node, until a decision picks one
     app = events.application_of(session, instance_id=detection.instance_id)
     events.emit(session, "orchestrator.detection", subject, cluster_id, trouble=detection.kind,
                 instance_id=detection.instance_id, detail=detection.detail, application=app)
-    outcome = decide(detection, cluster_views.cluster_view(session, cluster_id))
     if not isinstance(outcome, Decision):
         events.emit(session, "orchestrator.no_decision", subject, cluster_id, trouble=detection.kind,
-                    reason=outcome.reason, detail=outcome.detail, application=app)
+                    reason=outcome.reason, detail=outcome.detail, application=app, timing=timing)
         return Acted(False)
     app = events.application_of(session, instance_id=outcome.instance_id)
     events.emit(session, "orchestrator.decision", subject, cluster_id, trouble=detection.kind, application=app,
                 instance_id=outcome.instance_id, target_node_id=str(outcome.target_node_id), level=outcome.level,
-                mode=mode, detail=outcome.detail)
+                mode=mode, detail=outcome.detail, timing=timing)
     if mode != "migrate":
         return Acted(True)
     session.commit()  # the events stay whatever the request says
@@ -62,6 +113,8 @@ def act_on_detection(session, cluster_id: uuid.UUID, detection: Detection, mode:
                                                     reason=detection.kind)
     except E3Error as exc:  # e.g. the instance started migrating since the view was read
         session.rollback()
+        if views:
+            views.invalidate(cluster_id)
         why = "; ".join(e.message for e in exc.errors) or exc.message
         events.emit(session, "orchestrator.no_decision", subject, cluster_id, trouble=detection.kind,
                     application=app, reason=f"migration refused ({exc.code}): {why}",
@@ -70,8 +123,9 @@ def act_on_detection(session, cluster_id: uuid.UUID, detection: Detection, mode:
     return Acted(True, migration.id)
 
 
-def _run_detection(session, cluster_id: uuid.UUID, detection: Detection, mode: str) -> Acted:
-    acted = act_on_detection(session, cluster_id, detection, mode)
+def _run_detection(session, cluster_id: uuid.UUID, detection: Detection, mode: str, detected_at: float,
+                   decided: Decided | None, views: ClusterViewCache) -> Acted:
+    acted = act_on_detection(session, cluster_id, detection, mode, detected_at, views, decided)
     if acted.migration_id is not None:
         queue_migration(session, acted.migration_id)
     return acted
@@ -81,12 +135,13 @@ class DataplaneOrchestrator:
     """Judges SmartNIC heartbeats as they arrive and acts on detections, one at a time per node."""
 
     def __init__(self, mode: str = "migrate", policy: DetectionPolicy | None = None,
-                 act: Callable[..., Acted] = _run_detection):
+                 act: Callable[..., Acted] | None = None, views: ClusterViewCache | None = None):
         if mode not in MODES:
             raise ValueError(f"orchestrator mode must be one of {', '.join(MODES)}, not {mode!r}")
         self.mode = self.default_mode = mode
         self.detector = Detector(policy)
-        self._act = act
+        self.views = views or ClusterViewCache(cluster_view)
+        self._act = act or functools.partial(_run_detection, views=self.views)
         self._acting: dict[uuid.UUID, asyncio.Task] = {}
         self.detections = 0
 
@@ -104,12 +159,21 @@ class DataplaneOrchestrator:
             return
         self.detections += 1
         log.info("node %s: %s detected (%s)", node.name, detection.kind, detection.instance_id or "queue")
+        detected_at = time.time()
+        decided = self._decide_now(node.cluster_id, detection)
         self._acting[node.node_id] = asyncio.get_running_loop().create_task(
-            self._handle(node, detection), name=f"orchestrate-{node.name}")
+            self._handle(node, detection, detected_at, decided), name=f"orchestrate-{node.name}")
 
-    async def _handle(self, node, detection: Detection) -> None:
+    def _decide_now(self, cluster_id: uuid.UUID, detection: Detection) -> Decided | None:
+        """On the loop, when the cluster's view is kept and no worker holds it (decide takes ~0.1 ms); else None
+        and the worker thread decides, reading the view if it must."""
+        kept = self.views.kept(cluster_id)
+        return decide_on(*kept, 0.0, detection, self.mode, wait=False) if kept else None
+
+    async def _handle(self, node, detection: Detection, detected_at: float, decided: Decided | None) -> None:
         try:
-            acted = await asyncio.to_thread(in_session, self._act, node.cluster_id, detection, self.mode)
+            acted = await asyncio.to_thread(in_session, self._act, node.cluster_id, detection, self.mode,
+                                            detected_at, decided)
             if acted.decided:
                 self.detector.cool_down(node.node_id, detection.t)
         except Exception:
@@ -133,8 +197,10 @@ class DataplaneOrchestrator:
             await asyncio.sleep(MODE_POLL_S)
 
     def forget(self, node_id: uuid.UUID) -> None:
-        """A node went down or left: its detection state starts afresh when it is back."""
+        """A node went down or left: its detection state starts afresh when it is back, and no decision is made
+        on a view that still has it up."""
         self.detector.forget(node_id)
+        self.views.invalidate()
 
     async def stop(self) -> None:
         tasks = list(self._acting.values())

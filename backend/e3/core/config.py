@@ -74,6 +74,11 @@ class Settings(BaseSettings):
     # The data-plane orchestrator (docs/orchestrator.md): `migrate` acts on what it detects, `observe`
     # only records detections and decisions as events, `off` judges nothing.
     orchestrator: Literal["migrate", "observe", "off"] = Field(default="migrate", alias="E3_ORCHESTRATOR")
+    # a decision is made on the cluster's view kept this long; older (up to the stale age) it is still used while a
+    # new one is read in the background; older than that it is read first (controller/cluster_view_cache.py)
+    orchestrator_view_fresh_ms: int = Field(default=1000, alias="E3_ORCHESTRATOR_VIEW_FRESH_MS", ge=0, le=600_000)
+    orchestrator_view_stale_ms: int = Field(default=10_000, alias="E3_ORCHESTRATOR_VIEW_STALE_MS", ge=0,
+                                            le=3_600_000)
     detect_window: int = Field(default=3, alias="E3_DETECT_WINDOW", ge=1)  # heartbeats a condition must last
     detect_queue_packets: int = Field(default=32, alias="E3_DETECT_QUEUE_PACKETS", ge=2)  # a standing queue
     detect_overload: float = Field(default=0.20, alias="E3_DETECT_OVERLOAD", gt=0, le=10)  # exec time over baseline
@@ -155,6 +160,8 @@ class Settings(BaseSettings):
         if self.controller_port + self.controllers - 1 > 65535:
             raise ValueError(f"E3_CONTROLLERS={self.controllers} from E3_CONTROLLER_PORT={self.controller_port} "
                              f"needs ports past 65535")
+        if self.orchestrator_view_stale_ms < self.orchestrator_view_fresh_ms:
+            raise ValueError("E3_ORCHESTRATOR_VIEW_STALE_MS must not be less than E3_ORCHESTRATOR_VIEW_FRESH_MS")
         return self
 
     @property

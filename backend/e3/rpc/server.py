@@ -17,7 +17,9 @@ from e3.rpc.ingest_front import IngestFront, socket_path
 from e3.rpc.pb import agent_pb2, agent_pb2_grpc, telemetry_pb2_grpc
 from e3.rpc.servicer import AgentServicer
 from e3.rpc.tail_servicer import TelemetryTailServicer
+from e3.services.cluster_views import cluster_view
 from e3.controller.agent_hub import AgentHub
+from e3.controller.cluster_view_cache import ClusterViewCache
 from e3.controller.metrics_export import MetricsExport
 from e3.controller.orchestrator import DataplaneOrchestrator
 from e3.controller.power_readings import PowerReadings
@@ -82,7 +84,9 @@ class Controller:
             self.socket = socket_path(settings.data_dir, self.requested_port, os.getpid())
             self.front = IngestFront(ingest_binary(), self.hosts, self.requested_port, self.socket,
                                      settings.controller_tls_cert, settings.controller_tls_key)
-        orchestrator = DataplaneOrchestrator(settings.orchestrator, detection_policy_from(settings))
+        views = ClusterViewCache(cluster_view, settings.orchestrator_view_fresh_ms / 1000,
+                                 settings.orchestrator_view_stale_ms / 1000)
+        orchestrator = DataplaneOrchestrator(settings.orchestrator, detection_policy_from(settings), views=views)
         resume_grace_s = None if settings.resume_grace_ms is None else settings.resume_grace_ms / 1000
         self.hub = AgentHub(policy_from(settings), settings.redis_url, orchestrator=orchestrator,
                             resume_grace_s=resume_grace_s, address=self.address)

@@ -45,6 +45,30 @@ def test_text_report_and_bad_sections():
     assert _bench("--section", "nonsense").returncode == 2
 
 
+def test_the_real_path_decides_every_troubled_window_and_times_each_step():
+    proc = _bench("--section", "real", "--servers", "4", "--seconds", "10", "--troubled-nics", "2", "--json")
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    (run,) = result["real"]["runs"]
+    assert run["servers"] == 4 and run["loss"] == 0
+    # NIC 0 troubled at 2 s and 8 s, NIC 1 at 5 s: each window detected, each detection decided or told why not
+    assert run["injected"] == 3 and run["detections"] == 3
+    assert run["decisions"] + run["no_decisions"] == 3 and run["decisions"] >= 1
+    total, ingest, decision = run["heartbeat_to_decision"], run["heartbeat_to_detection"], run["detection_to_decision"]
+    assert total["samples"] == ingest["samples"] == decision["samples"] == 3
+    assert 0 < ingest["max_ms"] <= total["max_ms"] and decision["max_ms"] <= total["max_ms"]
+    assert run["decide"]["max_ms"] <= decision["max_ms"]
+    assert run["view_read"]["samples"] == 3 and run["config"]["troubled_nics"] == 2
+    text = render(result)
+    for line in ("windows injected 3, detections 3", "heartbeat -> decision", "cluster view read", "[n/a] decision p99"):
+        assert line in text, line
+
+
+def test_the_real_path_needs_ten_seconds():
+    proc = _bench("--section", "real", "--servers", "4", "--seconds", "5")
+    assert proc.returncode == 2 and "at least 10" in proc.stderr
+
+
 def test_rack_sections_need_root(monkeypatch, capsys):
     from e3.cli.main import main
 

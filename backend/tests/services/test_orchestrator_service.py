@@ -4,6 +4,7 @@ each event about an instance names its application.
 Also the heartbeat side: which heartbeats reach the detector, one action per node at a time, the cool-down."""
 
 import asyncio
+import time
 import uuid
 from types import SimpleNamespace
 
@@ -13,10 +14,13 @@ from sqlalchemy import select, update
 
 from e3.core.db import session_scope
 from e3.models import ComputeNode, Event, Instance, Migration
+from e3.orchestrator.decision import ClusterView
 from e3.orchestrator.detection import HOST_STARVATION, OVERLOAD, Detection, DetectionPolicy, InstanceSample
 from e3.rpc.pb import agent_pb2
 from e3.services.migration import runner
+from e3.controller.cluster_view_cache import ClusterViewCache
 from e3.controller.orchestrator import Acted, DataplaneOrchestrator, act_on_detection
+from e3.services.cluster_views import cluster_view
 
 APP = {
     "apiVersion": "e3/v1", "kind": "Application", "metadata": {"name": "orch"},
@@ -69,6 +73,46 @@ def test_starvation_moves_the_busiest_movable_instance_to_the_same_servers_host(
                                                                       "orchestrator")
         assert (target.kind, target.server_id) == ("host", on_a_nic.server)
     assert [k for k, _ in _events("migration.")] == ["migration.requested"]
+
+
+def test_a_decision_and_a_finding_of_none_say_when_they_were_made(on_a_nic):
+    detected_at = time.time()
+    with session_scope() as session:
+        act_on_detection(session, on_a_nic.cluster, _starvation(on_a_nic.nic, {str(on_a_nic.gw): 0.3}), "observe",
+                         detected_at)
+        # the only movable instance is pinned: nothing to decide
+        act_on_detection(session, on_a_nic.cluster, _starvation(on_a_nic.nic, {str(on_a_nic.pinned): 0.6}),
+                         "observe", detected_at)
+    (_, decision), (_, none) = [e for e in _events() if e[0] != "orchestrator.detection"]
+    for timing in (decision["timing"], none["timing"]):
+        assert timing["heartbeat_at"] == 1000.0 and timing["detected_at"] == detected_at
+        assert detected_at <= timing["decided_at"] <= time.time()
+        assert timing["view_read_ms"] > 0 and timing["decide_ms"] > 0
+        # the steps fit in the time from the detection to the decision
+        assert timing["view_read_ms"] + timing["decide_ms"] <= (timing["decided_at"] - detected_at) * 1000 + 0.01
+
+
+def test_a_kept_view_holds_the_decisions_acted_on_and_a_refused_one_drops_it(on_a_nic):
+    views = ClusterViewCache(cluster_view, fresh_s=60, stale_s=120)
+    stale = ClusterViewCache(cluster_view, fresh_s=60, stale_s=120)  # read before the first decision is acted on
+    with session_scope() as session:
+        stale.get(session, on_a_nic.cluster)
+    shares = {str(on_a_nic.gw): 0.3}
+    with session_scope() as session:
+        first = act_on_detection(session, on_a_nic.cluster, _starvation(on_a_nic.nic, shares), "migrate", None, views)
+    with session_scope() as session:  # the same node again, on the view kept: the gateway is already moving
+        second = act_on_detection(session, on_a_nic.cluster, _starvation(on_a_nic.nic, shares), "migrate", None, views)
+    assert first.migration_id is not None and not second.decided and views.reads == 1
+    assert "no instance" in _events()[-1][1]["reason"] and _events()[-1][1]["timing"]["view_read_ms"] < 50
+
+    with session_scope() as session:  # it still shows the gateway free to move: the request says no
+        refused = act_on_detection(session, on_a_nic.cluster, _starvation(on_a_nic.nic, shares), "migrate", None,
+                                   stale)
+    assert refused.decided and refused.migration_id is None
+    assert _events()[-1][1]["reason"].startswith("migration refused")
+    with session_scope() as session:  # the view that proposed it is dropped: the next decision reads the truth
+        stale.get(session, on_a_nic.cluster)
+    assert stale.reads == 2
 
 
 def test_the_events_of_a_decision_and_its_migration_name_the_application(on_a_nic):
@@ -135,7 +179,8 @@ def test_a_standing_queue_is_acted_on_once_then_the_node_cools_down(monkeypatch)
     monkeypatch.setattr("e3.controller.orchestrator.in_session", lambda fn, *args: fn(None, *args))  # no database
     calls = []
 
-    def act(session, cluster_id, detection, mode):
+    def act(session, cluster_id, detection, mode, detected_at, decided):
+        assert detected_at >= detection.t  # the controller saw the heartbeat after it was stamped
         calls.append((cluster_id, detection.kind, mode))
         return Acted(True)
 
@@ -152,6 +197,31 @@ def test_a_standing_queue_is_acted_on_once_then_the_node_cools_down(monkeypatch)
     orch, nic = asyncio.run(run())
     # one detection on the NIC (the host is not judged); the decision's cool-down and the latch hold it
     assert calls == [(nic.cluster_id, HOST_STARVATION, "migrate")] and orch.detections == 1
+
+
+def test_a_detection_is_decided_on_the_loop_when_the_clusters_view_is_kept(monkeypatch):
+    monkeypatch.setattr("e3.controller.orchestrator.in_session", lambda fn, *args: fn(None, *args))  # no database
+    decided = []
+
+    def act(session, cluster_id, detection, mode, detected_at, early):
+        decided.append(early)
+        return Acted(False)
+
+    async def run():
+        views = ClusterViewCache(lambda session, cluster_id: ClusterView([], []), fresh_s=60, stale_s=120)
+        orch = DataplaneOrchestrator("observe", DetectionPolicy(cooldown_s=0.0), act=act, views=views)
+        nic = _node()
+        for k, queue in enumerate([200] * 4 + [0] * 2 + [200] * 4):  # trouble, cleared, trouble again
+            if k == 6:
+                views.get(None, nic.cluster_id)  # a worker read the view meanwhile: it is kept
+            orch.observe(nic, _beat(1000 + k * 0.05, queue, 10**6 + k * 1000))
+            await asyncio.sleep(0.01)
+        await orch.stop()
+
+    asyncio.run(run())
+    first, second = decided
+    assert first is None  # no view kept: the worker reads it and decides
+    assert second is not None and second.view_read_s == 0.0 and second.outcome.reason.endswith("not in the cluster view")
 
 
 def test_the_detector_judges_a_heartbeat_message_as_the_agent_sent_it():
