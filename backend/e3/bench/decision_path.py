@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass
 
 from e3.bench.heartbeat_loadgen import NodeProbe
 
-WINDOW_S = 0.5  # 10 heartbeats of a standing queue: the detector needs 3
+WINDOW_S = 1.5  # 30 heartbeats of a standing queue: the detector needs 3 in a row, even when the generator skips ticks
 QUEUE_LENGTH = 40  # packets; the detector's threshold is 32
 FIRST_WINDOW_AFTER_S = 2.0  # the detector has each node's rates by then
 APPLICATION = "decision-probe"

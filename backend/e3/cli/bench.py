@@ -260,7 +260,7 @@ def register(app: typer.Typer) -> None:
             DecisionBenchConfig(servers=_int_list(servers), injections=injections, batch=batch,
                                 hosts_full=hosts_full, seed=seed), report=quiet),
                 "migration": lambda: rack_section("migration"), "figure7": lambda: rack_section("figure7"),
-                "real": lambda: _run(lambda cfg, report: real_path_section(_int_list(servers), seconds, troubled_nics,
-                                                                           report), None)}
+                "real": lambda: _run(lambda cfg, report: real_path_section(
+                    _int_list(servers), seconds, troubled_nics, report), None)}
         result = {name: runs[name]() for name in wanted}
         print(json.dumps(result, indent=1) if as_json else render(result))

@@ -46,7 +46,7 @@ def test_text_report_and_bad_sections():
 
 
 def test_the_real_path_decides_every_troubled_window_and_times_each_step():
-    proc = _bench("--section", "real", "--servers", "4", "--seconds", "10", "--troubled-nics", "2", "--json")
+    proc = _bench("--section", "real", "--servers", "4", "--seconds", "11", "--troubled-nics", "2", "--json")
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
     (run,) = result["real"]["runs"]
@@ -60,7 +60,8 @@ def test_the_real_path_decides_every_troubled_window_and_times_each_step():
     assert run["decide"]["max_ms"] <= decision["max_ms"]
     assert run["view_read"]["samples"] == 3 and run["config"]["troubled_nics"] == 2
     text = render(result)
-    for line in ("windows injected 3, detections 3", "heartbeat -> decision", "cluster view read", "[n/a] decision p99"):
+    for line in ("windows injected 3, detections 3", "heartbeat -> decision", "cluster view read",
+                 "[n/a] decision p99"):
         assert line in text, line
 
 
