@@ -10,6 +10,14 @@ from dataclasses import dataclass, field
 from e3.metrics.ledger_exposition import number
 
 
+class MalformedExposition(ValueError):
+    """A text that is not exposition text; `index` says which of the texts merged."""
+
+    def __init__(self, index: int, message: str):
+        super().__init__(message)
+        self.index = index
+
+
 @dataclass
 class _Family:
     help_line: str
@@ -20,10 +28,10 @@ class _Family:
 
 def merge_expositions(texts: list[str]) -> str:
     """One exposition of every family of `texts`, each in Prometheus' text format 0.0.4 as the controllers render
-    it (a family's HELP and TYPE lines, then its samples; no timestamps). ValueError on a sample outside a family
-    or a line that is not a sample."""
+    it (a family's HELP and TYPE lines, then its samples; no timestamps). MalformedExposition on a sample outside a
+    family or a line that is not a sample."""
     families: dict[str, _Family] = {}
-    for text in texts:
+    for index, text in enumerate(texts):
         family: _Family | None = None
         pending_help = ""
         for line in text.splitlines():
@@ -41,11 +49,14 @@ def merge_expositions(texts: list[str]) -> str:
             if line.startswith("#"):
                 continue
             if family is None:
-                raise ValueError(f"a sample outside any family: {line[:80]!r}")
+                raise MalformedExposition(index, f"a sample outside any family: {line[:80]!r}")
             series, _, value = line.rpartition(" ")
-            if not series:
-                raise ValueError(f"not a sample: {line[:80]!r}")
-            sample = float(value)
+            try:
+                sample = float(value) if series else None
+            except ValueError:
+                sample = None
+            if sample is None:
+                raise MalformedExposition(index, f"not a sample: {line[:80]!r}")
             if series in family.samples:
                 if family.kind == "counter":
                     family.samples[series] += sample

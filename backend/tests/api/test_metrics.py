@@ -126,6 +126,23 @@ def test_several_controllers_families_are_merged_and_an_expired_ones_left_out(cl
             store.zrem(CONTROLLERS_KEY, name)
 
 
+def test_a_controllers_unreadable_figures_fail_the_scrape_naming_it(client):
+    store = redis.Redis.from_url(get_settings().redis_url)
+    head = b"# HELP e3_heartbeats_received_total x\n# TYPE e3_heartbeats_received_total counter\n"
+    until = (time.time() + 60) * 1000
+    for name, text in (("c1", head + b"e3_heartbeats_received_total 40\n"), ("c2", b"e3_orphan_sample 1\n")):
+        store.hset(controller_key(name), mapping=deflate_part(text).fields())
+        store.zadd(CONTROLLERS_KEY, {name: until})
+    try:
+        r = client.get("/metrics")
+        assert r.status_code == 503 and r.json()["code"] == "service_unavailable"
+        assert "controller c2" in r.json()["message"] and "sample outside any family" in r.json()["message"]
+    finally:
+        for name in ("c1", "c2"):
+            store.delete(controller_key(name))
+            store.zrem(CONTROLLERS_KEY, name)
+
+
 def test_http_durations_count_every_api_process(backing_services, admin_token):
     """E3_API_WORKERS=2: whichever process answers /metrics, it counts the requests both served."""
     port = free_tcp_port()

@@ -6,7 +6,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from e3.metrics.ledger_exposition import HEARTBEATS, NODE_JOULES, NODE_WATTS, REJECTED, header
-from e3.metrics.merge import merge_expositions
+from e3.metrics.merge import MalformedExposition, merge_expositions
 
 A = (header(NODE_JOULES) + 'e3_node_joules_total{cluster="c",node="n1",kind="host",source="model"} 10.5\n'
      'e3_node_joules_total{cluster="c",node="n2",kind="host",source="model"} 4.0\n'
@@ -44,6 +44,10 @@ def test_one_exposition_passes_through_with_the_same_figures():
     assert _samples(merge_expositions([A])) == _samples(A)
 
 
-def test_a_sample_outside_any_family_is_refused():
-    with pytest.raises(ValueError, match="outside any family"):
-        merge_expositions(["e3_heartbeats_received_total 1\n"])
+def test_a_sample_outside_any_family_or_a_value_that_is_no_number_is_refused_naming_the_text():
+    with pytest.raises(MalformedExposition, match="outside any family") as refused:
+        merge_expositions([A, "e3_heartbeats_received_total 1\n"])
+    assert refused.value.index == 1
+    with pytest.raises(MalformedExposition, match="not a sample") as refused:
+        merge_expositions(["# TYPE e3_x counter\ne3_x one\n", A])
+    assert refused.value.index == 0

@@ -20,7 +20,7 @@ from e3.core.config import get_settings
 from e3.core.errors import ServiceUnavailable
 from e3.metrics import CONTROLLERS_KEY, controller_key
 from e3.metrics.gzip_join import DeflatePart, deflate_part, gzip_joined, inflate
-from e3.metrics.merge import merge_expositions
+from e3.metrics.merge import MalformedExposition, merge_expositions
 
 log = logging.getLogger(__name__)
 router = APIRouter(tags=["metrics"])
@@ -40,14 +40,27 @@ def accepts_gzip(accept_encoding: str) -> bool:
     return False
 
 
-def _controller_parts(store: redis.Redis) -> list[DeflatePart]:
-    """The families of each controller whose part has not expired, in the order of their names."""
+def _controller_parts(store: redis.Redis) -> list[tuple[str, DeflatePart]]:
+    """The families of each controller whose part has not expired, with its name, in the order of their names."""
     names = sorted(n.decode() for n in store.zrangebyscore(CONTROLLERS_KEY, round(time.time() * 1000), "+inf"))
     with store.pipeline(transaction=False) as pipe:
         for name in names:
             pipe.hmget(controller_key(name), DeflatePart.FIELDS)
         stored = pipe.execute()
-    return [part for values in stored if (part := DeflatePart.from_fields(values)) is not None]
+    return [(name, part) for name, values in zip(names, stored)
+            if (part := DeflatePart.from_fields(values)) is not None]
+
+
+def _merged(parts: list[tuple[str, DeflatePart]]) -> DeflatePart:
+    """Several controllers' families as one part; a part that is not exposition text fails the scrape, naming
+    its controller (dropping it would read as its nodes gone)."""
+    try:
+        return deflate_part(merge_expositions([inflate(p).decode(errors="replace") for _, p in parts]).encode())
+    except MalformedExposition as exc:
+        name = parts[exc.index][0]
+        log.error("/metrics: controller %s's figures in Redis are not exposition text: %s", name, exc)
+        raise ServiceUnavailable(f"controller {name}'s figures in Redis cannot be read ({exc}); the scrape "
+                                 "fails rather than leave its nodes out") from None
 
 
 @router.get("/metrics", response_class=Response,
@@ -61,9 +74,9 @@ def get_metrics(request: Request, _: ReadDep) -> Response:
         log.warning("/metrics: reading the controller's families from Redis failed", exc_info=True)
         raise ServiceUnavailable("Redis is not reachable: the controller's figures cannot be read") from None
     if len(parts) > 1:  # several controllers: one family each, their samples together (merge_expositions)
-        controller = deflate_part(merge_expositions([inflate(p).decode() for p in parts]).encode())
+        controller = _merged(parts)
     else:
-        controller = parts[0] if parts else _NOTHING
+        controller = parts[0][1] if parts else _NOTHING
     own = http_metrics.render()
     headers = {"Vary": "Accept-Encoding"}
     if accepts_gzip(request.headers.get("accept-encoding", "")):
