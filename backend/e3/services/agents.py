@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from e3.core.errors import BadRequest, NotFound
 from e3.heartbeat_record import INSTANCE_FIELDS, NODE_FIELDS
-from e3.models import Cluster, ComputeNode, controllers, node_leases
+from e3.models import Cluster, ComputeNode, Server, controllers, node_leases
 from e3.services import commands, events, leases
 
 if TYPE_CHECKING:
@@ -55,19 +55,22 @@ def find_node(session: Session, cluster_name: str, node_name: str, kind: str | N
     """The node an agent claims to run; NotFound / BadRequest when it does not match the record."""
     if not cluster_name or not node_name:
         raise BadRequest("node.cluster_name and node.name are required")
-    cluster = session.scalar(select(Cluster).where(Cluster.name == cluster_name))
-    if cluster is None:
-        raise NotFound(f"cluster {cluster_name!r} not found (create it through the API first)")
-    node = session.scalar(select(ComputeNode).where(ComputeNode.cluster_id == cluster.id,
-                                                    ComputeNode.name == node_name))
-    if node is None:
+    found = session.execute(select(ComputeNode.id, ComputeNode.cluster_id, ComputeNode.name, ComputeNode.state,
+                                   ComputeNode.kind, ComputeNode.bandwidth_mbps, Server.name,
+                                   ComputeNode.agent_token_id)
+                            .join(Cluster, Cluster.id == ComputeNode.cluster_id)
+                            .join(Server, Server.id == ComputeNode.server_id)
+                            .where(Cluster.name == cluster_name, ComputeNode.name == node_name)).one_or_none()
+    if found is None:  # one query when the node is there; the second only says which name is wrong
+        if session.scalar(select(Cluster.id).where(Cluster.name == cluster_name)) is None:
+            raise NotFound(f"cluster {cluster_name!r} not found (create it through the API first)")
         raise NotFound(f"node {node_name!r} not found in cluster {cluster_name!r}")
+    node = RegisteredNode(*found)
     if kind and kind != node.kind:
         raise BadRequest(f"node {node_name!r} is a {node.kind}, not a {kind}")
-    if server_name and server_name != node.server.name:
-        raise BadRequest(f"node {node_name!r} is on server {node.server.name!r}, not {server_name!r}")
-    return RegisteredNode(node.id, cluster.id, node.name, node.state, node.kind, node.bandwidth_mbps,
-                          node.server.name, node.agent_token_id)
+    if server_name and server_name != node.server:
+        raise BadRequest(f"node {node_name!r} is on server {node.server!r}, not {server_name!r}")
+    return node
 
 
 @dataclass(frozen=True)
@@ -125,12 +128,13 @@ def mark_registered(session: Session, registrations: list[Registration]) -> list
     already placed on the nodes (sent when the transaction commits). Returns each one's lease epoch (0: none
     taken). One transaction for many: agents resuming together after a controller's failure are taken in a
     few transactions, not one per node, each locking its cluster for the deploys (controller.registrations)."""
-    epochs, clusters = [0] * len(registrations), []
+    clusters: list[uuid.UUID] = []
+    rows = {row.id: row for row in session.scalars(  # not FOR UPDATE: see commands.lock_cluster
+        select(ComputeNode).where(ComputeNode.id.in_({r.node.node_id for r in registrations})))}
     # rows in node id order, as every writer of several nodes' rows takes them (agent_hub's membership check):
-    # two transactions never wait on each other's rows crosswise (a deadlock)
-    for index in sorted(range(len(registrations)), key=lambda i: registrations[i].node.node_id):
-        r = registrations[index]
-        row = session.get(ComputeNode, r.node.node_id)  # not FOR UPDATE: see commands.lock_cluster
+    # two transactions never wait on each other's rows crosswise (a deadlock); the flush updates in key order too
+    for r in sorted(registrations, key=lambda r: r.node.node_id):
+        row = rows.get(r.node.node_id)
         if row is None:
             continue  # deleted meanwhile; its heartbeats will be refused by nobody and stored harmlessly
         previous = row.state
@@ -141,14 +145,16 @@ def mark_registered(session: Session, registrations: list[Registration]) -> list
                     credential=r.credential.name, software_version=r.software_version, address=r.address)
         if previous != "up":
             events.emit(session, "node.up", subject, r.node.cluster_id, name=r.node.name, previous=previous)
-        session.flush()
-        epochs[index] = leases.acquire_node(session, r.node.node_id, r.controller_id, r.agent_id) \
-            if r.controller_id else 0
         if r.node.cluster_id not in clusters:
             clusters.append(r.node.cluster_id)
+    session.flush()
+    # the last registration of a node in the batch names its lease's agent (as one transaction per Register would)
+    takes = {r.node.node_id: (r.node.node_id, r.controller_id, r.agent_id)
+             for r in registrations if r.controller_id and r.node.node_id in rows}
+    epochs = leases.acquire_nodes(session, list(takes.values()))
     for cluster_id in sorted(clusters):  # one order for every transaction: no deadlock between two controllers
         commands.notify(session, commands.issue_deploys(session, cluster_id))
-    return epochs
+    return [epochs.get(r.node.node_id, 0) if r.controller_id else 0 for r in registrations]
 
 
 def set_node_state(session: Session, node_id: uuid.UUID, state: str, **data) -> str | None:

@@ -77,10 +77,19 @@ def take_over(session: Session, old_id: uuid.UUID, new_id: uuid.UUID) -> dict[uu
 def acquire_node(session: Session, node_id: uuid.UUID, controller_id: uuid.UUID, agent_id: str) -> int:
     """The node's lease is now `controller_id`'s, taken for `agent_id`; returns its epoch (1 for a node's first,
     one more each time it changes controller)."""
-    stmt = insert(node_leases).values(node_id=node_id, controller_id=controller_id, epoch=1, agent_id=agent_id)
+    return acquire_nodes(session, [(node_id, controller_id, agent_id)])[node_id]
+
+
+def acquire_nodes(session: Session, takes: list[tuple[uuid.UUID, uuid.UUID, str]]) -> dict[uuid.UUID, int]:
+    """`acquire_node` for many (node, controller, agent) in one statement, rows taken in node id order (as every
+    writer of several nodes' rows takes them: no deadlock); node id -> its epoch."""
+    if not takes:
+        return {}
+    stmt = insert(node_leases).values([dict(node_id=n, controller_id=c, epoch=1, agent_id=a)
+                                       for n, c, a in sorted(takes, key=lambda t: t[0])])
     held, new = node_leases.c, stmt.excluded
     moved = case((held.controller_id.is_distinct_from(new.controller_id), 1), else_=0)
-    return session.scalar(stmt.on_conflict_do_update(
+    return dict(session.execute(stmt.on_conflict_do_update(
         index_elements=[held.node_id],
         set_=dict(epoch=held.epoch + moved, controller_id=new.controller_id, agent_id=new.agent_id,
-                  acquired_at=text("now()"))).returning(held.epoch))
+                  acquired_at=text("now()"))).returning(held.node_id, held.epoch)).all())

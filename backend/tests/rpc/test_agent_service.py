@@ -21,9 +21,9 @@ from e3.rpc.pb import agent_pb2, agent_pb2_grpc
 from e3.services import commands
 
 
-def register(stub, token, node_name, agent_id=None, cluster="lab", kind=agent_pb2.NODE_KIND_UNSPECIFIED):
+def register(stub, token, node_name, agent_id=None, cluster="lab", kind=agent_pb2.NODE_KIND_UNSPECIFIED, server=""):
     request = agent_pb2.RegisterRequest(agent_id=agent_id or str(uuid.uuid4()), node=agent_pb2.NodeIdentity(
-        name=node_name, kind=kind, cluster_name=cluster, software_version="test-agent 0"))
+        name=node_name, kind=kind, cluster_name=cluster, server_name=server, software_version="test-agent 0"))
     return stub.Register(request, metadata=auth(token), timeout=10)
 
 
@@ -111,6 +111,8 @@ def test_register_refusals_name_the_reason(stub, lab, agent_token, make_token):
     assert code == grpc.StatusCode.NOT_FOUND and "no-such-server/host" in details
     code, details = code_of(lambda: register(stub, agent_token, nic, kind=agent_pb2.NODE_KIND_HOST))
     assert code == grpc.StatusCode.INVALID_ARGUMENT and "smartnic" in details
+    code, details = code_of(lambda: register(stub, agent_token, host, server="elsewhere"))
+    assert code == grpc.StatusCode.INVALID_ARGUMENT and f"on server '{host.split('/')[0]}', not 'elsewhere'" in details
 
     first = register(stub, agent_token, host, agent_id="agent-1")
     assert register(stub, agent_token, host, agent_id="agent-1").node_id == first.node_id  # reconnect: fine
