@@ -78,10 +78,14 @@ class ClusterView:
     O(log nodes). The nodes are copied, so later changes by the caller do not leak in.
     """
 
-    def __init__(self, nodes: Sequence[NodeCapacity], instances: Iterable[InstanceView], down: Iterable[Hashable] = ()):
+    def __init__(self, nodes: Sequence[NodeCapacity], instances: Iterable[InstanceView], down: Iterable[Hashable] = (),
+                 unavailable: Iterable[Hashable] = ()):
         down = set(down)
         self.topology = Topology(copy_nodes([n for n in nodes if n.id not in down]))
         self.down = frozenset(down)
+        # not up, not down (suspect: its heartbeats are late): a detection's source still (the heartbeats that made
+        # the detection came from it), never a target
+        self.unavailable = frozenset(unavailable)
         self.instances: dict[str, InstanceView] = {}
         self._on_node: dict[Hashable, list[InstanceView]] = {}
         self._shard: dict[tuple, list[InstanceView]] = {}
@@ -161,6 +165,8 @@ def nearest_host(inst: InstanceView, source: NodeCapacity, view: ClusterView) ->
     """The host nearest `source` that can take `inst` (room, fault domains), with its level; None if none can."""
     demand = _host_demand(inst)
     for level, found in view.topology.levels(source, demand, blocked=view.replica_servers(inst), avoid=source.id):
+        if view.unavailable:  # levels 4-5 list one rack: if its only room is on such nodes, the level's other racks
+            found = [n for n in found if n.id not in view.unavailable]  # are not tried (the next level is)
         node = find_best_fit(demand, found, view.topology)
         if node is not None:
             return node, level

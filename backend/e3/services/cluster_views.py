@@ -1,8 +1,8 @@
 """The orchestrator's snapshot of a cluster (`orchestrator.decision.ClusterView`), read from the database.
 
-Nodes that are up with what is reserved on them (migrations' targets included), and every instance
-on them with what a decision needs: its reservation, its DAG node's platform constraint and whether
-a migration of it is under way. Blocking; the controller calls it from a worker thread.
+Nodes that are not down (up, or suspect: a source, never a target) with what is reserved on them (migrations'
+targets included), and every instance on them with what a decision needs: its reservation, its DAG node's
+platform constraint and whether a migration of it is under way. Blocking; the controller calls it from a worker thread.
 """
 
 import uuid
@@ -28,10 +28,12 @@ def _platforms(session: Session, deployment_ids: set[uuid.UUID]) -> dict[tuple[u
 
 
 def cluster_view(session: Session, cluster_id: uuid.UUID) -> ClusterView:
-    """The cluster as a decision sees it now; nodes that are not up are left out (never a target)."""
+    """The cluster as a decision sees it now: down nodes are left out; nodes neither up nor down (suspect) are in
+    it as a detection's source, never as a target."""
     topology = read_cluster(session, cluster_id, usage=True)
     nodes = node_capacities(topology)
-    down = [row.node.id for row in topology.nodes if row.node.state != "up"]
+    down = [row.node.id for row in topology.nodes if row.node.state == "down"]
+    unavailable = [row.node.id for row in topology.nodes if row.node.state not in ("up", "down")]
     rows = list(session.scalars(select(Instance).join(Deployment, Deployment.id == Instance.deployment_id)
                                 .where(Deployment.cluster_id == cluster_id, Instance.state == "running")))
     migrating = set(session.scalars(select(Migration.instance_id).where(Migration.cluster_id == cluster_id,
@@ -43,4 +45,4 @@ def cluster_view(session: Session, cluster_id: uuid.UUID) -> ClusterView:
                               platform=platforms.get((i.deployment_id, i.dag_node), "any"),
                               migrating=i.id in migrating)
                  for i in rows]
-    return ClusterView(nodes, instances, down=down)
+    return ClusterView(nodes, instances, down=down, unavailable=unavailable)

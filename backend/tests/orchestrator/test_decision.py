@@ -63,6 +63,13 @@ def test_then_the_other_rack_and_never_a_host_that_is_down():
     assert (d.target_node_id, d.level) == ("r0001-s00/host", LEVEL_POD)
 
 
+def test_a_suspect_node_is_decided_for_but_never_a_target():
+    # its heartbeats are late (the controller under load): the ones that made the detection came from it all the same
+    d = decide(starving(), ClusterView(cluster(), ON_NIC, unavailable={NIC, OWN_HOST}))
+    assert (d.instance_id, d.source_node_id, d.target_node_id, d.level) == ("heavy", NIC, RACK_MATE_HOST,
+                                                                           LEVEL_RACK_HOST)
+
+
 def test_fault_domains_keep_it_off_servers_with_a_replica_of_its_shard():
     backup = InstanceView("heavy-b", "r0000-s01/nic2", "top_ranker", 0.5, 128, 100, dag_node="heavy", replica=1)
     d = decide(starving(), ClusterView(cluster(full={OWN_HOST}), [*ON_NIC, backup]))

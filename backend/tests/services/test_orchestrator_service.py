@@ -115,6 +115,21 @@ def test_a_kept_view_holds_the_decisions_acted_on_and_a_refused_one_drops_it(on_
     assert stale.reads == 2
 
 
+def test_a_suspect_node_is_decided_for_and_a_suspect_host_is_not_a_target(on_a_nic):
+    with session_scope() as session:
+        own_host = session.scalar(select(ComputeNode.id).where(ComputeNode.server_id == on_a_nic.server,
+                                                               ComputeNode.kind == "host"))
+        session.execute(update(ComputeNode).where(ComputeNode.id.in_([on_a_nic.nic, own_host]))
+                        .values(state="suspect"))
+    with session_scope() as session:
+        acted = act_on_detection(session, on_a_nic.cluster, _starvation(on_a_nic.nic, {str(on_a_nic.gw): 0.3}),
+                                 "observe")
+    assert acted.decided
+    decision = _events()[-1][1]
+    assert decision["instance_id"] == str(on_a_nic.gw) and decision["target_node_id"] != str(own_host)
+    assert decision["level"] > 1  # not its own server's host: another server's
+
+
 def test_the_events_of_a_decision_and_its_migration_name_the_application(on_a_nic):
     shares = {str(on_a_nic.gw): 0.3}
     with session_scope() as session:
