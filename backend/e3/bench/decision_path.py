@@ -26,6 +26,7 @@ WINDOW_S = 1.5  # 30 heartbeats of a standing queue: the detector needs 3 in a r
 QUEUE_LENGTH = 40  # packets; the detector's threshold is 32
 FIRST_WINDOW_AFTER_S = 2.0  # the detector has each node's rates by then
 APPLICATION = "decision-probe"
+DETECTOR_WINDOW = 3  # heartbeats a standing queue must last (DetectionPolicy.window, the default)
 REGISTRATION_PATIENCE_MS = 900_000  # E3_DOWN_AFTER_MS for the run: registering 50,000 nodes takes minutes
 
 
@@ -58,15 +59,20 @@ class DecisionProbe:
         return {name: NodeProbe((instance_ids[name],), self.windows(k), QUEUE_LENGTH)
                 for k, name in enumerate(nics)}
 
-    def collect(self, database_url: str, start_at: float) -> dict:
-        """The decisions' timings, read from the events once the streams are done."""
+    def collect(self, database_url: str, troubled_sends: list[int]) -> dict:
+        """The decisions' timings, read from the events once the streams are done; `troubled_sends`: the
+        generator's count of troubled heartbeats sent in each window."""
         from e3.core.db import get_engine
         from sqlalchemy import text
 
         with get_engine().connect() as conn:
             rows = conn.execute(text("SELECT kind, data FROM events WHERE kind LIKE 'orchestrator.%'")).all()
         get_engine().dispose()
-        return decision_figures(rows, self.injected(), asdict(self))
+        figures = decision_figures(rows, self.injected(), asdict(self))
+        # the detector needs `window` (3) troubled heartbeats in a row: a window the generator could not send
+        # that many in (pushed back by the controller) cannot be detected
+        figures["windows_sent_enough"] = sum(1 for n in troubled_sends if n >= DETECTOR_WINDOW)
+        return figures
 
     def injected(self) -> int:
         return sum(len(self.windows(k)) for k in range(self.troubled_nics))

@@ -76,13 +76,17 @@ class _WireBatch:
         self.agent: tuple = ()  # (agent id, server, [(node name, kind)]): what registers it again after a move
         self.troubled: _WireBatch | None = None  # the same batch with its probed node's queue standing
         self.windows: list[tuple[float, float]] = []  # wall-clock [from, to) when the troubled one is sent
+        self.sent_in_window: list[int] = []  # troubled batches sent in each window
 
     def encode(self, ts_ns: int) -> bytes:
         """The batch to send now (its troubled form inside a window), stamped `ts_ns`, with the next sequence."""
         self.sequence += 1
         wire = self
-        if self.troubled is not None and any(a <= ts_ns / 1e9 < b for a, b in self.windows):
-            wire = self.troubled
+        if self.troubled is not None:
+            for k, (a, b) in enumerate(self.windows):
+                if a <= ts_ns / 1e9 < b:
+                    wire = self.troubled
+                    self.sent_in_window[k] += 1
         ts = _varint(ts_ns)
         body = wire.body
         for o in wire.offsets:
@@ -175,6 +179,7 @@ async def _worker_main(index: int, spec: LoadSpec, agents: list, ready, go) -> d
         for wire in batches:
             probed = [spec.probes[name] for name, _ in wire.agent[2] if name in spec.probes]
             wire.windows = [(start_at + a, start_at + b) for p in probed for a, b in p.windows]
+            wire.sent_in_window = [0] * len(wire.windows)
         groups = [batches[i:i + agents_per_stream] for i in range(0, len(batches), agents_per_stream)]
         totals = dict(sent=0, batches=0, ticks=0, ticks_missed=0, message_bytes=0, unconfirmed=0)
         moves: list[list] = []  # [failed at, reporting again at (None: not within the window), nodes], wall clock
@@ -253,7 +258,8 @@ async def _worker_main(index: int, spec: LoadSpec, agents: list, ready, go) -> d
         rejections = [f"{r.node_id}: {r.reason}" for s in summaries for r in s.rejections][:5]
         return dict(worker=index, streams=len(groups), agents=len(batches), cpu_s=(cpu1.user + cpu1.system)
                     - (cpu0.user + cpu0.system), accepted=sum(s.accepted for s in summaries),
-                    rejected=sum(s.rejected for s in summaries), rejections=rejections, moves=moves, **totals)
+                    rejected=sum(s.rejected for s in summaries), rejections=rejections, moves=moves,
+                    troubled_sends=[n for w in batches for n in w.sent_in_window], **totals)
 
 
 GRPC_MESSAGE_PREFIX_BYTES = 5  # each gRPC message on the stream: compressed flag + 4-byte length

@@ -385,7 +385,7 @@ def run_ingest(cfg: IngestConfig, report=print, probe=None) -> dict:
         if killer:
             result.update(_moves(outs, killer.killed_at, cfg.servers * NODES_PER_SERVER))
         if probe:
-            result["decisions"] = probe.collect(database_url, start_at)
+            result["decisions"] = probe.collect(database_url, [n for o in outs for n in o["troubled_sends"]])
         return result
     finally:
         for m in monitors:

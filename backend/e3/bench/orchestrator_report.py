@@ -201,7 +201,8 @@ def render_real(section: dict) -> str:
             f"  {r['servers']:,} servers ({r['nodes']:,} nodes): ingested {r['ingested_hz']:,}/s of "
             f"{r['scheduled_hz']:,}/s scheduled, loss {r['loss']:,}, ticks missed {r['ticks_missed']:,}, controller "
             f"CPU {r['controller_cpu_pct']}%, registration {r['register_s']} s",
-            f"  windows injected {r['injected']}, detections {r['detections']}, decisions {r['decisions']}, "
+            f"  windows injected {r['injected']} ({r['windows_sent_enough']} with 3 troubled heartbeats sent or more), "
+            f"detections {r['detections']}, decisions {r['decisions']}, "
             f"no decision {r['no_decisions']}" + (f" ({'; '.join(r['no_decision_reasons'])})"
                                                   if r['no_decision_reasons'] else ""),
             f"    {'step':<40} {'p50':>8} {'p99':>9} {'max':>9}  samples",

@@ -101,9 +101,9 @@ class AgentHub:
         self.energy = EnergyLedger()
         self.rejected: Counter[str] = Counter()  # heartbeats refused, by rejection_kind (for /metrics)
         name = f"{socket.gethostname()}/{os.getpid()}"
-        self.leadership = Leadership(get_settings().database_url, name)
         self.lease = ControllerLease(name, address, get_settings().controller_lease_ms / 1000,
                                      get_settings().controller_renew_ms / 1000, on_lapse=self._lease_lapsed)
+        self.leadership = Leadership(get_settings().database_url, name, controller_id=lambda: self.lease.id)
         leads = lambda: self.leadership.is_leader  # noqa: E731
         self.rollups = RollupSteps()
         self.tail = RawTail(get_settings().raw_tail_s, policy.period_s)

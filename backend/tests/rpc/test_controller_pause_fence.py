@@ -13,7 +13,7 @@ import uuid
 
 import grpc
 from helpers import agent_auth as auth
-from helpers import start_process, stop_process
+from helpers import start_process, stop_process, wait_until
 from sqlalchemy import select
 
 from e3.core.db import session_scope
@@ -63,6 +63,10 @@ def _controller(backing_services, log_name):
                          lambda log: b"controller listening" in log, E3_CONTROLLER_LEASE_MS=str(LEASE_MS),
                          E3_CONTROLLER_RENEW_MS="250")
     return proc, port
+
+
+def _log(backing_services, name: str) -> bytes:
+    return (backing_services["root"] / name).read_bytes()
 
 
 def _lease(node_id: str) -> tuple:
@@ -121,9 +125,15 @@ def test_a_controller_paused_while_its_node_moved_sends_it_nothing_on_resuming(b
             reader = CommandReader(at_a, agent_token, first)
             sent = _issue(first.node_id)
             assert reader.received.get(timeout=10).version == sent  # the stream is open
+            wait_until(lambda: b" leads: " in _log(backing_services, "paused-a.log"), what="the first one leading")
             os.kill(paused.pid, signal.SIGSTOP)
+            paused_at = time.monotonic()
             try:
-                time.sleep(3 * LEASE_MS / 1000)
+                # the other breaks the paused leader's lock once its lease has expired, and leads
+                wait_until(lambda: b" leads: " in _log(backing_services, "other-b.log"), timeout=3 * LEASE_MS / 1000,
+                           what="the other one leading while the leader is paused")
+                assert b"whose lease has expired" in _log(backing_services, "other-b.log")
+                time.sleep(max(0.0, paused_at + 3 * LEASE_MS / 1000 - time.monotonic()))  # well past its lease
                 # meanwhile its agent registers at the other controller (as one does when its controller
                 # stops answering), and a command is issued
                 moved = _register(agent_pb2_grpc.AgentServiceStub(b), agent_token, node_name)
@@ -142,6 +152,8 @@ def test_a_controller_paused_while_its_node_moved_sends_it_nothing_on_resuming(b
             command = at_b.received.get(timeout=10)
             assert (command.version, command.lease_epoch) == (late, moved.lease_epoch)
             at_b.call.cancel()
+            # resumed, the old leader finds its session ended: it leads no more
+            wait_until(lambda: b"no longer leading" in _log(backing_services, "paused-a.log"), what="the lead given up")
     finally:
         for proc in (paused, other):
             os.kill(proc.pid, signal.SIGCONT)

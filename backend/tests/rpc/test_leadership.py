@@ -11,7 +11,7 @@ from e3.controller.leadership import LEADER_LOCK_KEY, Leadership
 
 KEY = LEADER_LOCK_KEY + 1000  # these controllers' own lock: a controller of another test may lead meanwhile
 from e3.core.db import session_scope
-from e3.services import commands
+from e3.services import commands, leases
 
 
 async def _leaders(controllers: list[Leadership], rounds: int = 3) -> list[str]:
@@ -38,7 +38,11 @@ def test_one_controller_leads_and_another_takes_over_when_its_session_ends(backi
         c = Leadership(url, "c", key=KEY)
         assert await _leaders([a, b, c]) == ["a"]  # the first to try
         assert len(_lock_holder_pids()) == 1
-        await a.stop()  # an orderly stop gives the lock up at once
+        await a.stop()  # an orderly stop gives the lock up at once (when its backend has ended)
+        for _ in range(50):
+            if not _lock_holder_pids():
+                break
+            await asyncio.sleep(0.02)
         assert await _leaders([b, c]) == ["b"]
         # the leader's session is cut (a dead controller, a network cut): it notices at its next check, and the
         # lock is free for the others
@@ -52,6 +56,40 @@ def test_one_controller_leads_and_another_takes_over_when_its_session_ends(backi
 
     asyncio.run(scenario())
     assert changes == [("a", True), ("a", False), ("b", True), ("b", False)]
+    assert _lock_holder_pids() == []
+
+
+def test_a_paused_leaders_lock_is_broken_once_its_lease_has_expired_and_only_then(backing_services):
+    url = backing_services["database_url"]
+    with session_scope() as session:
+        ids = {name: leases.start_controller(session, name, "127.0.0.1:1", 60) for name in ("a", "b", "d")}
+
+    async def scenario():
+        a = Leadership(url, "a", key=KEY, controller_id=lambda: ids["a"])
+        b = Leadership(url, "b", key=KEY, controller_id=lambda: ids["b"])
+        assert await _leaders([a, b]) == ["a"]
+        assert not await b.step() and b.broken == 0  # a's lease is live: its lock is left alone
+        with session_scope() as session:  # a is paused (it takes no step) past its lease
+            session.execute(text("UPDATE controllers SET lease_expires_at = now() - interval '1 second' "
+                                 "WHERE id = :id"), {"id": ids["a"]})
+        assert not await b.step() and b.broken == 1  # its session ended
+        await asyncio.sleep(0.2)
+        assert await b.step() and b.is_leader
+        assert not await a.step() and not a.is_leader  # resumed: its session is gone, so is its lead
+        await a.stop()
+        await b.stop()
+        c = Leadership(url, "c", key=KEY)  # a session that names no controller of ours
+        d = Leadership(url, "d", key=KEY, controller_id=lambda: ids["d"])
+        assert await _leaders([c, d]) == ["c"] and d.broken == 0  # never broken
+        await c.stop()
+        await d.stop()
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        with session_scope() as session:
+            for controller_id in ids.values():
+                leases.end_controller(session, controller_id)
     assert _lock_holder_pids() == []
 
 
