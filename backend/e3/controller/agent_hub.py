@@ -185,6 +185,8 @@ class AgentHub:
                 and now - held.last_seen <= self.policy.down_after_s:
             raise Conflict(f"node {node.name!r} is run by another live agent "
                            f"(heard from {now - held.last_seen:.2f} s ago)")
+        if held is None:
+            await self._refuse_if_run_elsewhere(node, agent_id)
         previous = held.state if held else node.previous_state
         if held and not same_agent:
             self._end_commands(node.node_id)  # the old agent's command stream belongs to a dead agent
@@ -203,6 +205,23 @@ class AgentHub:
             await self._publish_state(self.nodes[node.node_id], previous)
         log.info("node %s (%s) registered by agent %s", node.name, node.node_id, agent_id)
         return node.node_id
+
+    async def _refuse_if_run_elsewhere(self, node: agents.RegisteredNode, agent_id: str) -> None:
+        """Conflict when another live controller holds the node for another agent that was heard from within
+        E3_DOWN_AFTER_MS: the node's latest heartbeat in Redis (`e3:latest`, by the heartbeat's own timestamp, the
+        agent's clock). The same agent registering here is a move, not a conflict; Redis unreachable, the
+        registration goes on (as before the check: the lease moves)."""
+        if not node.lease_live or node.lease_controller == self.lease.id or node.lease_agent in (None, agent_id):
+            return
+        try:
+            item = await self.redis.hget(channel.latest_key(node.cluster_id), str(node.node_id))
+        except Exception as exc:
+            log.warning("node %s: cannot tell whether another controller's agent still runs it (%s)", node.name, exc)
+            return
+        heard_s = channel.seconds_since_heartbeat(item, time.time()) if item else None
+        if heard_s is not None and heard_s <= self.policy.down_after_s:
+            raise Conflict(f"node {node.name!r} is run by another live agent at another controller "
+                           f"(heard from {max(heard_s, 0.0):.2f} s ago)")
 
     # --- Heartbeats -----------------------------------------------------------------------------
     def watches(self, node_id: str) -> bool:

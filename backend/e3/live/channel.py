@@ -17,6 +17,9 @@ Messages on `e3:live` are JSON objects with a `type`:
   {"type": "node.state", "node_id", "cluster_id", "name", "state", "previous", "ts"}
 """
 
+import json
+from datetime import datetime
+
 LIVE_CHANNEL = "e3:live"
 
 
@@ -28,3 +31,12 @@ def latest_key(cluster_id) -> str:
 def node_key(node_id) -> str:
     """The Redis hash holding node `node_id`'s membership state and last command outcome."""
     return f"e3:node:{node_id}"
+
+
+def seconds_since_heartbeat(item: bytes | str, now: float) -> float | None:
+    """How long before `now` (seconds since the epoch) the heartbeat of an `e3:latest` item was taken, by its
+    own `ts`; None when the item cannot be read."""
+    try:
+        return now - datetime.fromisoformat(json.loads(item)["ts"]).timestamp()
+    except (ValueError, KeyError, TypeError):
+        return None

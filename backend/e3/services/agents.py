@@ -43,6 +43,11 @@ class RegisteredNode:
     bandwidth_mbps: int
     server: str
     token_id: uuid.UUID | None  # the agent credential that registered it last
+    # its lease (services.leases): the controller holding it, for which agent, and whether that controller's lease
+    # is live (None, None, False: no lease)
+    lease_controller: uuid.UUID | None = None
+    lease_agent: str | None = None
+    lease_live: bool = False
 
 
 def check_agent_id(agent_id: str) -> None:
@@ -57,9 +62,12 @@ def find_node(session: Session, cluster_name: str, node_name: str, kind: str | N
         raise BadRequest("node.cluster_name and node.name are required")
     found = session.execute(select(ComputeNode.id, ComputeNode.cluster_id, ComputeNode.name, ComputeNode.state,
                                    ComputeNode.kind, ComputeNode.bandwidth_mbps, Server.name,
-                                   ComputeNode.agent_token_id)
+                                   ComputeNode.agent_token_id, node_leases.c.controller_id, node_leases.c.agent_id,
+                                   func.coalesce(controllers.c.lease_expires_at > func.now(), False))
                             .join(Cluster, Cluster.id == ComputeNode.cluster_id)
                             .join(Server, Server.id == ComputeNode.server_id)
+                            .outerjoin(node_leases, node_leases.c.node_id == ComputeNode.id)
+                            .outerjoin(controllers, controllers.c.id == node_leases.c.controller_id)
                             .where(Cluster.name == cluster_name, ComputeNode.name == node_name)).one_or_none()
     if found is None:  # one query when the node is there; the second only says which name is wrong
         if session.scalar(select(Cluster.id).where(Cluster.name == cluster_name)) is None:

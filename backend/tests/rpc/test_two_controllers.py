@@ -4,12 +4,16 @@ nodes down, and a node whose agent moved to the other controller is let go, not 
 
 import threading
 import time
+import uuid
 
 import grpc
+import pytest
+import redis
 from helpers import agent_auth as auth
 from helpers import wait_until
 from test_agent_service import batch, events, heartbeat, names, node_state, register
 
+from e3.core.config import get_settings
 from e3.rpc.pb import agent_pb2_grpc
 
 
@@ -86,6 +90,39 @@ def test_a_node_whose_agent_moved_to_the_other_controller_is_let_go_not_failed_o
         at_second.stop()
         second.stop()
         first.stop()
+
+
+def test_another_agent_is_refused_at_another_controller_while_the_first_still_runs_the_node(start_controller, lab,
+                                                                                              agent_token):
+    first, second = start_controller(), start_controller()
+    host = names(lab, "host")[0]
+    node = _register_at(first.port, agent_token, host, "running-agent")
+    beats = Heartbeats(first.port, agent_token, "running-agent", node)
+    try:
+        wait_until(lambda: _latest(node), what="its heartbeats in Redis")
+        with pytest.raises(grpc.RpcError) as refused:
+            _register_at(second.port, agent_token, host, "usurper")
+        assert refused.value.code() == grpc.StatusCode.ALREADY_EXISTS
+        assert "another live agent at another controller" in refused.value.details()
+        assert "running-agent" not in refused.value.details()  # no id to impersonate it with
+    finally:
+        beats.stop()
+    try:
+        time.sleep(0.8)  # silent past E3_DOWN_AFTER_MS (600 ms): another agent may take it over
+        assert _register_at(second.port, agent_token, host, "successor") == node
+    finally:
+        second.stop()
+        first.stop()
+
+
+def _latest(node_id: str) -> bool:
+    from e3.core.db import session_scope
+    from e3.live.channel import latest_key
+    from e3.models import ComputeNode
+
+    with session_scope() as session:
+        cluster_id = session.get(ComputeNode, uuid.UUID(node_id)).cluster_id
+    return bool(redis.Redis.from_url(get_settings().redis_url).hexists(latest_key(cluster_id), node_id))
 
 
 def test_the_leader_takes_down_a_node_no_controller_holds_once_the_grace_is_over(start_controller, lab,
