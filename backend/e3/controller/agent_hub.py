@@ -321,13 +321,13 @@ class AgentHub:
             """Only the node's holder changes its state, or the leader once no live controller holds it."""
             held = leases.holders(session, list(changes))
             applied, moved = {}, []
-            for node_id, state in sorted(changes.items()):  # rows in node id order (agents.mark_registered)
+            for node_id, state in sorted(changes.items()):
                 holder = held[node_id]
                 if holder.controller_id == me or (leading and not holder.live):
-                    agents.set_node_state(session, node_id, state)
                     applied[node_id] = state
                 elif holder.live:
                     moved.append(node_id)
+            agents.set_node_states(session, applied)  # rows in node id order (agents.mark_registered)
             return applied, moved
 
         changes, moved = await asyncio.to_thread(in_session, apply)

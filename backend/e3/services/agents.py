@@ -165,16 +165,25 @@ def mark_registered(session: Session, registrations: list[Registration]) -> list
     return [epochs.get(r.node.node_id, 0) if r.controller_id else 0 for r in registrations]
 
 
-def set_node_state(session: Session, node_id: uuid.UUID, state: str, **data) -> str | None:
+def set_node_state(session: Session, node_id: uuid.UUID, state: str) -> str | None:
     """Record a membership transition (state + `node.<state>` event, naming the applications with instances on
-    the node). Returns the previous state."""
-    row = session.get(ComputeNode, node_id)
-    if row is None or row.state == state:
-        return None if row is None else row.state
-    previous, row.state = row.state, state
-    applications = events.applications_on_node(session, node_id) or None
-    events.emit(session, f"node.{state}", f"node/{node_id}", row.cluster_id, name=row.name, previous=previous,
-                applications=applications, **data)
+    the node). Returns the previous state (None: no such node)."""
+    return set_node_states(session, {node_id: state}).get(node_id)
+
+
+def set_node_states(session: Session, changes: dict[uuid.UUID, str]) -> dict[uuid.UUID, str]:
+    """`set_node_state` for many nodes: their rows in one query, the applications on them in another, rows
+    changed in node id order (as every writer of several nodes' rows). Returns each found node's previous state."""
+    rows = {row.id: row for row in session.scalars(select(ComputeNode).where(ComputeNode.id.in_(list(changes))))}
+    moving = [node_id for node_id in sorted(rows) if rows[node_id].state != changes[node_id]]
+    applications = events.applications_on_nodes(session, moving) if moving else {}
+    previous = {node_id: row.state for node_id, row in rows.items()}
+    for node_id in moving:
+        row, state = rows[node_id], changes[node_id]
+        row.state = state
+        events.emit(session, f"node.{state}", f"node/{node_id}", row.cluster_id, name=row.name,
+                    previous=previous[node_id], applications=applications.get(node_id) or None)
+    session.flush()
     return previous
 
 

@@ -60,10 +60,18 @@ def application_of(session: Session, *, instance_id: uuid.UUID | str | None = No
 
 def applications_on_node(session: Session, node_id: uuid.UUID) -> list[str]:
     """The names of the applications with an instance on `node_id`, sorted (an event's `applications`)."""
-    stmt = (select(Application.name).join(Deployment, Deployment.application_id == Application.id)
-            .join(Instance, Instance.deployment_id == Deployment.id).where(Instance.node_id == node_id)
-            .distinct().order_by(Application.name))
-    return list(session.scalars(stmt))
+    return applications_on_nodes(session, [node_id]).get(node_id, [])
+
+
+def applications_on_nodes(session: Session, node_ids: list[uuid.UUID]) -> dict[uuid.UUID, list[str]]:
+    """`applications_on_node` for many nodes in one query; a node with no instance is left out."""
+    stmt = (select(Instance.node_id, Application.name).join(Deployment, Deployment.application_id == Application.id)
+            .join(Instance, Instance.deployment_id == Deployment.id).where(Instance.node_id.in_(node_ids))
+            .distinct().order_by(Instance.node_id, Application.name))
+    out: dict[uuid.UUID, list[str]] = {}
+    for node_id, name in session.execute(stmt):
+        out.setdefault(node_id, []).append(name)
+    return out
 
 
 def _about_deployment(deployment_id: uuid.UUID):
