@@ -159,21 +159,22 @@ class DataplaneOrchestrator:
             return
         self.detections += 1
         log.info("node %s: %s detected (%s)", node.name, detection.kind, detection.instance_id or "queue")
-        detected_at = time.time()
-        decided = self._decide_now(node.cluster_id, detection)
+        detected_at, mode = time.time(), self.mode  # the mode the decision is made in is the one it is acted in
+        decided = self._decide_now(node.cluster_id, detection, mode)
         self._acting[node.node_id] = asyncio.get_running_loop().create_task(
-            self._handle(node, detection, detected_at, decided), name=f"orchestrate-{node.name}")
+            self._handle(node, detection, mode, detected_at, decided), name=f"orchestrate-{node.name}")
 
-    def _decide_now(self, cluster_id: uuid.UUID, detection: Detection) -> Decided | None:
+    def _decide_now(self, cluster_id: uuid.UUID, detection: Detection, mode: str) -> Decided | None:
         """On the loop, when the cluster's view is kept and no worker holds it (decide takes ~0.1 ms); else None
         and the worker thread decides, reading the view if it must."""
         kept = self.views.kept(cluster_id)
-        return decide_on(*kept, 0.0, detection, self.mode, wait=False) if kept else None
+        return decide_on(*kept, 0.0, detection, mode, wait=False) if kept else None
 
-    async def _handle(self, node, detection: Detection, detected_at: float, decided: Decided | None) -> None:
+    async def _handle(self, node, detection: Detection, mode: str, detected_at: float,
+                      decided: Decided | None) -> None:
         try:
-            acted = await asyncio.to_thread(in_session, self._act, node.cluster_id, detection, self.mode,
-                                            detected_at, decided)
+            acted = await asyncio.to_thread(in_session, self._act, node.cluster_id, detection, mode, detected_at,
+                                            decided)
             if acted.decided:
                 self.detector.cool_down(node.node_id, detection.t)
         except Exception:
