@@ -318,12 +318,13 @@ class AgentHub:
         me, leading = self.lease.id, self.leadership.is_leader
 
         def apply(session):
-            """Only the node's holder changes its state, or the leader once no live controller holds it."""
+            """Only the node's live holder changes its state, or the leader once no live controller holds it
+            (services.leases.may_change_state); a node another live controller holds has moved there."""
             held = leases.holders(session, list(changes))
             applied, moved = {}, []
             for node_id, state in sorted(changes.items()):
                 holder = held[node_id]
-                if holder.controller_id == me or (leading and not holder.live):
+                if leases.may_change_state(holder, me, leading):
                     applied[node_id] = state
                 elif holder.live:
                     moved.append(node_id)

@@ -44,6 +44,13 @@ class LeaseHolder:
     live: bool  # that controller's lease has not expired
 
 
+def may_change_state(holder: LeaseHolder, me: uuid.UUID | None, leading: bool) -> bool:
+    """Whether controller `me` may change the state of a node whose lease is `holder`: it holds the lease and the
+    lease is live (a controller whose lease expired unnoticed, paused or cut off, writes nothing for its nodes
+    until it has taken them back under a new lease), or it leads and no live controller holds the node."""
+    return (holder.controller_id == me and holder.live) or (leading and not holder.live)
+
+
 def holders(session: Session, node_ids: list[uuid.UUID]) -> dict[uuid.UUID, LeaseHolder]:
     """Who holds each node's lease now (a node without a lease: held by none)."""
     rows = session.execute(select(node_leases.c.node_id, node_leases.c.controller_id,

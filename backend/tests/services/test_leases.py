@@ -68,3 +68,14 @@ def test_after_a_lapse_only_the_nodes_nobody_took_and_not_down_are_taken_over(cl
     with session_scope() as session:
         held = {row.node_id: (row.controller_id, row.epoch) for row in session.execute(select(node_leases))}
     assert held == {kept: (new, 2), moved: (other, 2), down: (old, 1)}
+
+
+def test_who_may_change_a_nodes_state():
+    me, other = uuid.uuid4(), uuid.uuid4()
+    may = leases.may_change_state
+    assert may(leases.LeaseHolder(me, True), me, leading=False)  # its live holder
+    assert not may(leases.LeaseHolder(me, False), me, leading=False)  # its holder, whose lease expired unnoticed
+    assert not may(leases.LeaseHolder(other, True), me, leading=True)  # held live elsewhere: not even the leader
+    assert may(leases.LeaseHolder(other, False), me, leading=True)  # an orphan: the leader's
+    assert may(leases.LeaseHolder(None, False), me, leading=True) and not may(leases.LeaseHolder(None, False), me,
+                                                                            leading=False)
