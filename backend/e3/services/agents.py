@@ -174,6 +174,8 @@ def set_node_state(session: Session, node_id: uuid.UUID, state: str) -> str | No
 def set_node_states(session: Session, changes: dict[uuid.UUID, str]) -> dict[uuid.UUID, str]:
     """`set_node_state` for many nodes: their rows in one query, the applications on them in another, rows
     changed in node id order (as every writer of several nodes' rows). Returns each found node's previous state."""
+    if not changes:
+        return {}
     rows = {row.id: row for row in session.scalars(select(ComputeNode).where(ComputeNode.id.in_(list(changes))))}
     moving = [node_id for node_id in sorted(rows) if rows[node_id].state != changes[node_id]]
     applications = events.applications_on_nodes(session, moving) if moving else {}
