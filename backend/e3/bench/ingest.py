@@ -51,6 +51,10 @@ NODES_PER_SERVER = 5  # type2-smartnic: host + 4 SmartNICs
 TARGET_HZ = 100_000  # the target, at 1,000 type2 servers
 TARGET_LAG_REDIS_P99_MS = 100
 TARGET_LAG_ROLLUP_P99_MS = 2000
+# E3_DOWN_AFTER_MS of the controllers: the generator registers every agent before any streams (a real agent
+# streams as soon as it has registered), so with the default second the nodes registered first would go down and
+# fail over while the rest register: those writes took most of the registration time (py-spy, 600 servers)
+REGISTRATION_PATIENCE_MS = 900_000
 TARGET_MOVE_S = 2.0  # kill -9 of a controller: its nodes report again at another within this
 PER_HZ = 100_000  # CPU is reported per this many heartbeats/s
 
@@ -258,8 +262,9 @@ def run_ingest(cfg: IngestConfig, report=print, probe=None) -> dict:
         ports = []
         for i in range(cfg.controllers):
             name = "controller" if i == 0 else f"controller-{i + 1}"
+            env = dict(E3_DOWN_AFTER_MS=str(REGISTRATION_PATIENCE_MS), **(probe.controller_env if probe else {}))
             controller, port = start_controller(workdir, database_url, redis_url, cfg.period_ms, front=cfg.front,
-                                                name=name, extra_env=probe.controller_env if probe else None)
+                                                name=name, extra_env=env)
             controllers.append(controller)
             ports.append(port)
             pids[name] = controller.pid
