@@ -13,8 +13,9 @@ Each decision's event says when it was made (`controller.orchestrator.Decided.ti
 completed the detection's window is stamped by the generator just before it is written to the socket, on
 this machine's clock, so from it to the decision is the time from (just before) the heartbeat's arrival at
 the controller's socket to the decision, split into the ingest path (to the detector's verdict) and the
-decision (worker-thread hand-off, the cluster view read from Postgres, `decide`). A window with no detection
-is counted as missed.
+decision (on the event loop when the controller keeps the cluster's view, else a worker thread's hand-off and
+the view's read from Postgres; then `decide`). Windows injected, windows in which the generator could send 3
+troubled heartbeats, detections and decisions are counted.
 """
 
 import uuid
@@ -51,14 +52,14 @@ class DecisionProbe:
         probes' instances, while the rest of the cluster registers)."""
         return {"E3_ORCHESTRATOR": "observe"}
 
-    def prepare(self, database_url: str, cluster: str, agents: list) -> dict[str, NodeProbe]:
+    def prepare(self, cluster: str, agents: list) -> dict[str, NodeProbe]:
         """Pick the NICs, give each a running instance (rows), and say when each is troubled."""
         nics = _spread_nics(agents, self.troubled_nics)
         instance_ids = _place_instances(cluster, nics)
         return {name: NodeProbe((instance_ids[name],), self.windows(k), QUEUE_LENGTH)
                 for k, name in enumerate(nics)}
 
-    def collect(self, database_url: str, troubled_sends: list[int]) -> dict:
+    def collect(self, troubled_sends: list[int]) -> dict:
         """The decisions' timings, read from the events once the streams are done; `troubled_sends`: the
         generator's count of troubled heartbeats sent in each window."""
         from e3.core.db import get_engine
@@ -69,7 +70,8 @@ class DecisionProbe:
         get_engine().dispose()
         figures = decision_figures(rows, self.injected(), asdict(self))
         # the detector needs `window` (3) troubled heartbeats in a row: a window the generator could not send
-        # that many in (pushed back by the controller) cannot be detected
+        # that many in (pushed back by the controller) cannot be detected on its own (a streak may go on into the
+        # next window if the stream sent nothing in between)
         figures["windows_sent_enough"] = sum(1 for n in troubled_sends if n >= DETECTOR_WINDOW)
         return figures
 

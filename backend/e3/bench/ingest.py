@@ -257,7 +257,7 @@ def run_ingest(cfg: IngestConfig, report=print, probe=None) -> dict:
         cluster = "bench-ingest"
         token, agents = setup_database(database_url, cfg.servers, cluster)
         nodes = sum(len(n) for _, n in agents)
-        probes = probe.prepare(database_url, cluster, agents) if probe else {}
+        probes = probe.prepare(cluster, agents) if probe else {}
 
         ports = []
         for i in range(cfg.controllers):
@@ -390,7 +390,7 @@ def run_ingest(cfg: IngestConfig, report=print, probe=None) -> dict:
         if killer:
             result.update(_moves(outs, killer.killed_at, cfg.servers * NODES_PER_SERVER))
         if probe:
-            result["decisions"] = probe.collect(database_url, [n for o in outs for n in o["troubled_sends"]])
+            result["decisions"] = probe.collect([n for o in outs for n in o["troubled_sends"]])
         return result
     finally:
         for m in monitors:
