@@ -239,12 +239,21 @@ bool from_proto(const pb::Command &in, e3rpc_command *out) {
 
 extern "C" {
 
-// E3_AGENT_KEEPALIVE_MS, or 10 s; a value that is not a number from 500 to 3,600,000 is ignored.
+// E3_AGENT_KEEPALIVE_MS, or 1 s; a value that is not a number from 500 to 3,600,000 is ignored.
 static int keepalive_period_ms() {
     const char *env = std::getenv("E3_AGENT_KEEPALIVE_MS");
     char *end = nullptr;
     long ms = env ? std::strtol(env, &end, 10) : 0;
-    return env && *end == '\0' && ms >= 500 && ms <= 3600000 ? static_cast<int>(ms) : 10000;
+    return env && *end == '\0' && ms >= 500 && ms <= 3600000 ? static_cast<int>(ms) : 1000;
+}
+
+// A ping's answer is read only when some thread polls the channel: the command thread does, blocked in its
+// stream's Read, except while it carries out a command (a state export waits up to 10 s for its importer's OK);
+// then only gRPC's backup poller reads, every 5 s by default, and a keepalive timeout shorter than that closed
+// the link with the controller in the middle of the export. Polling every 100 ms keeps a 1 s timeout honest.
+// Set before the first channel initialises gRPC; an operator's own value is kept.
+static void poll_the_channel_often() {
+    setenv("GRPC_CLIENT_CHANNEL_BACKUP_POLL_INTERVAL_MS", "100", 0);
 }
 
 e3rpc_client *e3rpc_client_new(const char *target, const char *token, const char *tls_ca_pem, char *err) {
@@ -252,12 +261,12 @@ e3rpc_client *e3rpc_client_new(const char *target, const char *token, const char
         set_error(err, "e3rpc: target and token are required");
         return nullptr;
     }
+    poll_the_channel_often();
     grpc::ChannelArguments args;
     // Notice a frozen or vanished controller (streams are idle otherwise): a ping every E3_AGENT_KEEPALIVE_MS
-    // (10 s), its answer within half that (at least 1 s). Not 1 s + 1 s by default: on a loaded 2-core machine
-    // a ping answer late by a second broke the links of agents in the middle of a state transfer
-    // (docs/agents.md, "Controller list"). The controller permits pings every 500 ms (e3/rpc/server.py), else
-    // it would answer too_many_pings with GOAWAY. Pings go on while no heartbeat is sent (a long
+    // (1 s), its answer within half that (at least 1 s), so a frozen controller is left about 2 s after it froze
+    // (docs/agents.md, "The controller link"). The controller permits pings every 500 ms (e3/rpc/server.py),
+    // else it would answer too_many_pings with GOAWAY. Pings go on while no heartbeat is sent (a long
     // --heartbeat-ms): no limit of pings without data.
     int keepalive_ms = keepalive_period_ms();
     args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, keepalive_ms);
