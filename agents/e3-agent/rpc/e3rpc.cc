@@ -251,17 +251,16 @@ static int keepalive_period_ms() {
 // stream's Read, except while it carries out a command (a state export waits up to 10 s for its importer's OK);
 // then only gRPC's backup poller reads, every 5 s by default, and a keepalive timeout shorter than that closed
 // the link with the controller in the middle of the export. Polling every 100 ms keeps a 1 s timeout honest.
-// Set before the first channel initialises gRPC; an operator's own value is kept.
-static void poll_the_channel_often() {
-    setenv("GRPC_CLIENT_CHANNEL_BACKUP_POLL_INTERVAL_MS", "100", 0);
-}
+// Set at load time, before main starts any thread (setenv races with other threads' getenv) and before the first
+// channel initialises gRPC, which reads it then; an operator's own value is kept.
+static const bool channel_polled_often = setenv("GRPC_CLIENT_CHANNEL_BACKUP_POLL_INTERVAL_MS", "100", 0) == 0;
 
 e3rpc_client *e3rpc_client_new(const char *target, const char *token, const char *tls_ca_pem, char *err) {
     if (!target || !*target || !token || !*token) {
         set_error(err, "e3rpc: target and token are required");
         return nullptr;
     }
-    poll_the_channel_often();
+    (void)channel_polled_often;
     grpc::ChannelArguments args;
     // Notice a frozen or vanished controller (streams are idle otherwise): a ping every E3_AGENT_KEEPALIVE_MS
     // (1 s), its answer within half that (at least 1 s), so a frozen controller is left about 2 s after it froze

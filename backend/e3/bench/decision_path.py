@@ -22,6 +22,7 @@ import uuid
 from dataclasses import asdict, dataclass
 
 from e3.bench.heartbeat_loadgen import NodeProbe
+from e3.bench.ingest import IngestConfig, nearest_rank, run_ingest
 
 WINDOW_S = 1.5  # 30 heartbeats of a standing queue: the detector needs 3 in a row, even when the generator skips ticks
 QUEUE_LENGTH = 40  # packets; the detector's threshold is 32
@@ -123,15 +124,9 @@ def _place_instances(cluster: str, nics: list[str]) -> dict[str, str]:
     return ids
 
 
-def _pct(values: list[float], q: float) -> float | None:
-    if not values:
-        return None
-    s = sorted(values)
-    return round(s[min(len(s) - 1, max(0, round(q / 100 * (len(s) - 1))))], 3)
-
-
 def _summary(values: list[float]) -> dict:
-    return dict(p50_ms=_pct(values, 50), p99_ms=_pct(values, 99), max_ms=_pct(values, 100), samples=len(values))
+    at = lambda q: None if not values else round(nearest_rank(values, q), 3)  # noqa: E731
+    return dict(p50_ms=at(50), p99_ms=at(99), max_ms=at(100), samples=len(values))
 
 
 def decision_figures(events: list, injected: int, config: dict) -> dict:
@@ -161,8 +156,6 @@ INGEST_FIGURES = ("servers", "nodes", "scheduled_hz", "ingested_hz", "sent", "lo
 def real_path_section(servers: tuple[int, ...], seconds: float, troubled_nics: int, report=print) -> dict:
     """One ingest run per cluster size with the probe; the decision figures beside the ingest load they ran
     under."""
-    from e3.bench.ingest import IngestConfig, run_ingest
-
     runs = []
     for n in servers:
         probe = DecisionProbe(troubled_nics=min(troubled_nics, n), seconds=seconds)

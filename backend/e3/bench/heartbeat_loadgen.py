@@ -150,14 +150,14 @@ async def _worker_main(index: int, spec: LoadSpec, agents: list, ready, go) -> d
         limit = asyncio.Semaphore(16)
 
         async def register(port, agent_id, server, name, kind, attempts=5):
-            stub = agent_pb2_grpc.AgentServiceStub(await channel_to(port))
+            service = agent_pb2_grpc.AgentServiceStub(await channel_to(port))
             request = agent_pb2.RegisterRequest(agent_id=agent_id, node=agent_pb2.NodeIdentity(
                 name=name, kind=kinds[kind], server_name=server, cluster_name=spec.cluster,
                 software_version="e3-bench-ingest"))
             for attempt in range(attempts):
                 async with limit:
                     try:
-                        return (await stub.Register(request, metadata=md, timeout=60)).node_id
+                        return (await service.Register(request, metadata=md, timeout=60)).node_id
                     except grpc.aio.AioRpcError as exc:  # e.g. a database deadlock between registrations
                         if attempt == attempts - 1 or exc.code() not in (
                                 grpc.StatusCode.UNKNOWN, grpc.StatusCode.ABORTED, grpc.StatusCode.UNAVAILABLE):

@@ -85,7 +85,8 @@ class IngestConfig:
                             self.sample_nodes, self.rollup_poll_ms, self.front, self.controllers, self.kill_after_s)
 
 
-def _pct(values: list[float], q: float) -> float | None:
+def nearest_rank(values: list[float], q: float) -> float | None:
+    """The q-th percentile of `values` by nearest rank (None for none)."""
     if not values:
         return None
     s = sorted(values)
@@ -219,7 +220,7 @@ def _moves(outs: list[dict], killed_at: float | None, nodes: int) -> dict:
     resumed = [m for m in moves if m[1] is not None]
     after = [m[1] - killed_at for m in resumed] if killed_at else []
     return dict(killed_at=killed_at, moved_nodes=sum(m[2] for m in moves), moved_streams=len(moves),
-                resumed_nodes=sum(m[2] for m in resumed), nodes_total=nodes, move_s_p50=_pct(after, 50),
+                resumed_nodes=sum(m[2] for m in resumed), nodes_total=nodes, move_s_p50=nearest_rank(after, 50),
                 move_s_max=max(after) if after else None, unconfirmed=sum(o["unconfirmed"] for o in outs))
 
 
@@ -376,11 +377,11 @@ def run_ingest(cfg: IngestConfig, report=print, probe=None) -> dict:
             loadgen_cpu_pct=round(sum(o["cpu_s"] for o in outs) / window * 100, 1), cores=os.cpu_count(),
             cpu_pct_per_100k_hz=_cpu_per_hz(cpu0, cpu2, accepted),
             wire_bytes_per_heartbeat=wire_bytes_per_heartbeat(outs),
-            lag_redis_p50_ms=r(_pct(redis_lag.lags_ms, 50), 2), lag_redis_p99_ms=r(_pct(redis_lag.lags_ms, 99), 2),
+            lag_redis_p50_ms=r(nearest_rank(redis_lag.lags_ms, 50), 2), lag_redis_p99_ms=r(nearest_rank(redis_lag.lags_ms, 99), 2),
             lag_redis_samples=len(redis_lag.lags_ms),
-            rollup_lag_p50_ms=r(_pct(rollup_lag.lags_ms, 50)), rollup_lag_p99_ms=r(_pct(rollup_lag.lags_ms, 99)),
-            rollup_lag_bound_p50_ms=r(_pct(rollup_lag.bounds_ms, 50)),
-            rollup_lag_bound_p99_ms=r(_pct(rollup_lag.bounds_ms, 99)),
+            rollup_lag_p50_ms=r(nearest_rank(rollup_lag.lags_ms, 50)), rollup_lag_p99_ms=r(nearest_rank(rollup_lag.lags_ms, 99)),
+            rollup_lag_bound_p50_ms=r(nearest_rank(rollup_lag.bounds_ms, 50)),
+            rollup_lag_bound_p99_ms=r(nearest_rank(rollup_lag.bounds_ms, 99)),
             rollup_lag_samples=len(rollup_lag.lags_ms), lag_sample_nodes=len(sample),
             register_s=round(register_s, 2), workers=len(slices), streams=sum(o["streams"] for o in outs),
             agents_per_stream=cfg.agents_per_stream, instances_per_heartbeat=cfg.instances,
