@@ -9,16 +9,21 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from sqlalchemy import case, func
-from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
 from e3.energy.ledger import MIXED, EnergyRow
-from e3.models import energy_rollups
+from e3.services.copy_merge import NULL, copy_text, merge_sql, stage
 from e3.services.energy_labels import InstanceLabels
 
-
-CHUNK_ROWS = 2_000  # rows per statement: 19 parameters each, within a statement's 65,535
+COLUMNS = ("ts", "step_s", "cluster_id", "node_id", "instance_id", "deployment_id", "application", "dag_node",
+           "joules", "idle_joules", "unattributed_joules", "requests", "counts_requests", "seconds", "heartbeats",
+           "watts_max", "source")
+_MERGE = merge_sql(
+    "energy_rollups", COLUMNS, ("ts", "node_id", "instance_id"),
+    ("joules", "idle_joules", "unattributed_joules", "requests", "seconds", "heartbeats"), ("watts_max",), (
+        f"source = CASE WHEN energy_rollups.source = EXCLUDED.source THEN energy_rollups.source ELSE '{MIXED}' END",
+        *(f"{c} = COALESCE(energy_rollups.{c}, EXCLUDED.{c})" for c in ("application", "dag_node", "deployment_id")),
+        "counts_requests = energy_rollups.counts_requests OR EXCLUDED.counts_requests"))
 
 
 @dataclass(frozen=True)
@@ -27,59 +32,52 @@ class StoredRow:
     labels: InstanceLabels | None  # an instance's, when known
 
 
-def _uuid(text: str | None) -> uuid.UUID | None:
-    if text is None:
-        return None
+def _is_uuid(text: str) -> bool:
     try:
-        return uuid.UUID(text)
+        uuid.UUID(text)
     except ValueError:
-        return None
+        return False
+    return True
 
 
-def _values(rows: list[StoredRow]) -> list[dict]:
-    """Row dicts; an instance whose id is not a UUID (no instance of ours) is folded into its node's row as
-    unattributed energy, so nothing is lost."""
-    out: list[dict] = []
-    node_rows: dict[tuple, dict] = {}
+def _kept(rows: list[StoredRow]) -> tuple[list[StoredRow], dict[tuple, float]]:
+    """The rows to store, and per node row (step start, node id) the joules to add to its unattributed energy:
+    an instance whose id is not a UUID (no instance of ours) is folded into its node's row, so nothing is lost."""
+    kept: list[StoredRow] = []
+    node_rows: set[tuple] = set()
+    folded: dict[tuple, float] = {}
     for stored in rows:
-        row, labels = stored.row, stored.labels
-        iid = _uuid(row.instance_id)
+        row = stored.row
         key = (row.start, row.node_id)
-        if row.instance_id is not None and iid is None:
+        if row.instance_id is None:
+            node_rows.add(key)
+        elif not _is_uuid(row.instance_id):
             if key in node_rows:
-                node_rows[key]["unattributed_joules"] += row.joules
+                folded[key] = folded.get(key, 0.0) + row.joules
             continue
-        value = dict(ts=datetime.fromtimestamp(row.start, timezone.utc), step_s=row.step_s,
-                     cluster_id=uuid.UUID(row.cluster_id), node_id=uuid.UUID(row.node_id), instance_id=iid,
-                     deployment_id=uuid.UUID(labels.deployment_id) if labels else None,
-                     application=labels.application if labels else None, dag_node=labels.dag_node if labels else None,
-                     joules=row.joules, idle_joules=row.idle_joules, unattributed_joules=row.unattributed_joules,
-                     requests=row.requests, counts_requests=bool(labels and labels.counts_requests),
-                     seconds=row.seconds, heartbeats=row.heartbeats, watts_max=row.watts_max, source=row.source)
-        if iid is None:
-            node_rows[key] = value
-        out.append(value)
-    return out
+        kept.append(stored)
+    return kept, folded
+
+
+def _line(stored: StoredRow, folded: float) -> str:
+    row, labels = stored.row, stored.labels
+    ts = datetime.fromtimestamp(row.start, timezone.utc).isoformat()
+    label = (labels.deployment_id, copy_text(labels.application), copy_text(labels.dag_node),
+             "t" if labels.counts_requests else "f") if labels else (NULL, NULL, NULL, "f")
+    return (f"{ts}\t{row.step_s}\t{row.cluster_id}\t{row.node_id}\t{copy_text(row.instance_id)}\t"
+            f"{label[0]}\t{label[1]}\t{label[2]}\t{row.joules!r}\t{row.idle_joules!r}\t"
+            f"{(row.unattributed_joules + folded)!r}\t{row.requests}\t{label[3]}\t"
+            f"{row.seconds!r}\t{row.heartbeats}\t{row.watts_max!r}\t{row.source}\n")
 
 
 def add_rows(session: Session, rows: list[StoredRow]) -> None:
-    """Add the rows to the history (upserts by step, node and instance, in the caller's transaction)."""
-    values = _values(rows)
-    for first in range(0, len(values), CHUNK_ROWS):
-        _upsert(session, values[first:first + CHUNK_ROWS])
-
-
-def _upsert(session: Session, values: list[dict]) -> None:
-    stmt = insert(energy_rollups).values(values)
-    old, new = energy_rollups.c, stmt.excluded
-    session.execute(stmt.on_conflict_do_update(
-        index_elements=[old.ts, old.node_id, old.instance_id],
-        set_=dict(joules=old.joules + new.joules, idle_joules=old.idle_joules + new.idle_joules,
-                  unattributed_joules=old.unattributed_joules + new.unattributed_joules,
-                  requests=old.requests + new.requests, seconds=old.seconds + new.seconds,
-                  heartbeats=old.heartbeats + new.heartbeats, watts_max=func.greatest(old.watts_max, new.watts_max),
-                  source=case((old.source == new.source, old.source), else_=MIXED),
-                  application=func.coalesce(old.application, new.application),
-                  dag_node=func.coalesce(old.dag_node, new.dag_node),
-                  deployment_id=func.coalesce(old.deployment_id, new.deployment_id),
-                  counts_requests=old.counts_requests | new.counts_requests)))
+    """Add the rows to the history (upserts by step, node and instance, in the caller's transaction): COPY into a
+    temporary table, then one INSERT ... ON CONFLICT (services.copy_merge)."""
+    kept, folded = _kept(rows)
+    if not kept:
+        return
+    cursor = session.connection().connection.cursor()  # the psycopg 3 cursor under SQLAlchemy
+    stage(cursor, "energy_rollups", COLUMNS,
+          (_line(s, folded.get((s.row.start, s.row.node_id), 0.0) if s.row.instance_id is None else 0.0)
+           for s in kept))
+    cursor.execute(_MERGE)

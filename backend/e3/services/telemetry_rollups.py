@@ -15,8 +15,7 @@ from sqlalchemy.orm import Session
 
 from e3.rollup.steps import MIXED, InstanceRollup, NodeRollup
 from e3.services import day_partitions
-
-_ADDED, _MAXED = "{c} = {t}.{c} + EXCLUDED.{c}", "{c} = GREATEST({t}.{c}, EXCLUDED.{c})"
+from e3.services.copy_merge import copy_text, merge_sql, stage
 
 NODE_COLUMNS = ("node_id", "ts", "step_s", "cluster_id", "heartbeats", "seconds", "joules", "power_source",
                 "power_watts_sum", "power_watts_max", "queue_len_sum", "queue_len_max", "cpu_util_sum",
@@ -33,18 +32,10 @@ _INSTANCE_ADDED = ("heartbeats", "requests", "exec_time_us_sum", "cpu_seconds", 
 _INSTANCE_MAXED = ("latency_p99_max",)
 
 
-def _merge_sql(table: str, columns: Sequence[str], key: Sequence[str], added: Sequence[str],
-               maxed: Sequence[str], extra: Sequence[str] = ()) -> str:
-    sets = [_ADDED.format(c=c, t=table) for c in added] + [_MAXED.format(c=c, t=table) for c in maxed] + list(extra)
-    names = ", ".join(columns)
-    return (f"INSERT INTO {table} ({names}) SELECT {names} FROM stage_{table} "
-            f"ON CONFLICT ({', '.join(key)}) DO UPDATE SET {', '.join(sets)}")
-
-
-_NODE_MERGE = _merge_sql("node_rollups", NODE_COLUMNS, ("node_id", "ts"), _NODE_ADDED, _NODE_MAXED, (
+_NODE_MERGE = merge_sql("node_rollups", NODE_COLUMNS, ("node_id", "ts"), _NODE_ADDED, _NODE_MAXED, (
     "power_source = CASE WHEN node_rollups.power_source = EXCLUDED.power_source THEN node_rollups.power_source "
     f"ELSE '{MIXED}' END",))
-_INSTANCE_MERGE = _merge_sql("instance_rollups", INSTANCE_COLUMNS, ("instance_id", "node_id", "ts"),
+_INSTANCE_MERGE = merge_sql("instance_rollups", INSTANCE_COLUMNS, ("instance_id", "node_id", "ts"),
                              _INSTANCE_ADDED, _INSTANCE_MAXED)
 
 
@@ -71,13 +62,8 @@ def node_line(r: NodeRollup) -> str:
             f"{r.rx_packets}\t{r.tx_packets}\t{r.requests}\t{_iso(r.last_ts)}\n")
 
 
-def _copy_escaped(text: str) -> str:
-    """A text value in COPY text format (instance ids are printable: only a backslash needs escaping)."""
-    return text.replace("\\", "\\\\") if "\\" in text else text
-
-
 def instance_line(r: InstanceRollup) -> str:
-    return (f"{_copy_escaped(r.instance_id)}\t{r.node_id}\t{_iso_step(r.start)}\t{r.step_s}\t{r.cluster_id}\t"
+    return (f"{copy_text(r.instance_id)}\t{r.node_id}\t{_iso_step(r.start)}\t{r.step_s}\t{r.cluster_id}\t"
             f"{r.heartbeats}\t{r.requests}\t{r.exec_time_us_sum!r}\t{r.cpu_seconds!r}\t{r.latency_count}\t"
             f"{r.latency_us_sum!r}\t{r.latency_p99_max!r}\t{r.latency_p99_weighted_sum!r}\n")
 
@@ -85,12 +71,6 @@ def instance_line(r: InstanceRollup) -> str:
 def days_of(nodes: Iterable[NodeRollup]) -> set[date]:
     """The UTC days the rows' steps fall on (their partitions)."""
     return {_time(r.start).date() for r in nodes}
-
-
-def _stage(cursor, table: str, columns: Sequence[str], lines: Iterable[str]) -> None:
-    cursor.execute(f"CREATE TEMP TABLE IF NOT EXISTS stage_{table} (LIKE {table}) ON COMMIT DELETE ROWS")
-    with cursor.copy(f"COPY stage_{table} ({', '.join(columns)}) FROM STDIN") as copy:
-        copy.write("".join(lines).encode())
 
 
 def add_rollups(session: Session, nodes: Sequence[NodeRollup], instances: Sequence[InstanceRollup],
@@ -102,10 +82,10 @@ def add_rollups(session: Session, nodes: Sequence[NodeRollup], instances: Sequen
         day_partitions.ensure_partitions(session, table, new_days)
     cursor = session.connection().connection.cursor()  # the psycopg 3 cursor under SQLAlchemy
     if nodes:
-        _stage(cursor, "node_rollups", NODE_COLUMNS, map(node_line, nodes))
+        stage(cursor, "node_rollups", NODE_COLUMNS, map(node_line, nodes))
         cursor.execute(_NODE_MERGE)
     if instances:
-        _stage(cursor, "instance_rollups", INSTANCE_COLUMNS, map(instance_line, instances))
+        stage(cursor, "instance_rollups", INSTANCE_COLUMNS, map(instance_line, instances))
         cursor.execute(_INSTANCE_MERGE)
 
 
