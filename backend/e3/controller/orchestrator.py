@@ -24,7 +24,7 @@ from e3.core.db import in_session
 from e3.core.errors import E3Error
 from e3.core.security import Actor
 from e3.orchestrator.decision import Decision, NoDecision, decide
-from e3.orchestrator.detection import SMARTNIC, Detection, DetectionPolicy, Detector, InstanceSample, NodeSample
+from e3.orchestrator.detection import SMARTNIC, Detection, DetectionPolicy, Detector, NodeSample
 from e3.services import events
 from e3.services.cluster_views import cluster_view
 from e3.services.migration import records
@@ -150,10 +150,9 @@ class DataplaneOrchestrator:
         None for a node no longer tracked)."""
         if self.mode == "off" or node is None or node.kind != SMARTNIC:
             return
+        # the message's InstanceStats as they came: copying them into InstanceSamples cost more than judging them
         sample = NodeSample(node.node_id, hb.timestamp_unix_ns / 1e9, hb.queue_length, hb.rx_bytes, hb.tx_bytes,
-                            node.bandwidth_mbps,
-                            tuple(InstanceSample(i.instance_id, i.exec_time_us, i.exec_time_ema_us, i.cpu_share,
-                                                 i.requests_completed) for i in hb.instances))
+                            node.bandwidth_mbps, hb.instances)
         detection = self.detector.observe(sample)
         if detection is None or node.node_id in self._acting:
             return

@@ -43,9 +43,9 @@ last migration decision for it (`cool_down`). State per node: the last counters,
 per instance a streak, a baseline and its warm-up count.
 """
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, NamedTuple
 
 HOST_STARVATION, OVERLOAD = "host_starvation", "overload"
 SMARTNIC = "smartnic"
@@ -62,9 +62,10 @@ class InstanceSample:
     requests_completed: int = 0  # since the previous heartbeat
 
 
-@dataclass(frozen=True, slots=True)
-class NodeSample:
-    """One node's heartbeat, as the detectors need it. `t` in seconds, on one clock per node."""
+class NodeSample(NamedTuple):
+    """One node's heartbeat, as the detectors need it. `t` in seconds, on one clock per node. A named tuple, not a
+    frozen dataclass: one is made per SmartNIC heartbeat, and a frozen dataclass's __init__ cost as much as the
+    judging."""
 
     node_id: Hashable
     t: float
@@ -72,7 +73,8 @@ class NodeSample:
     rx_bytes: int  # monotonic counters since the agent started
     tx_bytes: int
     bandwidth_mbps: float  # the node's link rate per direction (not in the heartbeat: the caller knows it)
-    instances: tuple[InstanceSample, ...] = ()
+    # InstanceSamples, or anything with their attributes (the controller passes the agent's InstanceStats messages)
+    instances: Sequence[InstanceSample] = ()
     kind: str = SMARTNIC  # host | smartnic
 
 
