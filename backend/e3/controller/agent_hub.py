@@ -10,7 +10,7 @@ import os
 import socket
 import time
 import uuid
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -43,6 +43,11 @@ from e3.rollup.steps import RollupSteps
 log = logging.getLogger(__name__)
 MAX_REPORTED_REJECTIONS = 100
 ORPHAN_CHECK_S = 0.5  # how often the leader looks for nodes no live controller holds
+# Silence is counted from the youngest heartbeat taken, at most this far back: a controller further behind
+# than this still judges, and every agent's clock lagging this much (none checked, NTP keeps them within ms)
+# would delay a down node by no more.
+MAX_BACKLOG_S = 10.0
+BEHIND_LOG_EVERY_S = 10.0
 
 
 @dataclass
@@ -119,6 +124,8 @@ class AgentHub:
         self._orphans: asyncio.Task | None = None
         self._membership_tick_s = max(0.01, self.policy.period_s / 2)
         self._checked_at: float | None = None  # when the membership loop last ran (self.clock)
+        self._behind_logged_at = float("-inf")
+        self._backlogs: deque[tuple[float, float]] = deque()  # (turn, the intake's backlog then), recent turns
         self._mode: asyncio.Task | None = None
         self._failovers: set[asyncio.Task] = set()
 
@@ -294,7 +301,9 @@ class AgentHub:
     async def _membership_step(self) -> None:
         """The membership loop's turn. Silence while this controller itself did not run (paused past a few
         periods, or starved of CPU) is not its nodes': their heartbeats of that time wait in its sockets. So a
-        turn that comes late moves every node's last-seen time on by the delay before judging."""
+        turn that comes late moves every node's last-seen time on by the delay before judging. Nor is silence
+        while it runs behind its agents (heartbeats queued in its sockets, the intake taking ones sent a while
+        ago): a node is judged at the time of the youngest heartbeat the intake took since the last turn."""
         now = self.clock()
         late = 0.0 if self._checked_at is None else now - self._checked_at - self._membership_tick_s
         self._checked_at = now
@@ -302,11 +311,27 @@ class AgentHub:
             for node in self.nodes.values():
                 node.last_seen = min(now, node.last_seen + late)
             log.warning("this controller did not run for %.2f s: its nodes' silence meanwhile is not counted", late)
-        await self.check_membership()
+        behind = self._backlog(now)
+        if behind > self.policy.suspect_after_s and now - self._behind_logged_at >= BEHIND_LOG_EVERY_S:
+            self._behind_logged_at = now
+            log.warning("this controller runs %.2f s behind its agents' heartbeats: their nodes' silence is counted "
+                        "from then", behind)
+        await self.check_membership(behind)
 
-    async def check_membership(self) -> dict[uuid.UUID, str]:
-        """Apply state changes due now; returns them."""
-        now = self.clock()
+    def _backlog(self, now: float) -> float:
+        """How far behind its agents the intake ran over the last down_after_s: the smallest of the turns' figures
+        (a turn may take no heartbeat, and a stream's heartbeats come in bursts when the controller is behind), at
+        most MAX_BACKLOG_S. Once it catches up, the next turn's small figure is the smallest at once."""
+        taken = self.intake.take_backlog_s()
+        if taken is not None:
+            self._backlogs.append((now, taken))
+        while self._backlogs and self._backlogs[0][0] < now - self.policy.down_after_s:
+            self._backlogs.popleft()
+        return min(min((age for _, age in self._backlogs), default=0.0), MAX_BACKLOG_S)
+
+    async def check_membership(self, behind_s: float = 0.0) -> dict[uuid.UUID, str]:
+        """Apply state changes due now (judged `behind_s` ago: how far the intake runs behind); returns them."""
+        now = self.clock() - behind_s
         # Only a node heard from too long ago, or not up, can change state: one cheap pass over all of
         # them every half period, the full classification for the few that qualify.
         quiet_since = now - self.policy.suspect_after_s

@@ -38,6 +38,7 @@ _INF = float("inf")
 _SOURCE_NAMES = (None, *POWER_SOURCES)  # a checked PowerSource value -> its name
 _NS = 1_000_000_000
 _MARGIN_NS = 1_000_000  # the quick timestamp check stays 1 ms inside heartbeat_problem's bounds
+_NO_AGE = 1 << 62  # no heartbeat accepted yet: older than any
 NOT_REGISTERED = "node not registered by this agent"
 OUT_OF_ORDER = "out of order"
 STALE_EPOCH = "stale lease epoch"
@@ -125,6 +126,7 @@ def accept(self, agent_id, heartbeats, token_id=None):
     nodes_of, live = [], []
     rejections = []
     last_second, second_text = -1, ""
+    freshest_ns = self.freshest_age_ns
     for index, hb in enumerate(heartbeats):
         node_text = hb.node_id
         entry = by_text.get(node_text)
@@ -184,6 +186,8 @@ def accept(self, agent_id, heartbeats, token_id=None):
                 entry.rollup.add(ts / _NS, entry.energy.interval, joules, source, watts, n_queue_len, n_cpu_util,
                                  n_rx_bytes, n_tx_bytes, n_rx_packets, n_tx_packets, used)
         entry.tracked.last_seen = now
+        if wall_ns - ts < freshest_ns:
+            freshest_ns = wall_ns - ts
         second, micros = divmod(ts // 1000, 1_000_000)
         if second != last_second:
             last_second = second
@@ -198,6 +202,7 @@ def accept(self, agent_id, heartbeats, token_id=None):
         live.append(item)
         if entry.tail is not None:
             entry.tail.append((ts, item))
+    self.freshest_age_ns = freshest_ns
     return Encoded(len(live), nodes_of, live), rejections
 ''')
 
@@ -246,6 +251,14 @@ class HeartbeatIntake:
         self._by_text: dict[str, _Node] = {}  # node_id as sent -> _Node
         self._ids: dict[str, str] = {}  # instance_id -> its JSON string
         self._seconds: dict[int, str] = {}  # unix second -> "YYYY-MM-DDTHH:MM:SS"
+        self.freshest_age_ns = _NO_AGE  # the youngest accepted heartbeat's age since take_backlog_s
+
+    def take_backlog_s(self) -> float | None:
+        """How far behind its agents this intake is: the age (wall clock - the agent's timestamp) of the youngest
+        heartbeat accepted since the last call, in seconds, never below 0; None when none was. Every agent's clock
+        would have to lag for this to overstate the backlog (one whose clock is ahead makes it smaller)."""
+        age, self.freshest_age_ns = self.freshest_age_ns, _NO_AGE
+        return None if age == _NO_AGE else max(age, 0) / _NS
 
     def _node(self, agent_id: str, node_text: str, token_id=None) -> _Node | None:
         """The node `node_text` names when `agent_id` runs it under credential `token_id` (its current

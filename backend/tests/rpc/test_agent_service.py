@@ -233,6 +233,50 @@ def test_a_silent_node_turns_suspect_then_down_and_back_up(stub, channel, lab, a
     assert register(stub, agent_token, names(lab, "host")[0], agent_id="replacement").node_id == node
 
 
+def test_a_controller_behind_its_agents_counts_silence_from_the_heartbeats_it_takes(stub, lab, agent_token):
+    """Heartbeats that reach the intake a second after they were sent (a controller behind its agents: they waited
+    in its sockets, and a stream's turn comes in bursts) move the time silence is judged at a second back: a node
+    whose heartbeats come 0.4 s apart (more than the 150 ms that make it suspect) stays up; silent for good, it
+    still goes down."""
+    busy, quiet = names(lab, "host")[:2]
+    late = register(stub, agent_token, busy, agent_id="behind-late").node_id
+    stop_late, stop_sparse, sparse_silent = threading.Event(), threading.Event(), threading.Event()
+
+    def beats(agent, node, every_s, stop, age_ns=0, silent=None):
+        sequence = 0
+        while not stop.is_set():
+            if silent is None or not silent.is_set():
+                sequence += 1
+                yield batch(agent, sequence, heartbeat(node, ts_ns=time.time_ns() - age_ns))
+            time.sleep(every_s)
+
+    streams = [threading.Thread(target=lambda: stub.StreamHeartbeats(
+        beats("behind-late", late, 0.05, stop_late, age_ns=1_000_000_000), metadata=auth(agent_token), timeout=30))]
+    streams[0].start()
+    try:
+        time.sleep(0.5)  # ten of its heartbeats taken: the controller knows it is behind
+        sparse = register(stub, agent_token, quiet, agent_id="behind-sparse").node_id
+        streams.append(threading.Thread(target=lambda: stub.StreamHeartbeats(
+            beats("behind-sparse", sparse, 0.4, stop_sparse, age_ns=1_000_000_000, silent=sparse_silent),
+            metadata=auth(agent_token), timeout=30)))
+        streams[1].start()
+        seen, until = set(), time.monotonic() + 3.0
+        while time.monotonic() < until:
+            seen |= {("late", node_state(late)), ("sparse", node_state(sparse))}
+            time.sleep(0.05)
+        assert seen == {("late", "up"), ("sparse", "up")}, seen
+        sparse_silent.set()  # its stream stays open, it sends nothing: down once the backlog is counted in
+        wait_until(lambda: node_state(sparse) == "down", timeout=10, what="the silent node down")
+        assert node_state(late) == "up"
+    finally:
+        stop_late.set()
+        stop_sparse.set()
+        for stream in streams:
+            stream.join()
+    assert [k for k, s, _ in events() if s == f"node/{sparse}" and k != "node.registered"] == \
+        ["node.suspect", "node.down"]
+
+
 def test_health_service_answers_serving(channel, controller):
     health = health_pb2_grpc.HealthStub(channel)
     for service in ("", "e3.agent.v1.AgentService"):
