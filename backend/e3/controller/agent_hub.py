@@ -274,16 +274,11 @@ class AgentHub:
             await self.rollup_writer.room()  # the stream reads no further until the database catches up
             await self.live.room()
             self.live.add(encoded.nodes, encoded.live_items)
-            if self.orchestrator.mode != "off":
-                self._orchestrate(credential, agent_id, heartbeats, {r[0] for r in rejected})
+            if self.orchestrator.mode != "off":  # it judges SmartNICs only
+                observe = self.orchestrator.observe
+                for node, hb in encoded.smartnics:
+                    observe(node, hb)
         return encoded.accepted, [Rejection(*r) for r in rejected]
-
-    def _orchestrate(self, credential: AgentCredential, agent_id: str, heartbeats: Sequence,
-                     rejected: set[int]) -> None:
-        """The accepted heartbeats to the data-plane orchestrator (it judges SmartNICs only)."""
-        for index, hb in enumerate(heartbeats):
-            if index not in rejected:
-                self.orchestrator.observe(self.intake.tracked(agent_id, hb.node_id, credential.token_id), hb)
 
     async def flush(self) -> None:
         """Return once every heartbeat accepted so far is in the database (in its rollups)."""

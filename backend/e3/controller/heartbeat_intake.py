@@ -30,6 +30,7 @@ from datetime import datetime, timezone
 from e3.energy.ledger import EnergyLedger
 from e3.controller.raw_tail import RawTail
 from e3.heartbeat_record import INSTANCE_FIELDS, NODE_FIELDS, POWER_SOURCES, quick_check
+from e3.orchestrator.detection import SMARTNIC
 from e3.rollup.steps import RollupSteps
 from e3.services import agents
 
@@ -123,7 +124,7 @@ def accept(self, agent_id, heartbeats, token_id=None):
     hi_ns = wall_ns + agents.MAX_CLOCK_AHEAD_S * _NS - _MARGIN_NS
     wall = None
     by_text, node_of, ids, seconds = self._by_text, self._node, self._ids, self._seconds
-    nodes_of, live = [], []
+    nodes_of, live, smartnics = [], [], []
     rejections = []
     last_second, second_text = -1, ""
     freshest_ns = self.freshest_age_ns
@@ -198,12 +199,14 @@ def accept(self, agent_id, heartbeats, token_id=None):
         if override is not None:
             n_power_watts, n_power_source = repr(override[0]), override[1]
         nodes_of.append(entry.key)
+        if entry.smartnic:
+            smartnics.append((entry.tracked, hb))
         item = f'{entry.live_prefix}{t}", @LIVE_FIELDS@, "instances": {inst}{entry.live_suffix}'
         live.append(item)
         if entry.tail is not None:
             entry.tail.append((ts, item))
     self.freshest_age_ns = freshest_ns
-    return Encoded(len(live), nodes_of, live), rejections
+    return Encoded(len(live), nodes_of, live, smartnics), rejections
 ''')
 
 
@@ -213,6 +216,8 @@ class Encoded:
     accepted: int = 0
     nodes: list[tuple[str, str]] = field(default_factory=list)  # per heartbeat, its (cluster id, node id)
     live_items: list[str] = field(default_factory=list)  # per heartbeat, its JSON object
+    # the accepted heartbeats of SmartNIC nodes with their tracked node: what the orchestrator judges
+    smartnics: list[tuple] = field(default_factory=list)
 
 
 class _Node:
@@ -220,7 +225,7 @@ class _Node:
     energy account (None without a ledger), its rollup steps (None without rollups) and its raw tail (None
     without one)."""
     __slots__ = ("tracked", "agent_id", "token_id", "key", "live_prefix", "live_suffix",
-                 "energy", "rollup", "tail")
+                 "energy", "rollup", "tail", "smartnic")
 
     def __init__(self, tracked, node_id: uuid.UUID, cluster_id, energy: EnergyLedger | None = None,
                  rollups: RollupSteps | None = None, tail: RawTail | None = None):
@@ -230,6 +235,7 @@ class _Node:
         self.rollup = None if rollups is None else rollups.node(nid, cid)
         self.tail = None if tail is None else tail.node(nid)
         self.key = (cid, nid)
+        self.smartnic = tracked.kind == SMARTNIC
         self.live_prefix = f'{{"node_id": "{nid}", "ts": "'
         self.live_suffix = f', "cluster_id": "{cid}"}}'
 
@@ -280,11 +286,6 @@ class HeartbeatIntake:
         entry = self._by_text[node_text] = _Node(tracked, node_id, tracked.cluster_id, self.energy, self.rollups,
                                                  self.tail)
         return entry if (tracked.agent_id, tracked.token_id) == (agent_id, token_id) else None
-
-    def tracked(self, agent_id: str, node_text: str, token_id=None):
-        """The tracked node `node_text` names when `agent_id` runs it under `token_id`, else None (cached)."""
-        entry = self._node(agent_id, node_text, token_id)
-        return entry.tracked if entry is not None else None
 
     def _second(self, second: int) -> str:
         text = self._seconds.get(second)
