@@ -43,6 +43,7 @@ from e3.rollup.steps import RollupSteps
 log = logging.getLogger(__name__)
 MAX_REPORTED_REJECTIONS = 100
 ORPHAN_CHECK_S = 0.5  # how often the leader looks for nodes no live controller holds
+FAILOVER_RETRY_S = 10.0  # the leader tries an unfinished failover again at most this often
 # Silence is counted from the youngest heartbeat taken, at most this far back: a controller further behind
 # than this still judges, and every agent's clock lagging this much (none checked, NTP keeps them within ms)
 # would delay a down node by no more.
@@ -128,6 +129,8 @@ class AgentHub:
         self._backlogs: deque[tuple[float, float]] = deque()  # (turn, the intake's backlog then), recent turns
         self._mode: asyncio.Task | None = None
         self._failovers: set[asyncio.Task] = set()
+        self._failing: set[uuid.UUID] = set()  # the nodes being failed over
+        self._failover_tried: dict[uuid.UUID, float] = {}  # finish_failovers: when it last tried each node
 
     @property
     def heartbeat_period_ms(self) -> int:
@@ -361,18 +364,44 @@ class AgentHub:
             await self._publish_state(node, previous)
             if state == "down":
                 self.orchestrator.forget(node_id)
-                task = asyncio.get_running_loop().create_task(self._fail_over(node), name=f"failover-{node.name}")
-                self._failovers.add(task)
-                task.add_done_callback(self._failovers.discard)
+                self._start_failover(node_id, node.name)
         return changes
 
-    async def _fail_over(self, node: TrackedNode) -> None:
-        """Its primaries' backups take over, its instances are placed again (services.migration.failover)."""
+    def _start_failover(self, node_id: uuid.UUID, name: str) -> None:
+        """Fail the node over in a task of its own, unless one is under way for it already."""
+        if node_id in self._failing:
+            return
+        self._failing.add(node_id)
+        task = asyncio.get_running_loop().create_task(self._fail_over(node_id, name), name=f"failover-{name}")
+        self._failovers.add(task)
+        task.add_done_callback(self._failovers.discard)
+
+    async def _fail_over(self, node_id: uuid.UUID, name: str) -> None:
+        """Its primaries' backups take over, its instances are placed again (services.migration.failover), if this
+        controller may still act for it when the transaction runs (its holder, or the leader for an orphan)."""
         try:
-            seeds = await asyncio.to_thread(in_session, failover.fail_over_and_seed, node.node_id)
-            log.info("node %s failed over (%d new backups being seeded)", node.name, seeds)
+            acting = leases.Acting(self.lease.id, self.leadership.is_leader)  # checked again in the transaction
+            seeds = await asyncio.to_thread(in_session, failover.fail_over_and_seed, node_id, acting)
+            log.info("node %s failed over (%d new backups being seeded)", name, seeds)
         except Exception:
-            log.exception("failover of node %s failed", node.name)
+            log.exception("failover of node %s failed", name)
+        finally:
+            self._failing.discard(node_id)
+
+    async def finish_failovers(self) -> int:
+        """On the leader: fail over the down nodes that still have instances and that no live controller holds
+        (failover.unfinished): the controller that took them down died, or lost its lease, before failing them
+        over, and no other would. Returns how many were started."""
+        if not self.leadership.is_leader:
+            return 0
+        now = self.clock()
+        left = [(node_id, name) for node_id, name in await asyncio.to_thread(in_session, failover.unfinished)
+                if self._failover_tried.get(node_id, float("-inf")) <= now - FAILOVER_RETRY_S]
+        for node_id, name in left:
+            log.warning("node %s is down with instances left on it and no live controller: failing it over", name)
+            self._failover_tried[node_id] = now
+            self._start_failover(node_id, name)
+        return len(left)
 
     def _forget(self, node_id: uuid.UUID, why: str) -> None:
         node = self.nodes.pop(node_id, None)
@@ -393,6 +422,7 @@ class AgentHub:
             for node_id in [n.node_id for n in self.nodes.values() if not n.heard]:
                 self._forget(node_id, "this controller no longer leads")
             return 0
+        await self.finish_failovers()
         orphans = await asyncio.to_thread(in_session, agents.orphaned_nodes)
         seen = self.clock() - self.policy.down_after_s + self.resume_grace_s
         taken = 0

@@ -51,6 +51,28 @@ def may_change_state(holder: LeaseHolder, me: uuid.UUID | None, leading: bool) -
     return (holder.controller_id == me and holder.live) or (leading and not holder.live)
 
 
+@dataclass(frozen=True)
+class Acting:
+    """A controller acting for a node it judged (a failover): who it is, and whether it leads."""
+    me: uuid.UUID | None
+    leading: bool
+
+
+def still_may_act(session: Session, node_id: uuid.UUID, acting: Acting) -> bool:
+    """In the caller's transaction, before it takes its cluster's row: whether `acting` may still act for the node
+    (may_change_state), its liveness read on the database's clock at this moment (not at the transaction's start).
+    The node's lease row stays locked FOR SHARE until the caller commits, so a Register elsewhere, which takes the
+    node's lease, waits for it or went first and is seen. (Taken before the cluster's row: a registration takes the
+    lease rows, then the cluster's.)"""
+    row = session.execute(select(node_leases.c.controller_id,
+                                 func.coalesce(controllers.c.lease_expires_at > func.clock_timestamp(), False))
+                          .outerjoin(controllers, controllers.c.id == node_leases.c.controller_id)
+                          .where(node_leases.c.node_id == node_id)
+                          .with_for_update(read=True, of=node_leases)).first()
+    holder = LeaseHolder(*row) if row is not None else LeaseHolder(None, False)
+    return may_change_state(holder, acting.me, acting.leading)
+
+
 def holders(session: Session, node_ids: list[uuid.UUID]) -> dict[uuid.UUID, LeaseHolder]:
     """Who holds each node's lease now (a node without a lease: held by none)."""
     rows = session.execute(select(node_leases.c.node_id, node_leases.c.controller_id,

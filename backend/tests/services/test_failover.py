@@ -3,6 +3,8 @@ tests/integration/test_failover_local.py): the backup promoted under the lost pr
 placed in another fault domain with its seed migration, a stateless instance placed again, the routes, and
 the down node told to forget its instances; an instance with no backup placed again, its state said lost."""
 
+import time
+import uuid
 from types import SimpleNamespace
 
 import pytest
@@ -10,10 +12,11 @@ from helpers import deploy_on_new_cluster
 from sqlalchemy import select, update
 
 from e3.core.db import session_scope
-from e3.models import ComputeNode, Event, Instance, Migration, NodeCommand
-from e3.services import events
+from e3.models import ComputeNode, Event, Instance, Migration, NodeCommand, node_leases
+from e3.services import events, leases
 from e3.services.agents import set_node_state
 from e3.services.commands import record_outcome
+from e3.services.migration import failover
 from e3.services.migration.failover import fail_over
 
 APP = {
@@ -160,3 +163,50 @@ def test_a_stale_controller_nack_is_not_the_commands_outcome(running):
         assert (promote.state, promote.error, promote.answered_at) == (state_before, None, None)
         nacked = select(Event).where(Event.kind.in_(("command.nack", "failover.promote_refused")))
         assert session.scalars(nacked).all() == []
+
+
+def _held_by(node_id, lease_s: float = 30.0):
+    """A controller holding the node's lease for `lease_s`, as when its agent registered there."""
+    with session_scope() as session:
+        controller = leases.start_controller(session, f"c-{lease_s}", "127.0.0.1:1", lease_s)
+        leases.acquire_node(session, node_id, controller, "agent-0")
+    return controller
+
+
+def test_a_controller_fails_over_only_a_node_it_still_holds(running):
+    lapsed = _held_by(running.lost, lease_s=0.05)  # judged the node down, then paused past its lease
+    time.sleep(0.2)
+    with session_scope() as session:
+        assert fail_over(session, running.lost, leases.Acting(lapsed, leading=False)) == []
+    with session_scope() as session:
+        assert session.get(Instance, running.primary) is not None  # nothing failed over
+        assert not list(session.scalars(select(Event).where(Event.kind.startswith("failover."))))
+    # nor by another controller that does not hold it, even the leader, while its holder is live
+    holder = _held_by(running.lost)
+    with session_scope() as session:
+        assert fail_over(session, running.lost, leases.Acting(uuid.uuid4(), leading=True)) == []
+        assert session.get(Instance, running.primary) is not None
+    with session_scope() as session:  # its live holder does
+        assert len(fail_over(session, running.lost, leases.Acting(holder, leading=False))) == 1
+    with session_scope() as session:
+        assert session.get(Instance, running.primary) is None
+
+
+def test_the_leader_fails_over_a_node_no_live_controller_holds(running):
+    _held_by(running.lost, lease_s=0.05)  # its controller died
+    time.sleep(0.2)
+    with session_scope() as session:
+        assert len(fail_over(session, running.lost, leases.Acting(uuid.uuid4(), leading=True))) == 1
+
+
+def test_a_down_node_with_instances_and_no_live_holder_is_a_failover_left_undone(running):
+    with session_scope() as session:
+        assert failover.unfinished(session) == [(running.lost, session.get(ComputeNode, running.lost).name)]
+    holder = _held_by(running.lost)  # a live holder will do it (or lets it go): not the leader's
+    with session_scope() as session:
+        assert failover.unfinished(session) == []
+        fail_over(session, running.lost, leases.Acting(holder, leading=False))
+    with session_scope() as session:
+        session.execute(update(node_leases).values(controller_id=None))  # its holder stopped since
+    with session_scope() as session:
+        assert failover.unfinished(session) == []  # done: nothing left on it

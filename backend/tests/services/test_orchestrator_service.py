@@ -4,6 +4,7 @@ each event about an instance names its application.
 Also the heartbeat side: which heartbeats reach the detector, one action per node at a time, the cool-down."""
 
 import asyncio
+import dataclasses
 import time
 import uuid
 from types import SimpleNamespace
@@ -252,7 +253,8 @@ def test_the_detector_judges_a_heartbeat_message_as_the_agent_sent_it():
     (s,) = samples
     assert s.node_id == nic.node_id and s.kind == "smartnic" and s.bandwidth_mbps == nic.bandwidth_mbps
     assert s.t == pytest.approx(1_700_000_000.05) and s.queue_length == 40 and (s.rx_bytes, s.tx_bytes) == (10, 20)
-    assert s.instances == (InstanceSample("i1", 12.5, 10.0, 0.25, 9),)
+    (inst,) = s.instances  # the agent's InstanceStats, read by the detector as an InstanceSample
+    assert [getattr(inst, f.name) for f in dataclasses.fields(InstanceSample)] == ["i1", 12.5, 10.0, 0.25, 9]
 
 
 def test_off_mode_judges_nothing():

@@ -24,22 +24,26 @@ to every agent-run node; the down node gets a RemoveInstance for each of its ins
 agent restarted there does not bring them back when its command history is replayed. A lost instance's move
 under way ends `failed`, and its copy on the move's target (which may hold the state and serve already: the
 source died before it heard the answer) is removed, so the promoted backup is the only copy that serves.
+
+Done once: the controller that judged the node down fails it over only while it may still act for the node (its
+live holder, or the leader for a node no live controller holds: `leases.still_may_act`, read in the failover's
+transaction), and the leader finishes a failover nobody did (`unfinished`: down, instances left, no live holder).
 """
 
 import logging
 import uuid
 from collections import defaultdict
 
-from sqlalchemy import select
+from sqlalchemy import exists, func, or_, select
 from sqlalchemy.orm import Session
 
 from e3 import catalog
-from e3.models import ApplicationVersion, ComputeNode, Deployment, Instance, Migration
+from e3.models import ApplicationVersion, ComputeNode, Deployment, Instance, Migration, controllers, node_leases
 from e3.models.migration import ACTIVE_MIGRATION_STATES
 from e3.placement import problem_from_document
 from e3.placement.hcm import replace_instances
 from e3.placement.model import NodeCapacity, PlacementProblem, copy_nodes
-from e3.services import commands, events
+from e3.services import commands, events, leases
 from e3.services.capacities import cluster_capacities
 from e3.services.migration.queue import queue_migration
 
@@ -95,8 +99,15 @@ class _Deployment:
         return placed
 
 
-def fail_over(session: Session, node_id: uuid.UUID) -> list[uuid.UUID]:
-    """Fail over every instance of `node_id` (down). Returns the seed migrations to queue once committed."""
+def fail_over(session: Session, node_id: uuid.UUID, acting: leases.Acting | None = None) -> list[uuid.UUID]:
+    """Fail over every instance of `node_id` (down). Returns the seed migrations to queue once committed. With
+    `acting` (the controller that judged the node down), nothing is done unless it may still act for the node
+    (services.leases.still_may_act): a controller whose lease lapsed since (paused, cut off), or whose node
+    registered at another controller meanwhile, leaves it to the node's holder or the leader."""
+    if acting is not None and not leases.still_may_act(session, node_id, acting):
+        log.warning("failover of node %s not done: controller %s no longer holds it (its lease lapsed, or the node "
+                    "registered elsewhere)", node_id, acting.me)
+        return []
     node = session.get(ComputeNode, node_id)
     if node is None or node.state != "down":
         return []
@@ -244,9 +255,23 @@ def _new_backup(session: Session, primary: Instance, replica: int, target: uuid.
     return seed.id
 
 
-def fail_over_and_seed(session: Session, node_id: uuid.UUID) -> int:
+def unfinished(session: Session) -> list[tuple[uuid.UUID, str]]:
+    """The agent-run nodes that are down with instances still on them (a failover moves, removes or fails every
+    one) and that no live controller holds: their failover was never done (the controller that took them down
+    died, or lost its lease, first). (id, name) of each."""
+    return [(node_id, name) for node_id, name in session.execute(
+        select(ComputeNode.id, ComputeNode.name)
+        .outerjoin(node_leases, node_leases.c.node_id == ComputeNode.id)
+        .outerjoin(controllers, controllers.c.id == node_leases.c.controller_id)
+        .where(ComputeNode.state == "down", ComputeNode.agent_id.is_not(None),
+               or_(controllers.c.id.is_(None), controllers.c.lease_expires_at <= func.now()),
+               exists().where(Instance.node_id == ComputeNode.id, Instance.state.in_(LOST_STATES)))
+        .order_by(ComputeNode.name))]
+
+
+def fail_over_and_seed(session: Session, node_id: uuid.UUID, acting: leases.Acting | None = None) -> int:
     """`fail_over`, committed, then its seed migrations queued to a worker; returns how many were queued."""
-    seeds = fail_over(session, node_id)
+    seeds = fail_over(session, node_id, acting)
     session.commit()
     queued = 0
     for seed in seeds:
