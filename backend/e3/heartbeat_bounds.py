@@ -25,9 +25,9 @@ Regenerate (from backend/): python -m e3.heartbeat_bounds ../agents/e3-ingest/sr
 import math
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from e3.controller import heartbeat_intake
+from e3.generated_files import write_main
 from e3.heartbeat_record import INSTANCE_FIELDS, NODE_FIELDS, Choice, Count, Number, RecordField
 from e3.services import agents
 
@@ -181,12 +181,7 @@ def header() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Write the header to the path given (argv[0]); usage on a wrong argument count."""
-    args = sys.argv[1:] if argv is None else list(argv)
-    if len(args) != 1:
-        print(f"usage (from backend/): {COMMAND}", file=sys.stderr)
-        return 2
-    Path(args[0]).write_text(header(), encoding="utf-8")
-    return 0
+    return write_main(argv, COMMAND, header)
 
 
 if __name__ == "__main__":

@@ -38,13 +38,13 @@ import sys
 import uuid
 from collections.abc import Iterator, Sequence
 from datetime import datetime, timezone
-from pathlib import Path
 from unittest import mock
 
 from google.protobuf.descriptor import FieldDescriptor
 
 from e3.controller.agent_hub import TrackedNode
 from e3.controller.heartbeat_intake import _MARGIN_NS, _NS, HeartbeatIntake, heartbeat_dict
+from e3.generated_files import write_main
 from e3.heartbeat_record import INSTANCE_FIELDS, NODE_FIELDS, Choice, Count, Number, RecordField
 from e3.rpc.pb import agent_pb2
 from e3.services import agents
@@ -278,12 +278,7 @@ def corpus() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Write the corpus to the path given (argv[0]); usage on a wrong argument count."""
-    args = sys.argv[1:] if argv is None else list(argv)
-    if len(args) != 1:
-        print(f"usage (from backend/): {COMMAND}", file=sys.stderr)
-        return 2
-    Path(args[0]).write_text(corpus(), encoding="utf-8")
-    return 0
+    return write_main(argv, COMMAND, corpus)
 
 
 if __name__ == "__main__":

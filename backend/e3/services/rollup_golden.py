@@ -33,6 +33,7 @@ from dataclasses import asdict
 from datetime import datetime, timezone
 
 from e3.energy.ledger import EnergyLedger
+from e3.generated_files import write_main
 from e3.rollup.steps import RollupSteps
 from e3.services.telemetry_rollups import instance_line, node_line
 
@@ -214,13 +215,7 @@ def golden_text(seeds=SEEDS) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """python -m e3.services.rollup_golden OUT.json: write the golden cases of SEEDS to OUT.json."""
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) != 1:
-        print(f"usage: python -m e3.services.rollup_golden OUT.json   (the fixture: {FIXTURE})", file=sys.stderr)
-        return 2
-    with open(argv[0], "w", encoding="utf-8", newline="\n") as out:
-        out.write(golden_text())
-    return 0
+    return write_main(argv, f"python -m e3.services.rollup_golden OUT.json   (the fixture: {FIXTURE})", golden_text)
 
 
 if __name__ == "__main__":
