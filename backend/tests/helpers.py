@@ -189,3 +189,15 @@ def app_serving_ui(monkeypatch, dist: Path) -> Iterator:
     finally:
         monkeypatch.undo()
         get_settings.cache_clear()
+
+
+def assert_generated_current(path, regenerated: str, what: str, regenerate: str) -> None:
+    """A checked-in generated file (`path`, a Path) holds exactly `regenerated`; else an AssertionError naming
+    the first differing line, `what` made it, and the command that `regenerate`s it."""
+    assert path.is_file(), f"{path} is missing; make it: {regenerate}"
+    current = path.read_text(encoding="utf-8")
+    if current != regenerated:
+        old, new = current.splitlines(), regenerated.splitlines()
+        first = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new)))
+        raise AssertionError(f"{path.name} is not what {what} gives now (first difference at line {first + 1}): the "
+                             f"Python rules it is made from changed. Regenerate it: {regenerate}")

@@ -20,6 +20,7 @@
 
 #include "e3/agent/v1/agent.pb.h"
 #include "heartbeat_bounds.h"
+#include "golden_reader.h"
 #include "heartbeat_check.h"
 
 namespace {
@@ -34,21 +35,7 @@ void fail(const std::string &where, const std::string &what) {
     ++failures;
 }
 
-bool unhex(const std::string &hex, std::string *out) {
-    if (hex.size() % 2 != 0) return false;
-    out->clear();
-    for (size_t i = 0; i < hex.size(); i += 2) {
-        int byte = 0;
-        for (size_t j = i; j < i + 2; ++j) {
-            const char c = hex[j];
-            const int nibble = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-            if (nibble < 0) return false;
-            byte = byte * 16 + nibble;
-        }
-        out->push_back(static_cast<char>(byte));
-    }
-    return true;
-}
+using golden::unhex;
 
 bool ascii(const std::string &s) {
     for (const char c : s)

@@ -9,6 +9,7 @@ itself have to change)."""
 from pathlib import Path
 
 import pytest
+from helpers import assert_generated_current
 
 from e3 import heartbeat_bounds, heartbeat_golden
 from e3.heartbeat_record import INSTANCE_FIELDS, NODE_FIELDS
@@ -19,14 +20,7 @@ REGENERATE = (f"cd backend && {heartbeat_bounds.COMMAND} && {heartbeat_golden.CO
 
 
 def _same(path: str, regenerated: str, what: str) -> None:
-    file = REPO / path
-    assert file.is_file(), f"{path} is missing; make it: {REGENERATE}"
-    current = file.read_text(encoding="utf-8")
-    if current != regenerated:
-        old, new = current.splitlines(), regenerated.splitlines()
-        first = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new)))
-        raise AssertionError(f"{path} is not what {what} gives now (first difference at line {first + 1}): a "
-                             f"heartbeat bound or rule changed. Regenerate: {REGENERATE}")
+    assert_generated_current(REPO / path, regenerated, what, REGENERATE)
 
 
 def test_header_is_current():

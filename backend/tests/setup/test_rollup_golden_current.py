@@ -7,6 +7,8 @@ until the fixture is regenerated, and then the C++ test until the port follows."
 
 from pathlib import Path
 
+from helpers import assert_generated_current
+
 from e3.services import rollup_golden as golden
 
 REPO = Path(__file__).resolve().parents[3]
@@ -16,15 +18,7 @@ REGENERATE = (f"cd backend && python -m e3.services.rollup_golden ../{golden.FIX
 
 
 def test_fixture_is_current():
-    assert FIXTURE.is_file(), f"{FIXTURE} is missing; make it: {REGENERATE}"
-    current = FIXTURE.read_text(encoding="utf-8")
-    regenerated = golden.golden_text()
-    if current != regenerated:
-        old, new = current.splitlines(), regenerated.splitlines()
-        first = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new)))
-        raise AssertionError(f"{golden.FIXTURE} is not what e3.services.rollup_golden gives now (first difference "
-                             f"at line {first + 1}): the Python rollup or energy-interval rules changed. "
-                             f"Regenerate it: {REGENERATE}")
+    assert_generated_current(FIXTURE, golden.golden_text(), "e3.services.rollup_golden", REGENERATE)
 
 
 def test_golden_case_is_deterministic():
