@@ -15,7 +15,7 @@ ORCHESTRATOR_ARGS ?=
 API_ARGS ?=
 METRICS_ARGS ?=
 
-.PHONY: system-deps system-deps-test chaos fuzz bench bench-api bench-metrics bench-placement bench-ingest bench-agent bench-orchestrator bench-orchestrator-rack bench-dataplane up test test-backend test-frontend test-e2e test-compose test-agents agents backend frontend lock clean distclean help
+.PHONY: system-deps system-deps-test chaos fuzz bench bench-api bench-metrics bench-placement bench-ingest bench-agent bench-orchestrator bench-orchestrator-rack bench-dataplane bench-front-intake up test test-backend test-frontend test-e2e test-compose test-agents agents backend frontend lock clean distclean help
 
 help:
 	@echo "make up      run the control plane (embedded Postgres/Redis unless DATABASE_URL/REDIS_URL are set)"
@@ -25,7 +25,8 @@ help:
 	@echo "             heartbeat ingest (INGEST_ARGS=\"--servers 100\"), agent overhead (AGENT_ARGS=\"--seconds 10\"),"
 	@echo "             orchestrator decision latency in memory and from the controller's socket under the ingest"
 	@echo "             load (ORCHESTRATOR_ARGS=\"--servers 1000\"; the 10,000-server real run takes minutes), GET /metrics with 5,000"
-	@echo "             nodes and 20,000 instances reporting (METRICS_ARGS=\"--requests 200\")"
+	@echo "             nodes and 20,000 instances reporting (METRICS_ARGS=\"--requests 200\"), and the ingest front's"
+	@echo "             C++ intake per heartbeat on one core (FRONT_INTAKE_ARGS=\"--servers 1000 --seconds 10\")"
 	@echo "make bench-api  REST API under load: read p99 at 200 req/s, 503 refusals at 400 req/s, hangs with"
 	@echo "             1,000 requests in flight (API_ARGS=\"--seconds 10 --in-flight 1000\"); not in make bench"
 	@echo "make bench-dataplane  (root) packets/s through e3-nic beside raw af_packet, memif messages/s"
@@ -52,7 +53,7 @@ system-deps:
 system-deps-test:
 	@bash scripts/install-system-deps test
 
-bench: bench-placement bench-ingest bench-agent bench-orchestrator bench-metrics
+bench: bench-placement bench-ingest bench-agent bench-orchestrator bench-metrics bench-front-intake
 
 bench-placement: backend
 	$(E3) bench placement $(BENCH_ARGS)
@@ -71,6 +72,9 @@ bench-api: backend
 
 bench-metrics: backend
 	$(E3) bench metrics $(METRICS_ARGS)
+
+bench-front-intake: agents
+	$(AGENTS_BUILD)/e3-ingest/e3-ingest-bench $(FRONT_INTAKE_ARGS)
 
 # The paper's evaluation (docs/reproduce.md). The report is written even when an experiment crashed (it says
 # so); the exit status is still the run's.
