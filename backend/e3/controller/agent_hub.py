@@ -301,7 +301,7 @@ class AgentHub:
         periods, or starved of CPU) is not its nodes': their heartbeats of that time wait in its sockets. So a
         turn that comes late moves every node's last-seen time on by the delay before judging. Nor is silence
         while it runs behind its agents (heartbeats queued in its sockets, the intake taking ones sent a while
-        ago): a node is judged at the time of the youngest heartbeat the intake took since the last turn."""
+        ago): nodes are judged that far back (_backlog)."""
         now = self.clock()
         late = 0.0 if self._checked_at is None else now - self._checked_at - self._membership_tick_s
         self._checked_at = now
