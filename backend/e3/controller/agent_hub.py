@@ -382,7 +382,8 @@ class AgentHub:
         try:
             acting = leases.Acting(self.lease.id, self.leadership.is_leader)  # checked again in the transaction
             seeds = await asyncio.to_thread(in_session, failover.fail_over_and_seed, node_id, acting)
-            log.info("node %s failed over (%d new backups being seeded)", name, seeds)
+            if seeds is not None:  # None: not this controller's to do any more (logged by the failover)
+                log.info("node %s failed over (%d new backups being seeded)", name, seeds)
         except Exception:
             log.exception("failover of node %s failed", name)
         finally:
@@ -395,8 +396,9 @@ class AgentHub:
         if not self.leadership.is_leader:
             return 0
         now = self.clock()
+        self._failover_tried = {n: t for n, t in self._failover_tried.items() if t > now - FAILOVER_RETRY_S}
         left = [(node_id, name) for node_id, name in await asyncio.to_thread(in_session, failover.unfinished)
-                if self._failover_tried.get(node_id, float("-inf")) <= now - FAILOVER_RETRY_S]
+                if node_id not in self._failover_tried]
         for node_id, name in left:
             log.warning("node %s is down with instances left on it and no live controller: failing it over", name)
             self._failover_tried[node_id] = now

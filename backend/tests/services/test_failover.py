@@ -177,14 +177,14 @@ def test_a_controller_fails_over_only_a_node_it_still_holds(running):
     lapsed = _held_by(running.lost, lease_s=0.05)  # judged the node down, then paused past its lease
     time.sleep(0.2)
     with session_scope() as session:
-        assert fail_over(session, running.lost, leases.Acting(lapsed, leading=False)) == []
+        assert fail_over(session, running.lost, leases.Acting(lapsed, leading=False)) is None
     with session_scope() as session:
         assert session.get(Instance, running.primary) is not None  # nothing failed over
         assert not list(session.scalars(select(Event).where(Event.kind.startswith("failover."))))
     # nor by another controller that does not hold it, even the leader, while its holder is live
     holder = _held_by(running.lost)
     with session_scope() as session:
-        assert fail_over(session, running.lost, leases.Acting(uuid.uuid4(), leading=True)) == []
+        assert fail_over(session, running.lost, leases.Acting(uuid.uuid4(), leading=True)) is None
         assert session.get(Instance, running.primary) is not None
     with session_scope() as session:  # its live holder does
         assert len(fail_over(session, running.lost, leases.Acting(holder, leading=False))) == 1

@@ -99,15 +99,15 @@ class _Deployment:
         return placed
 
 
-def fail_over(session: Session, node_id: uuid.UUID, acting: leases.Acting | None = None) -> list[uuid.UUID]:
+def fail_over(session: Session, node_id: uuid.UUID, acting: leases.Acting | None = None) -> list[uuid.UUID] | None:
     """Fail over every instance of `node_id` (down). Returns the seed migrations to queue once committed. With
     `acting` (the controller that judged the node down), nothing is done unless it may still act for the node
     (services.leases.still_may_act): a controller whose lease lapsed since (paused, cut off), or whose node
-    registered at another controller meanwhile, leaves it to the node's holder or the leader."""
+    registered at another controller meanwhile, leaves it to the node's holder or the leader; None then."""
     if acting is not None and not leases.still_may_act(session, node_id, acting):
         log.warning("failover of node %s not done: controller %s no longer holds it (its lease lapsed, or the node "
                     "registered elsewhere)", node_id, acting.me)
-        return []
+        return None
     node = session.get(ComputeNode, node_id)
     if node is None or node.state != "down":
         return []
@@ -269,9 +269,12 @@ def unfinished(session: Session) -> list[tuple[uuid.UUID, str]]:
         .order_by(ComputeNode.name))]
 
 
-def fail_over_and_seed(session: Session, node_id: uuid.UUID, acting: leases.Acting | None = None) -> int:
-    """`fail_over`, committed, then its seed migrations queued to a worker; returns how many were queued."""
+def fail_over_and_seed(session: Session, node_id: uuid.UUID, acting: leases.Acting | None = None) -> int | None:
+    """`fail_over`, committed, then its seed migrations queued to a worker; returns how many were queued (None:
+    not done, `acting` may no longer act for the node)."""
     seeds = fail_over(session, node_id, acting)
+    if seeds is None:
+        return None
     session.commit()
     queued = 0
     for seed in seeds:
