@@ -153,6 +153,7 @@ def accept(self, agent_id, heartbeats, token_id=None):
                 parts.append(f'{{"id": {ids.get(iid) or self._instance_id(iid)}, @INSTANCE_JSON@}}')
                 used.append((iid, i_requests, i_cpu_share, i_exec_us, i_lat_n, i_lat_avg_us, i_lat_p99_us))
         if not ok:
+            self.doubted += 1
             if wall is None:
                 wall = datetime.fromtimestamp(wall_ns / _NS, timezone.utc)
             problem = agents.heartbeat_problem(heartbeat_dict(hb), wall)
@@ -258,6 +259,7 @@ class HeartbeatIntake:
         self._ids: dict[str, str] = {}  # instance_id -> its JSON string
         self._seconds: dict[int, str] = {}  # unix second -> "YYYY-MM-DDTHH:MM:SS"
         self.freshest_age_ns = _NO_AGE  # the youngest accepted heartbeat's age since take_backlog_s
+        self.doubted = 0  # heartbeats the quick check doubted, so heartbeat_problem judged them (the slow path)
 
     def take_backlog_s(self) -> float | None:
         """How far behind its agents this intake is: the age (wall clock - the agent's timestamp) of the youngest
