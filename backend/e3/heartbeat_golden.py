@@ -11,7 +11,8 @@ seeded random mixes of those values, and records for each the serialized message
   quick    what the real `HeartbeatIntake.accept` (controller.heartbeat_intake, the compiled hot path) decided
            by its quick check: true when it did not ask `agents.heartbeat_problem` about the heartbeat. The
            intake runs with one registered node (the messages' node_id) and a wall clock fixed at WALL_NS,
-           anew for each message; its `doubted` count says whether accept asked. Each verdict is taken on the message as parsed back from its bytes,
+           anew for each message; its `doubted` count says whether accept asked.
+           Each verdict is taken on the message as parsed back from its bytes,
            i.e. what the front will see.
   problem  agents.heartbeat_problem's reason at WALL_NS (as accept computes `now`), or null. It is checked
            against accept's outcome (refused with that reason, or accepted), and a heartbeat the quick check
