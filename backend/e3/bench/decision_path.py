@@ -125,8 +125,12 @@ def _place_instances(cluster: str, nics: list[str]) -> dict[str, str]:
 
 
 def _summary(values: list[float]) -> dict:
-    at = lambda q: None if not values else round(nearest_rank(values, q), 3)  # noqa: E731
-    return dict(p50_ms=at(50), p99_ms=at(99), max_ms=at(100), samples=len(values))
+    p50, p99, top = (nearest_rank(values, q) for q in (50, 99, 100))
+    return dict(p50_ms=_ms(p50), p99_ms=_ms(p99), max_ms=_ms(top), samples=len(values))
+
+
+def _ms(value: float | None) -> float | None:
+    return None if value is None else round(value, 3)
 
 
 def decision_figures(events: list, injected: int, config: dict) -> dict:

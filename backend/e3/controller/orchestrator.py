@@ -146,9 +146,8 @@ class DataplaneOrchestrator:
         self.detections = 0
 
     def observe(self, node, hb) -> None:
-        """One accepted Heartbeat message of `node` (a TrackedNode: node_id, cluster_id, kind, bandwidth_mbps;
-        None for a node no longer tracked)."""
-        if self.mode == "off" or node is None or node.kind != SMARTNIC:
+        """One accepted Heartbeat message of `node` (a TrackedNode: node_id, cluster_id, kind, bandwidth_mbps)."""
+        if self.mode == "off" or node.kind != SMARTNIC:
             return
         # the message's InstanceStats as they came: copying them into InstanceSamples cost more than judging them
         sample = NodeSample(node.node_id, hb.timestamp_unix_ns / 1e9, hb.queue_length, hb.rx_bytes, hb.tx_bytes,

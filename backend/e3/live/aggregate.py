@@ -35,11 +35,11 @@ were at `ts`, and it counts in no aggregate (an aggregate that misses a node say
 import json
 from collections import deque
 from dataclasses import dataclass, field
-from datetime import datetime
 
 from e3.energy.attribution import InstanceUsage, NodeInterval, attribute
 from e3.energy.joules import joules_per_request, requests_per_joule
 from e3.heartbeat_record import INSTANCE_FIELDS, NODE_FIELDS, public_dict, read_instance, read_node
+from e3.live.channel import parse_ts
 
 STALE_AFTER_MS = 500  # ten heartbeat periods (50 ms) without one
 RATE_WINDOW_S = 1.0
@@ -97,10 +97,6 @@ class ClusterMeta:
     nodes: dict[str, NodeMeta] = field(default_factory=dict)
     instances: dict[str, InstanceMeta] = field(default_factory=dict)
     apps: dict[str, AppMeta] = field(default_factory=dict)
-
-
-def parse_ts(text: str) -> float:
-    return datetime.fromisoformat(text).timestamp()
 
 
 def parse_heartbeat(fields: dict) -> dict | None:

@@ -33,10 +33,15 @@ def node_key(node_id) -> str:
     return f"e3:node:{node_id}"
 
 
+def parse_ts(text: str) -> float:
+    """A heartbeat item's `ts` (ISO 8601 with its offset) in seconds since the epoch."""
+    return datetime.fromisoformat(text).timestamp()
+
+
 def seconds_since_heartbeat(item: bytes | str, now: float) -> float | None:
     """How long before `now` (seconds since the epoch) the heartbeat of an `e3:latest` item was taken, by its
     own `ts`; None when the item cannot be read."""
     try:
-        return now - datetime.fromisoformat(json.loads(item)["ts"]).timestamp()
+        return now - parse_ts(json.loads(item)["ts"])
     except (ValueError, KeyError, TypeError):
         return None
