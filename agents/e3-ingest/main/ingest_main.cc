@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // e3-ingest: the controller's compiled front (docs/controller-scale-out.md, section 2). `e3 controller`
-// starts it as its child on the public address(es) when E3_INGEST_FRONT is on; this increment it forwards
-// every call to the controller's unix socket (src/proxy.h). Start-up order: arguments, TLS files, the
-// listening server, the ready line on stdout (the parent waits for it), then SIGINT/SIGTERM to stop.
+// starts it as its child on the public address(es) when E3_INGEST_FRONT is on. It terminates the agents'
+// StreamHeartbeats (src/heartbeat_stream.h) and hands the controller what they bring through its IngestBackend
+// service on the controller's unix socket (src/backend_link.h); it forwards every other call there
+// (src/proxy.h). Start-up order: arguments, TLS files, the listening server, the link's threads, the ready
+// line on stdout (the parent waits for it), then SIGINT/SIGTERM to stop: the server shuts down first (2 s for
+// the streams under way to be answered, the link still delivering), then the link.
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/security/server_credentials.h>
 
@@ -17,6 +20,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "backend_link.h"
 #include "ingest_args.h"
 #include "proxy.h"
 
@@ -89,7 +93,9 @@ int main(int argc, char **argv) {
     std::shared_ptr<grpc::ServerCredentials> credentials;
     if (!server_credentials(args, &credentials)) return 1;
 
-    ingest::ProxyService proxy(ingest::backend_channel(args.backend));
+    const std::shared_ptr<grpc::Channel> backend = ingest::backend_channel(args.backend);
+    ingest::BackendLink link(backend, std::chrono::milliseconds(args.rollup_flush_ms));
+    ingest::ProxyService proxy(backend, &link);
     grpc::ServerBuilder builder;
     // The Python controller's options (backend/e3/rpc/server.py): the agents' 1 s keepalive pings are
     // allowed and never counted as abuse; small HTTP/2 windows, so flow control pushes back within
@@ -113,6 +119,7 @@ int main(int argc, char **argv) {
         std::fprintf(stderr, "e3-ingest: cannot listen on %s\n", args.listen[0]);
         return 1;
     }
+    link.start();
 
     std::printf("e3-ingest: listening on port %d (%s), forwarding to %s\n", bound_ports[0],
                 args.tls_cert[0] ? "TLS" : "plaintext", args.backend);
@@ -122,5 +129,6 @@ int main(int argc, char **argv) {
     sigwait(&stop_signals, &signal_number);
     std::fprintf(stderr, "e3-ingest: stopping (signal %d)\n", signal_number);
     server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+    link.stop();
     return 0;
 }

@@ -9,10 +9,13 @@
 
 const char ingest_usage[] =
     "usage: e3-ingest --listen HOST:PORT [--listen HOST:PORT ...] --backend unix:PATH\n"
-    "                 [--tls-cert FILE --tls-key FILE] [--parent-pid PID]\n"
-    "  Forwards every gRPC call on the listen addresses to the controller at --backend,\n"
-    "  adding x-e3-peer: <caller's IP>. Prints 'e3-ingest: listening on ...' once serving.\n"
-    "  --parent-pid PID: stop when that process (the controller) ends.\n";
+    "                 [--tls-cert FILE --tls-key FILE] [--parent-pid PID] [--rollup-flush-ms MS]\n"
+    "  Takes the agents' heartbeat streams on the listen addresses and delivers them to the controller\n"
+    "  at --backend (its IngestBackend service); forwards every other gRPC call there, adding\n"
+    "  x-e3-peer: <caller's IP>. Prints 'e3-ingest: listening on ...' once serving.\n"
+    "  --parent-pid PID: stop when that process (the controller) ends.\n"
+    "  --rollup-flush-ms MS: hand the controller the rollups every MS milliseconds (10 to 60000;\n"
+    "    default 1000).\n";
 
 static void set_error(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void set_error(char *err, const char *fmt, ...) {
@@ -53,6 +56,7 @@ static int copy_value(char *dst, size_t len, const char *option, const char *val
 int ingest_args_parse(int argc, char **argv, struct ingest_args *out, char *err) {
     memset(out, 0, sizeof(*out));
     out->port = -1;
+    out->rollup_flush_ms = INGEST_ROLLUP_FLUSH_MS_DEFAULT;
     for (int i = 1; i < argc; i++) {
         const char *option = argv[i];
         if (strcmp(option, "--help") == 0 || strcmp(option, "-h") == 0) return INGEST_HELP;
@@ -93,6 +97,17 @@ int ingest_args_parse(int argc, char **argv, struct ingest_args *out, char *err)
                 set_error(err, "--parent-pid %s: expected a process id", value ? value : "(missing)");
                 return INGEST_ERR;
             }
+        } else if (strcmp(option, "--rollup-flush-ms") == 0) {
+            char *end = NULL;
+            errno = 0;
+            long ms = value ? strtol(value, &end, 10) : 0;
+            if (!value || errno || end == value || *end != '\0' || ms < INGEST_ROLLUP_FLUSH_MS_MIN ||
+                ms > INGEST_ROLLUP_FLUSH_MS_MAX) {
+                set_error(err, "--rollup-flush-ms %s: expected milliseconds from %d to %d", value ? value : "(missing)",
+                          INGEST_ROLLUP_FLUSH_MS_MIN, INGEST_ROLLUP_FLUSH_MS_MAX);
+                return INGEST_ERR;
+            }
+            out->rollup_flush_ms = (int)ms;
         } else {
             set_error(err, "unknown option %s", option);
             return INGEST_ERR;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * e3-ingest's command line: where the front listens (one or more host:port, plaintext or TLS) and the
- * controller's unix socket it forwards to. Pure C, no gRPC: parsed and checked here so the program's
- * main() only builds the server from a valid configuration.
+ * e3-ingest's command line: where the front listens (one or more host:port, plaintext or TLS), the
+ * controller's unix socket it forwards to and delivers heartbeats to, and how often it hands over rollups.
+ * Pure C, no gRPC: parsed and checked here so the program's main() only builds the server from a valid
+ * configuration.
  */
 #ifndef E3_INGEST_ARGS_H
 #define E3_INGEST_ARGS_H
@@ -21,6 +22,9 @@ extern "C" {
 #define INGEST_ADDR_LEN 256    /* characters of one address, with its NUL */
 #define INGEST_PATH_LEN 4096   /* characters of a file name or unix socket target, with its NUL */
 #define INGEST_ERRBUF_LEN 256  /* size of the error buffer ingest_args_parse fills */
+#define INGEST_ROLLUP_FLUSH_MS_DEFAULT 1000 /* --rollup-flush-ms: E3_ROLLUP_FLUSH_MS's default */
+#define INGEST_ROLLUP_FLUSH_MS_MIN 10
+#define INGEST_ROLLUP_FLUSH_MS_MAX 60000
 
 struct ingest_args {
     char listen[INGEST_MAX_LISTEN][INGEST_ADDR_LEN]; /* host:port each; "[v6]:port" for IPv6 */
@@ -30,6 +34,7 @@ struct ingest_args {
     char tls_cert[INGEST_PATH_LEN];                   /* PEM certificate chain ("": plaintext) */
     char tls_key[INGEST_PATH_LEN];                    /* PEM private key ("" iff tls_cert is "") */
     long parent_pid;                                  /* die with this process (0: not asked) */
+    int rollup_flush_ms;                              /* milliseconds between two takes of the rollups */
 };
 
 /* The usage text, for --help and after an error. */
@@ -39,7 +44,8 @@ extern const char ingest_usage[];
  * Parse argv into *out. Returns INGEST_OK, INGEST_HELP (--help), or INGEST_ERR with a one-line reason
  * naming the option in err (INGEST_ERRBUF_LEN bytes). Every --listen must carry the same port, and
  * port 0 (the kernel picks) only with one --listen: the front reports a single port to its parent.
- * --backend must be a unix: target; --tls-cert and --tls-key go together; --parent-pid is a pid (> 0).
+ * --backend must be a unix: target; --tls-cert and --tls-key go together; --parent-pid is a pid (> 0);
+ * --rollup-flush-ms an integer from INGEST_ROLLUP_FLUSH_MS_MIN to _MAX (INGEST_ROLLUP_FLUSH_MS_DEFAULT if absent).
  */
 int ingest_args_parse(int argc, char **argv, struct ingest_args *out, char *err);
 

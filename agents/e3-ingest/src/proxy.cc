@@ -5,12 +5,15 @@
 // and responses (client read -> server write -> client read), each with one message in flight, so gRPC's
 // flow control holds on both hops. The client reactor carries one hold per pump: its OnDone (the
 // controller's status) comes only once neither pump can touch the client stream again, and the server
-// side is finished from there, so neither stream is used after its end.
+// side is finished from there, so neither stream is used after its end. StreamHeartbeats, with a link, goes
+// to its own reactor instead (heartbeat_stream.h).
 #include "proxy.h"
 
 #include <atomic>
+#include <cstdio>
 #include <mutex>
 
+#include "heartbeat_stream.h"
 #include "ingest_peer.h"
 
 namespace ingest {
@@ -19,15 +22,16 @@ namespace {
 // Headers gRPC and HTTP/2 set on each hop themselves; forwarding them would duplicate or contradict.
 bool hop_by_hop(const std::string &key) {
     return key.empty() || key[0] == ':' || key.rfind("grpc-", 0) == 0 || key == "content-type" || key == "te" ||
-           key == "user-agent" || key == "host" || key == kPeerMetadata;
+           key == "user-agent" || key == "host" || key == kPeerMetadata ||
+           key.rfind(kFrontMetadataPrefix, 0) == 0;
 }
 
 std::string text(grpc::string_ref ref) { return std::string(ref.data(), ref.size()); }
 
 class ProxyCall {
 public:
-    ProxyCall(grpc::GenericCallbackServerContext *server_ctx, grpc::GenericStub *stub)
-        : server_ctx_(server_ctx), method_(server_ctx->method()), server_(this), client_(this) {
+    ProxyCall(grpc::GenericCallbackServerContext *server_ctx, grpc::GenericStub *stub, BackendLink *link)
+        : server_ctx_(server_ctx), link_(link), method_(server_ctx->method()), server_(this), client_(this) {
         // Deadline and cancellation propagate from the agent's call to the forwarded one.
         client_ctx_ = grpc::ClientContext::FromCallbackServerContext(*server_ctx);
         for (const auto &[key, value] : server_ctx->client_metadata()) {
@@ -156,10 +160,22 @@ private:
     void backend_done(const grpc::Status &status) {
         for (const auto &[key, value] : client_ctx_->GetServerTrailingMetadata()) {
             std::string name = text(key);
+            if (name == kFrontNodeMetadata && link_ != nullptr) apply_node_change(value);
             if (!hop_by_hop(name)) server_ctx_->AddTrailingMetadata(name, text(value));
         }
         server_.Finish(status); // code, message and binary details as the controller sent them
         release();
+    }
+
+    // The controller's node table change riding on its answer (a Register's), applied before the agent has it.
+    void apply_node_change(grpc::string_ref value) {
+        e3::internal::v1::NodeTableChange change;
+        if (!change.ParseFromArray(value.data(), static_cast<int>(value.size()))) {
+            std::fprintf(stderr, "e3-ingest: %s of %s is not a NodeTableChange; ignored\n", kFrontNodeMetadata,
+                         method_.c_str());
+            return;
+        }
+        link_->apply_answered(change);
     }
 
     // Both reactors' OnDone: the last one frees the call.
@@ -168,6 +184,7 @@ private:
     }
 
     grpc::GenericCallbackServerContext *server_ctx_;
+    BackendLink *link_; // null: no node table to apply changes to
     std::unique_ptr<grpc::ClientContext> client_ctx_;
     const std::string method_; // the client call refers to it until its end
     ServerSide server_;
@@ -191,7 +208,8 @@ std::shared_ptr<grpc::Channel> backend_channel(const std::string &target) {
 }
 
 grpc::ServerGenericBidiReactor *ProxyService::CreateReactor(grpc::GenericCallbackServerContext *ctx) {
-    return (new ProxyCall(ctx, &stub_))->server_reactor();
+    if (link_ != nullptr && ctx->method() == kStreamHeartbeatsMethod) return HeartbeatStream::start(ctx, link_);
+    return (new ProxyCall(ctx, &stub_, link_))->server_reactor();
 }
 
 } // namespace ingest

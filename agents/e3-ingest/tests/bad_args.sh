@@ -15,5 +15,8 @@ expect "--listen HOST:PORT is required" --backend unix:/tmp/x.sock
 expect "unknown option --bogus" --bogus 1
 expect "expected HOST:PORT" --listen nowhere --backend unix:/tmp/x.sock
 expect "expected unix:PATH" --listen 127.0.0.1:1 --backend 127.0.0.1:2
+expect "--rollup-flush-ms 5: expected milliseconds from 10 to 60000" --listen 127.0.0.1:1 --backend unix:/tmp/x.sock \
+    --rollup-flush-ms 5
+expect "--rollup-flush-ms soon" --listen 127.0.0.1:1 --backend unix:/tmp/x.sock --rollup-flush-ms soon
 "$binary" --help | grep -q "usage: e3-ingest" || fail "--help prints no usage"
 exit 0

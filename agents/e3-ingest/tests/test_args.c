@@ -27,6 +27,7 @@ int main(void) {
     CHECK_EQ_INT(args.port, 50051);
     CHECK(strcmp(args.backend, "unix:/tmp/c.sock") == 0);
     CHECK(args.tls_cert[0] == '\0');
+    CHECK_EQ_INT(args.rollup_flush_ms, 1000);
 
     CHECK_EQ_INT(PARSE(&args, err, "--listen", "127.0.0.1:7", "--listen", "[::1]:7", "--backend", "unix:s",
                        "--tls-cert", "c.pem", "--tls-key", "k.pem"), INGEST_OK);
@@ -39,6 +40,12 @@ int main(void) {
     CHECK_EQ_INT(PARSE(&args, err, "--help"), INGEST_HELP);
     CHECK_EQ_INT(PARSE(&args, err, "--listen", "a:1", "--backend", "unix:s", "--parent-pid", "4242"), INGEST_OK);
     CHECK_EQ_INT(args.parent_pid, 4242);
+    CHECK_EQ_INT(PARSE(&args, err, "--listen", "a:1", "--backend", "unix:s", "--rollup-flush-ms", "250"), INGEST_OK);
+    CHECK_EQ_INT(args.rollup_flush_ms, 250);
+    CHECK_EQ_INT(PARSE(&args, err, "--listen", "a:1", "--backend", "unix:s", "--rollup-flush-ms", "10"), INGEST_OK);
+    CHECK_EQ_INT(args.rollup_flush_ms, 10);
+    CHECK_EQ_INT(PARSE(&args, err, "--listen", "a:1", "--backend", "unix:s", "--rollup-flush-ms", "60000"), INGEST_OK);
+    CHECK_EQ_INT(args.rollup_flush_ms, 60000);
 
     refused(PARSE(&args, err, "--backend", "unix:s"), "--listen");
     refused(PARSE(&args, err, "--listen", "127.0.0.1:1"), "--backend");
@@ -57,6 +64,16 @@ int main(void) {
     refused(PARSE(&args, err, "--listen", "a:1", "--backend", "unix:s", "--parent-pid", "0"), "--parent-pid 0");
     refused(PARSE(&args, err, "--listen", "a:1", "--backend", "unix:s", "--parent-pid", "12x"), "--parent-pid 12x");
     refused(PARSE(&args, err, "--listen", "a:1", "--backend", "unix:s", "--parent-pid"), "--parent-pid (missing)");
+    refused(PARSE(&args, err, "--listen", "a:1", "--backend", "unix:s", "--rollup-flush-ms", "9"),
+            "--rollup-flush-ms 9: expected milliseconds from 10 to 60000");
+    refused(PARSE(&args, err, "--listen", "a:1", "--backend", "unix:s", "--rollup-flush-ms", "60001"),
+            "--rollup-flush-ms 60001");
+    refused(PARSE(&args, err, "--listen", "a:1", "--backend", "unix:s", "--rollup-flush-ms", "1s"),
+            "--rollup-flush-ms 1s");
+    refused(PARSE(&args, err, "--listen", "a:1", "--backend", "unix:s", "--rollup-flush-ms", ""),
+            "--rollup-flush-ms :");
+    refused(PARSE(&args, err, "--listen", "a:1", "--backend", "unix:s", "--rollup-flush-ms"),
+            "--rollup-flush-ms (missing)");
     refused(PARSE(&args, err, "--listen", "a:1", "--listen", "a:1", "--listen", "a:1", "--listen", "a:1",
                   "--listen", "a:1", "--listen", "a:1", "--listen", "a:1", "--listen", "a:1", "--listen", "a:1",
                   "--backend", "unix:s"), "at most 8");

@@ -32,6 +32,8 @@ from e3.controller.controller_lease import ControllerLease
 from e3.controller.energy_rollups import EnergyRollups
 from e3.controller.credential_watch import CredentialWatch
 from e3.controller.heartbeat_intake import NOT_REGISTERED, OUT_OF_ORDER, STALE_EPOCH
+from e3.controller.front_delivery import FrontDeliveries
+from e3.controller.front_table import FrontTable
 from e3.controller.heartbeat_intake import HeartbeatIntake
 from e3.controller.leadership import Leadership
 from e3.controller.orchestrator import DataplaneOrchestrator
@@ -119,7 +121,9 @@ class AgentHub:
                                           retention_days=get_settings().heartbeat_retention_days, leads=leads)
         self.energy_rollups = EnergyRollups(self.energy, leads=leads)
         self.commands = CommandStreams(get_settings().database_url, leads=leads)
-        self.credentials = CredentialWatch()
+        self.front_table = FrontTable(self.nodes)  # what the ingest front checks heartbeats against
+        self.front = FrontDeliveries(self)  # what it took
+        self.credentials = CredentialWatch(on_front_revoked=self.front_table.revoked)
         self.registrations = Registrations()
         self._monitor: asyncio.Task | None = None
         self._orphans: asyncio.Task | None = None
@@ -211,6 +215,7 @@ class AgentHub:
         tracked.lease_epoch = await self.registrations.mark(agents.Registration(
             node, agent_id, credential, software_version, address, control_address, holder))
         tracked.lease_holder = holder
+        self.front_table.changed(tracked)
         if previous != "up":
             await self._publish_state(self.nodes[node.node_id], previous)
         log.info("node %s (%s) registered by agent %s", node.name, node.node_id, agent_id)
@@ -291,9 +296,13 @@ class AgentHub:
     def connection_lost(self, credential: AgentCredential, agent_id: str) -> None:
         """`agent_id`'s heartbeat stream broke: its nodes go down `lost_grace_s` from now unless it is heard
         from again (a killed process is down within that, not the whole silence timeout)."""
+        self.stream_ended(credential.token_id, agent_id)
+
+    def stream_ended(self, token_id: uuid.UUID | None, agent_id: str) -> None:
+        """connection_lost, for a stream the ingest front ended (controller.front_delivery)."""
         now = self.clock()
         for node in self.nodes.values():
-            if node.run_by(credential, agent_id):
+            if node.agent_id == agent_id and node.token_id == token_id:
                 node.last_seen = seen_if_lost(node.last_seen, now, self.policy)
 
     async def _membership_step(self) -> None:
@@ -409,6 +418,7 @@ class AgentHub:
         node = self.nodes.pop(node_id, None)
         if node is None:
             return
+        self.front_table.removed(node_id)
         self.commands.end(node_id, NODE_MOVED)
         self.orchestrator.forget(node_id)
         log.info("node %s (%s): no longer watched here: %s", node.name, node_id, why)
@@ -433,6 +443,7 @@ class AgentHub:
                 self.nodes[node.node_id] = TrackedNode(node.node_id, node.cluster_id, node.name, node.agent_id, seen,
                                                        node.state, node.kind, node.bandwidth_mbps,
                                                        token_id=node.token_id, heard=False)
+                self.front_table.changed(self.nodes[node.node_id])
                 taken += 1
         still = {node.node_id for node in orphans}
         for node_id in [n.node_id for n in self.nodes.values() if not n.heard and n.node_id not in still]:
@@ -493,6 +504,7 @@ class AgentHub:
             stream = self.commands.streams.get(node.node_id)
             if node.node_id in taken:
                 node.lease_epoch, node.lease_holder = taken[node.node_id], new_id
+                self.front_table.changed(node)
                 if stream is not None:
                     stream.lease_epoch, stream.lease_holder = node.lease_epoch, new_id
             elif stream is not None:

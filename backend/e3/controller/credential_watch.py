@@ -4,7 +4,9 @@ A new call is checked when it starts (services.agent_credentials.authorize); a s
 credential was revoked would run on for as long as its agent keeps it. So each open stream is held here
 under its credential, every `check_s` the credentials in use are looked up, and the streams of those no
 longer valid are cancelled: their handlers see CancelledError, ask `was_revoked`, and end the call
-UNAUTHENTICATED. Used from the controller's asyncio loop; the lookup runs in a worker thread.
+UNAUTHENTICATED. The ingest front's heartbeat streams are not tasks here: they are counted under their credential
+(`front_opened`, `front_closed`), and a revoked one is handed to `on_front_revoked` (the front ends them).
+Used from the controller's asyncio loop; the lookup runs in a worker thread.
 """
 
 import asyncio
@@ -12,6 +14,8 @@ import contextlib
 import logging
 import uuid
 import weakref
+from collections import Counter
+from collections.abc import Callable
 
 from e3.core.aio import cancel_and_wait
 from e3.core.db import in_session
@@ -21,9 +25,11 @@ log = logging.getLogger(__name__)
 
 
 class CredentialWatch:
-    def __init__(self, check_s: float = 1.0):
+    def __init__(self, check_s: float = 1.0, on_front_revoked: Callable[[uuid.UUID, str], None] = lambda t, m: None):
         self.check_s = check_s
         self.open: dict[uuid.UUID, set[asyncio.Task]] = {}  # credential -> the tasks serving its streams
+        self.front_open: Counter[uuid.UUID] = Counter()  # credential -> the front's heartbeat streams under it
+        self.on_front_revoked = on_front_revoked
         self._revoked: weakref.WeakSet[asyncio.Task] = weakref.WeakSet()  # cancelled by us, not by the client
         self._task: asyncio.Task | None = None
 
@@ -46,6 +52,14 @@ class CredentialWatch:
             if not tasks:
                 self.open.pop(token_id, None)
 
+    def front_opened(self, token_id: uuid.UUID) -> None:
+        self.front_open[token_id] += 1
+
+    def front_closed(self, token_id: uuid.UUID) -> None:
+        self.front_open[token_id] -= 1
+        if self.front_open[token_id] <= 0:
+            del self.front_open[token_id]
+
     def was_revoked(self) -> bool:
         """True (once) if the current task was cancelled because its credential was revoked; it is then
         no longer cancelling, so its handler can end the call with a status of its own."""
@@ -58,7 +72,7 @@ class CredentialWatch:
 
     async def end_invalid(self) -> int:
         """Cancel the streams of every credential in use that is no longer valid; returns how many."""
-        in_use = list(self.open)
+        in_use = list(self.open.keys() | self.front_open.keys())
         if not in_use:
             return 0
         valid = await asyncio.to_thread(in_session, tokens.still_valid, in_use)
@@ -66,6 +80,9 @@ class CredentialWatch:
         for token_id in in_use:
             if token_id in valid:
                 continue
+            if (streams := self.front_open.pop(token_id, 0)) > 0:
+                self.on_front_revoked(token_id, tokens.INVALID_TOKEN)
+                ended += streams
             for task in self.open.pop(token_id, set()):
                 self._revoked.add(task)
                 task.cancel()

@@ -268,6 +268,11 @@ class HeartbeatIntake:
         age, self.freshest_age_ns = self.freshest_age_ns, _NO_AGE
         return None if age == _NO_AGE else max(age, 0) / _NS
 
+    def heard_aged(self, age_s: float) -> None:
+        """A heartbeat `age_s` old was accepted elsewhere (the ingest front, which measures its own backlog): the
+        next take_backlog_s counts it."""
+        self.freshest_age_ns = min(self.freshest_age_ns, int(age_s * _NS))
+
     def _node(self, agent_id: str, node_text: str, token_id=None) -> _Node | None:
         """The node `node_text` names when `agent_id` runs it under credential `token_id` (its current
         registration), else None."""

@@ -58,8 +58,9 @@ class PowerReadings:
 
     def __init__(self, nodes: MutableMapping, clock: Callable[[], float], period_s: float = POLL_PERIOD_S,
                  valid_s: float = VALID_S, refresh_s: float = REFRESH_S, make_reader=reader_for,
-                 record_event: Callable[..., None] | None = None):
-        self.nodes, self.clock = nodes, clock
+                 record_event: Callable[..., None] | None = None, changed: Callable[[object], None] = lambda node: None):
+        """`changed(node)`: a node's power_override was set or cleared (the ingest front's table follows it)."""
+        self.nodes, self.clock, self.changed = nodes, clock, changed
         self.period_s, self.valid_s, self.refresh_s = period_s, valid_s, refresh_s
         self.make_reader = make_reader
         self.record_event = record_event or _record_event
@@ -121,6 +122,7 @@ class PowerReadings:
             node = self.nodes.get(uuid.UUID(part.node_id))
             if node is not None:
                 node.power_override = (part.watts, part.source, valid_until)
+                self.changed(node)
         poll = self._polls.get((target.cluster_id, target.server))
         if poll is not None and poll.working is not True:
             was = poll.working
@@ -145,8 +147,9 @@ class PowerReadings:
     def _clear(self, target: BmcTarget) -> None:
         for node_id in (target.host_node_id, *(uuid.UUID(n.node_id) for n in target.smartnics)):
             node = self.nodes.get(node_id)
-            if node is not None:
+            if node is not None and node.power_override is not None:
                 node.power_override = None
+                self.changed(node)
 
     async def _event(self, target: BmcTarget, kind: str, source_from: str, source_to: str, reason: str,
                      **data) -> None:

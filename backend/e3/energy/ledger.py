@@ -139,14 +139,8 @@ class NodeTotals:
             dt = 0.0
         self.interval = dt
         step = self._step
-        if not step.start <= t < step.end:
-            start = t - t % self._step_s
-            step = self._steps.get(start)
-            if step is None:
-                step = self._steps[start] = _Step(start, self._step_s, source)
-            self._step = step
-        if source is not step.source and source != step.source:
-            step.switch(source)
+        if not step.start <= t < step.end or (source is not step.source and source != step.source):
+            step = self._step_at(t, source)
         joules = watts * dt
         step.joules += joules
         step.seconds += dt
@@ -164,6 +158,47 @@ class NodeTotals:
                 acc[0] += cpu_share * dt
                 acc[1] += requests
         return joules
+
+    def _step_at(self, t: float, source: str) -> _Step:
+        """The open step holding `t`, drawing from `source` from now on (made, or switched, if need be)."""
+        step = self._step
+        if not step.start <= t < step.end:
+            start = t - t % self._step_s
+            step = self._steps.get(start)
+            if step is None:
+                step = self._steps[start] = _Step(start, self._step_s, source)
+            self._step = step
+        if source is not step.source and source != step.source:
+            step.switch(source)
+        return step
+
+    def add_rollup(self, node, instances: Iterable) -> None:
+        """Count the heartbeats of a 1 s rollup row the ingest front took (`node`: e3.rollup.steps.NodeRollup;
+        `instances`: its InstanceRollup rows), as `add` counted them one by one: the row's joules, seconds and
+        heartbeats, its highest watts, each instance's CPU seconds and requests. Two figures differ from `add`'s:
+        the node's CPU seconds are its mean utilisation × the seconds covered (a rollup keeps Σ utilisation, not Σ
+        utilisation × interval: equal when the heartbeats' intervals are), and `watts` is the row's mean, not its
+        latest heartbeat's. A row in a step `close` already closed opens it again (its rows are pieces the energy
+        history sums)."""
+        if node.last_ts > self._last_t:
+            self._last_t = node.last_ts
+        step = self._step_at(float(node.start), node.power_source)
+        step.joules += node.joules
+        step.seconds += node.seconds
+        if node.heartbeats:
+            step.cpu_seconds += node.cpu_util_sum / node.heartbeats * node.seconds
+            self.watts = node.power_watts_sum / node.heartbeats
+        step.heartbeats += node.heartbeats
+        if node.power_watts_max > step.watts_max:
+            step.watts_max = node.power_watts_max
+        used = step.instances
+        for inst in instances:
+            acc = used.get(inst.instance_id)
+            if acc is None:
+                used[inst.instance_id] = [inst.cpu_seconds, inst.requests]
+            else:
+                acc[0] += inst.cpu_seconds
+                acc[1] += inst.requests
 
     def _closing(self, step: _Step) -> None:
         """`step` closes: its figures join the closed totals."""

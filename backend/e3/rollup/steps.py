@@ -198,6 +198,7 @@ class RollupSteps:
         self.step_s = step_s
         self.nodes: dict[str, NodeSteps] = {}
         self._untaken = [0]  # rows the next take() hands over, counted as steps open (the writer's backpressure)
+        self._handed: tuple[list[NodeRollup], list[InstanceRollup]] = ([], [])  # rows made elsewhere, untaken
 
     @property
     def untaken_rows(self) -> int:
@@ -212,9 +213,18 @@ class RollupSteps:
             steps.cluster_id = cluster_id
         return steps
 
+    def hand(self, nodes: list[NodeRollup], instances: list[InstanceRollup]) -> None:
+        """Rows the ingest front made from the heartbeats it took (controller.front_delivery): the next take()
+        hands them over with the others."""
+        self._handed[0].extend(nodes)
+        self._handed[1].extend(instances)
+        self._untaken[0] += len(nodes) + len(instances)
+
     def take(self) -> tuple[list[NodeRollup], list[InstanceRollup]]:
-        """Every node's deltas since the last take."""
-        nodes, instances = [], []
+        """Every node's deltas since the last take (the handed rows first)."""
+        nodes, instances = self._handed
+        self._handed = ([], [])
+        self._untaken[0] -= len(nodes) + len(instances)
         for steps in self.nodes.values():
             n, i = steps.take()
             nodes.extend(n)

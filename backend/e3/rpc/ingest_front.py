@@ -1,6 +1,8 @@
 """The controller's compiled ingest front (agents/e3-ingest, docs/agents.md "Ingest front"): `e3 controller` starts it
-as its child on the public address(es) when E3_INGEST_FRONT is on, and serves on a unix socket behind it. This
-increment the front forwards every call unparsed, adding `x-e3-peer` (the caller's IP)."""
+as its child on the public address(es) when E3_INGEST_FRONT is on, and serves on a unix socket behind it. The
+front terminates the agents' heartbeat streams (checking, counting and encoding each heartbeat; the controller is
+handed the rest through e3.internal.v1.IngestBackend, rpc.front_servicer) and forwards every other call unparsed,
+adding `x-e3-peer` (the caller's IP)."""
 
 import asyncio
 import logging
@@ -43,12 +45,13 @@ class IngestFront:
     exit status when it ends, stop() ends it."""
 
     def __init__(self, binary: Path, hosts: list[str], port: int, backend: Path,
-                 tls_cert: Path | None = None, tls_key: Path | None = None):
+                 tls_cert: Path | None = None, tls_key: Path | None = None, rollup_flush_ms: int = 1000):
         self.args = [str(binary)]
         for host in hosts:
             self.args += ["--listen", f"[{host}]:{port}" if ":" in host and not host.startswith("[") else
                           f"{host}:{port}"]
-        self.args += ["--backend", f"unix:{backend}", "--parent-pid", str(os.getpid())]
+        self.args += ["--backend", f"unix:{backend}", "--parent-pid", str(os.getpid()),
+                      "--rollup-flush-ms", str(rollup_flush_ms)]
         if tls_cert is not None:
             self.args += ["--tls-cert", str(tls_cert), "--tls-key", str(tls_key)]
         self.proc: asyncio.subprocess.Process | None = None

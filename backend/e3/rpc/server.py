@@ -14,7 +14,8 @@ from e3.core.config import Settings
 from e3.orchestrator.detection import DetectionPolicy
 from e3.orchestrator.membership import MembershipPolicy
 from e3.rpc.ingest_front import IngestFront, socket_path
-from e3.rpc.pb import agent_pb2, agent_pb2_grpc, telemetry_pb2_grpc
+from e3.rpc.front_servicer import IngestBackendServicer
+from e3.rpc.pb import agent_pb2, agent_pb2_grpc, front_pb2_grpc, telemetry_pb2_grpc
 from e3.rpc.servicer import AgentServicer
 from e3.rpc.tail_servicer import TelemetryTailServicer
 from e3.services.cluster_views import cluster_view
@@ -83,14 +84,15 @@ class Controller:
 
             self.socket = socket_path(settings.data_dir, self.requested_port, os.getpid())
             self.front = IngestFront(ingest_binary(), self.hosts, self.requested_port, self.socket,
-                                     settings.controller_tls_cert, settings.controller_tls_key)
+                                     settings.controller_tls_cert, settings.controller_tls_key,
+                                     settings.rollup_flush_ms)
         views = ClusterViewCache(cluster_view, settings.orchestrator_view_fresh_ms / 1000,
                                  settings.orchestrator_view_stale_ms / 1000)
         orchestrator = DataplaneOrchestrator(settings.orchestrator, detection_policy_from(settings), views=views)
         resume_grace_s = None if settings.resume_grace_ms is None else settings.resume_grace_ms / 1000
         self.hub = AgentHub(policy_from(settings), settings.redis_url, orchestrator=orchestrator,
                             resume_grace_s=resume_grace_s, address=self.address)
-        self.power = PowerReadings(self.hub.nodes, self.hub.clock)
+        self.power = PowerReadings(self.hub.nodes, self.hub.clock, changed=self.hub.front_table.changed)
         self.metrics = MetricsExport(self.hub.energy, self.hub.redis, settings.metrics_interval_ms / 1000,
                                      counts_requests=self.hub.energy_rollups.counts_requests,
                                      rejected=self.hub.rejected, name=self.hub.lease.name,
@@ -101,12 +103,18 @@ class Controller:
         # queueing unseen in the controller. The agents ping every second to notice a frozen
         # controller within ~2 s (agents/e3-agent/rpc/e3rpc.cc): allow pings that often, and never
         # count them as abuse (gRPC's default answers them with GOAWAY too_many_pings).
-        self.server = grpc.aio.server(options=[("grpc.http2.bdp_probe", 0), ("grpc.http2.lookahead_bytes", 16384),
+        # Behind the front, the agents' windows are the front's; its deliveries (tens of thousands of heartbeats' live
+        # items, under the front's own backpressure) cross the unix socket whole.
+        windows = [("grpc.max_receive_message_length", -1)] if self.front is not None else [
+            ("grpc.http2.bdp_probe", 0), ("grpc.http2.lookahead_bytes", 16384)]
+        self.server = grpc.aio.server(options=[*windows,
                                                (GRPC_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, AGENT_PING_MIN_INTERVAL_MS),
                                                (GRPC_MAX_PING_STRIKES, 0)])
         agent_pb2_grpc.add_AgentServiceServicer_to_server(AgentServicer(self.hub), self.server)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         telemetry_pb2_grpc.add_TelemetryTailServicer_to_server(TelemetryTailServicer(self.hub.tail), self.server)
+        if self.front is not None:
+            front_pb2_grpc.add_IngestBackendServicer_to_server(IngestBackendServicer(self.hub), self.server)
         self.port = 0
 
     async def start(self) -> int:
@@ -139,11 +147,14 @@ class Controller:
         self.socket.parent.mkdir(parents=True, exist_ok=True)
         if not self.server.add_insecure_port(f"unix:{self.socket}"):
             raise RuntimeError(f"cannot listen on unix:{self.socket}")
-        await self._serve()
+        # the front first: its port (0: the kernel's pick) is the address this controller's lease row gives; until
+        # the server below serves, what it forwards is refused UNAVAILABLE, and agents call again
+        self.port = await self.front.start()
+        self.address = self.hub.lease.address = f"{','.join(self.hosts)}:{self.port}"
         try:
-            self.port = await self.front.start()
+            await self._serve()
         except BaseException:
-            await self.stop(0)
+            await self.front.stop()
             raise
         log.info("e3-ingest (pid %d) listening on %s, forwarding to unix:%s", self.front.pid,
                  f"{','.join(self.hosts)}:{self.port}", self.socket)
@@ -159,12 +170,12 @@ class Controller:
 
     async def stop(self, grace_s: float = 5.0) -> None:
         await self.health.enter_graceful_shutdown()
+        if self.front is not None:
+            await self.front.stop()  # first: its heartbeat streams end, and its last delivery reaches the hub
         await self.power.stop()
         await self.metrics.stop()
         await self.hub.stop()  # ends command streams, writes buffered heartbeats
         await self.server.stop(grace_s)
-        if self.front is not None:
-            await self.front.stop()
 
 
 async def serve(settings: Settings, host: str | None = None, port: int | None = None) -> int:

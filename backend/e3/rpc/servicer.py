@@ -11,6 +11,7 @@ from e3.services import tokens
 from e3.services.agent_credentials import AgentCredential
 
 PEER_METADATA = "x-e3-peer"  # set by the ingest front to its caller's IP
+FRONT_NODE_METADATA = "x-e3-front-node-bin"  # a Register's node for the ingest front (front.proto NodeTableChange)
 _KINDS = {agent_pb2.NODE_KIND_HOST: "host", agent_pb2.NODE_KIND_SMARTNIC: "smartnic"}
 
 
@@ -70,8 +71,12 @@ class AgentServicer(agent_pb2_grpc.AgentServiceServicer):
                                               control_address=caller_ip(context))
         except E3Error as exc:
             await abort(context, exc)
+        tracked = self.hub.nodes[node_id]
+        if (context.peer() or "").startswith("unix:"):  # behind the ingest front: it holds the node before answering
+            change = self.hub.front_table.current(tracked)
+            context.set_trailing_metadata(((FRONT_NODE_METADATA, change.SerializeToString()),))
         return agent_pb2.RegisterResponse(node_id=str(node_id), heartbeat_period_ms=self.hub.heartbeat_period_ms,
-                                          lease_epoch=self.hub.nodes[node_id].lease_epoch)
+                                          lease_epoch=tracked.lease_epoch)
 
     async def StreamHeartbeats(self, request_iterator, context):
         credential = await self._authenticate(context)

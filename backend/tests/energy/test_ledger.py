@@ -117,3 +117,43 @@ def test_conservation_rows_equal_the_heartbeats_and_instances_add_up_to_their_no
         assert all(r.joules >= 0 for r in parts) and n.unattributed_joules >= 0
     charged = sum(sum(i.joules_by_source.values()) for i in ledger.instances.values())
     assert charged <= expected_joules * (1 + 1e-9) + 1e-9
+
+
+def test_a_step_counted_from_the_fronts_rollup_rows_closes_as_the_same_heartbeats_counted_one_by_one():
+    """With the ingest front the ledger gets 1 s rollup rows (add_rollup), not heartbeats: the energy history's
+    rows must come out as they would from the heartbeats themselves (CPU seconds too, the intervals being equal),
+    whatever pieces the rows come in."""
+    from e3.rollup.steps import RollupSteps
+
+    direct, rolled = EnergyLedger(step_s=10), EnergyLedger(step_s=10)
+    one = direct.account("n1", "c1", "host", "h")
+    clock = EnergyLedger(step_s=10).account("n1", "c1", "host", "h")  # the front's energy clock
+    steps = RollupSteps()
+    node_steps = steps.node("n1", "c1")
+    pieces = []
+    for k in range(40):  # 2 s at 20 Hz across a 10 s step boundary, the source switching once
+        t, source = 1008.5 + k * 0.05, "model" if k < 25 else "rapl"
+        used = [("a", 3, 0.3, 0.0, 0, 0.0, 0.0), ("b", 1, 0.1, 0.0, 0, 0.0, 0.0)]
+        one.add(t, 100.0 + k, source, 0.5, used)
+        joules = clock.add(t, 100.0 + k, source, 0.5, used)
+        node_steps.add(t, clock.interval, joules, source, 100.0 + k, 0, 0.5, 0, 0, 0, 0, used)
+        if k % 7 == 6:
+            pieces.append(steps.take())  # the front's takes: a step's figures in several rows
+    pieces.append(steps.take())
+    account = rolled.account("n1", "c1", "host", "h")
+    for nodes, instances in pieces:
+        for row in nodes:
+            account.add_rollup(row, [i for i in instances if i.start == row.start])
+    expected, got = close_all(direct, idle=50.0), close_all(rolled, idle=50.0)
+    key = lambda r: (r.start, r.instance_id or "")  # noqa: E731
+    assert [key(r) for r in sorted(got, key=key)] == [key(r) for r in sorted(expected, key=key)]
+    for want, have in zip(sorted(expected, key=key), sorted(got, key=key)):
+        assert (have.heartbeats, have.requests, have.source) == (want.heartbeats, want.requests, want.source)
+        for name in ("joules", "idle_joules", "unattributed_joules", "seconds", "watts_max"):
+            assert getattr(have, name) == pytest.approx(getattr(want, name), rel=1e-9, abs=1e-9), name
+    # per source, only the row holding the switch differs: it says `mixed`, not how it split
+    assert sum(account.joules_by_source.values()) == pytest.approx(one.joules)
+    got, want = account.joules_by_source, one.joules_by_source
+    assert set(got) == {"model", "rapl", "mixed"} and 0 < got["mixed"] < 0.5 * one.joules
+    for source in ("model", "rapl"):
+        assert got[source] <= want[source] + 1e-9 <= got[source] + got["mixed"] + 2e-9

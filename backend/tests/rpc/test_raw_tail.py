@@ -45,7 +45,7 @@ def test_the_api_shows_the_controllers_tail_beside_the_stored_steps(stub, contro
     node_id = register(stub, agent_token, names(lab, "smartnic")[0], agent_id="agent-tail").node_id
     _stream(stub, agent_token, node_id, 4)
     page = client.get(f"/api/v1/nodes/{node_id}/telemetry").json()
-    assert page["tail_status"] == "ok" and [p["queue_len"] for p in page["tail"]] == [0, 1, 2, 3]
+    assert page["tail_status"] == "ok" and [p["queue_len"] for p in page["tail"]] == [0, 1, 2, 3], page["tail_error"]
     assert sum(s["heartbeats"] for s in page["items"]) == 4  # the summary came once the rollups were written
     other = register(stub, agent_token, names(lab, "smartnic")[1], agent_id="agent-quiet").node_id
     quiet = client.get(f"/api/v1/nodes/{other}/telemetry").json()

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The link to the controller (see backend_link.h). Lock order: a stream's own mutex may be held when it calls in
+// here (mu_ is then taken inside it); mu_ is never held while a stream is called (LinkedStream) or a blocking
+// call is made, so the streams to reach are gathered under mu_ and called after it is released.
+#include "backend_link.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <utility>
+
+namespace ingest {
+namespace {
+
+constexpr auto kNewsWait = std::chrono::milliseconds(50);    // the longest the delivery thread sleeps at once
+constexpr auto kRetryPause = std::chrono::milliseconds(500); // before calling WatchNodes or Deliver again
+constexpr int kMaxPendingItems = 100000; // streams park beyond this many heartbeats waiting for a delivery
+constexpr auto kLastDeliveryDeadline = std::chrono::seconds(3); // the parent kills a front still stopping at 5 s
+
+} // namespace
+
+BackendLink::BackendLink(std::shared_ptr<grpc::Channel> backend, std::chrono::milliseconds rollup_flush)
+    : stub_(e3::internal::v1::IngestBackend::NewStub(std::move(backend))), rollup_flush_(rollup_flush) {}
+
+BackendLink::~BackendLink() { stop(); }
+
+void BackendLink::start() {
+    watcher_ = std::thread(&BackendLink::watch_nodes, this);
+    deliverer_ = std::thread(&BackendLink::deliver, this);
+}
+
+void BackendLink::stop() {
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        stopping_ = true;
+        if (watch_call_ != nullptr) watch_call_->TryCancel();
+        // a delivery in flight is answered (the controller is up) or fails (it is gone): then the last one goes
+    }
+    news_.notify_all();
+    stop_or_idle_.notify_all();
+    if (watcher_.joinable()) watcher_.join();
+    if (deliverer_.joinable()) deliverer_.join();
+    std::unique_lock<std::mutex> lock(mu_);
+    stop_or_idle_.wait(lock, [this] { return calls_in_flight_ == 0; });
+}
+
+// ---- the node table ---------------------------------------------------------------------------------------
+
+void BackendLink::apply(const e3::internal::v1::NodeTableChange &change, bool watched) {
+    if (!change.has_revoke()) {
+        std::lock_guard<std::mutex> lock(mu_);
+        table_.apply(change, watched);
+        return;
+    }
+    const std::string &token_id = change.revoke().token_id(), &message = change.revoke().message();
+    std::vector<std::shared_ptr<LinkedStream>> ended;
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        revoked_[token_id] = message;
+        for (const auto &[key, attached] : streams_) {
+            if (attached.token_id != token_id) continue;
+            if (std::shared_ptr<LinkedStream> stream = attached.stream.lock()) ended.push_back(std::move(stream));
+        }
+    }
+    for (const std::shared_ptr<LinkedStream> &stream : ended) stream->revoke(message);
+}
+
+void BackendLink::watch_nodes() {
+    while (true) {
+        grpc::ClientContext context;
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            if (stopping_) return;
+            watch_call_ = &context;
+            table_.begin_snapshot();
+        }
+        std::unique_ptr<grpc::ClientReader<e3::internal::v1::NodeTableChange>> reader =
+            stub_->WatchNodes(&context, e3::internal::v1::WatchNodesRequest());
+        e3::internal::v1::NodeTableChange change;
+        while (reader->Read(&change)) apply(change, true);
+        const grpc::Status status = reader->Finish();
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            watch_call_ = nullptr;
+            if (stopping_) return;
+        }
+        std::fprintf(stderr, "e3-ingest: the controller's node watch ended (%d: %s); calling again in 0.5 s\n",
+                     static_cast<int>(status.error_code()), status.error_message().c_str());
+        if (!pause()) return;
+    }
+}
+
+// ---- the heartbeat streams' calls and state ---------------------------------------------------------------
+
+void BackendLink::open_stream(grpc::ClientContext *context, const e3::internal::v1::OpenStreamRequest *request,
+                              e3::internal::v1::OpenStreamResponse *response,
+                              std::function<void(grpc::Status)> done) {
+    call_started();
+    stub_->async()->OpenStream(context, request, response, [this, done = std::move(done)](grpc::Status status) {
+        done(std::move(status));
+        call_ended();
+    });
+}
+
+void BackendLink::judge(grpc::ClientContext *context, const e3::internal::v1::JudgeRequest *request,
+                        e3::internal::v1::JudgeResponse *response, std::function<void(grpc::Status)> done) {
+    call_started();
+    stub_->async()->Judge(context, request, response, [this, done = std::move(done)](grpc::Status status) {
+        done(std::move(status));
+        call_ended();
+    });
+}
+
+void BackendLink::call_started() {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++calls_in_flight_;
+}
+
+void BackendLink::call_ended() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (--calls_in_flight_ == 0) stop_or_idle_.notify_all();
+}
+
+bool BackendLink::attach(const std::shared_ptr<LinkedStream> &stream, const std::string &token_id,
+                         std::string *message) {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto revoked = revoked_.find(token_id);
+    if (revoked != revoked_.end()) {
+        *message = revoked->second;
+        return false;
+    }
+    streams_[stream.get()] = Attached{token_id, stream};
+    return true;
+}
+
+void BackendLink::detach(const LinkedStream *stream) {
+    std::lock_guard<std::mutex> lock(mu_);
+    streams_.erase(stream);
+}
+
+BatchOutcome BackendLink::accept(const std::string &agent_id, const std::string &token_id,
+                                 const e3::agent::v1::HeartbeatBatch &batch, int64_t wall_ns, double now) {
+    BatchOutcome outcome;
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        outcome.result = intake_.accept(agent_id, token_id, batch, wall_ns, now);
+        take_outcome(token_id, batch, &outcome);
+    }
+    news_.notify_one();
+    return outcome;
+}
+
+BatchOutcome BackendLink::accept_judged(const std::string &agent_id, const std::string &token_id,
+                                        const e3::agent::v1::HeartbeatBatch &batch, const std::vector<int> &indexes,
+                                        const std::vector<Rejection> &refused, int64_t wall_ns, double now) {
+    BatchOutcome outcome;
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        for (const Rejection &rejection : refused) pending_.count_rejected(rejection_kind(rejection.reason));
+        outcome.result = intake_.accept_judged(agent_id, token_id, batch.heartbeats(), indexes, wall_ns, now);
+        take_outcome(token_id, batch, &outcome);
+    }
+    news_.notify_one();
+    return outcome;
+}
+
+// AgentHub.accept_batch's counting: a refusal naming a node another credential registered is `forbidden`.
+void BackendLink::take_outcome(const std::string &token_id, const e3::agent::v1::HeartbeatBatch &batch,
+                               BatchOutcome *outcome) {
+    pending_.add_accepted(outcome->result, batch);
+    for (const Rejection &rejection : outcome->result.rejections) {
+        const bool forbidden = rejection.reason == kNotRegistered && table_.foreign(rejection.node_id, token_id);
+        pending_.count_rejected(forbidden ? kForbidden : rejection_kind(rejection.reason));
+        if (forbidden) outcome->foreign.push_back(rejection.node_id);
+    }
+}
+
+void BackendLink::count_oversized(uint64_t heartbeats) {
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        pending_.count_rejected(kOversized, heartbeats);
+    }
+    news_.notify_one();
+}
+
+bool BackendLink::park_if_full(std::shared_ptr<LinkedStream> stream) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (pending_.items() <= kMaxPendingItems) return false;
+    parked_.push_back(std::move(stream));
+    return true;
+}
+
+void BackendLink::stream_ended(const std::string &token_id, const std::string &agent_id,
+                               std::shared_ptr<LinkedStream> waiter) {
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        pending_.add_end(token_id, agent_id, waiter != nullptr);
+        if (waiter != nullptr) waiters_.push_back(std::move(waiter));
+    }
+    news_.notify_one();
+}
+
+// ---- deliveries -------------------------------------------------------------------------------------------
+
+// Rollups are taken every rollup_flush_ only (or for a flush): each take ends a node's current 1 s step in a
+// row, so taking them at every delivery (as fast as the controller answers) would split steps into many rows.
+void BackendLink::deliver() {
+    Clock::time_point last_take = Clock::now();
+    std::unique_lock<std::mutex> lock(mu_);
+    while (true) { // until the last delivery, once stopping
+        const Clock::time_point due = last_take + rollup_flush_;
+        const bool ready = news_.wait_until(lock, std::min(Clock::now() + kNewsWait, due), [&] {
+            return stopping_ || pending_.has_news() || Clock::now() >= due;
+        });
+        if (!ready) continue;
+        const bool take_rollups = stopping_ || pending_.flush() || Clock::now() >= due;
+        e3::internal::v1::Delivery delivery = pending_.take();
+        set_backlog(intake_.take_backlog_s(), &delivery); // each delivery: membership reads it every half period
+        if (take_rollups) {
+            add_rollups(intake_.take_rollups().rows, &delivery);
+            last_take = Clock::now();
+        }
+        std::vector<std::shared_ptr<LinkedStream>> answered = std::move(waiters_);
+        waiters_.clear();
+        const bool last = stopping_;
+        lock.unlock();
+        if (last) { // what the streams ended by the server's shutdown left, and the rollups: once, briefly
+            if (send_last(delivery))
+                for (const std::shared_ptr<LinkedStream> &stream : answered) stream->delivered();
+            return;
+        }
+        if (!send(delivery)) return;
+        lock.lock();
+        std::vector<std::shared_ptr<LinkedStream>> parked = std::move(parked_);
+        parked_.clear();
+        lock.unlock();
+        for (const std::shared_ptr<LinkedStream> &stream : answered) stream->delivered();
+        for (const std::shared_ptr<LinkedStream> &stream : parked) stream->resume();
+        lock.lock();
+    }
+}
+
+// Sends `delivery` until the controller answers it; false when stopping first.
+bool BackendLink::send(const e3::internal::v1::Delivery &delivery) {
+    while (true) {
+        grpc::ClientContext context; // no deadline: the controller answers once its rollups are written, however
+                                     // long its database takes (meanwhile the streams park: backpressure), and a
+                                     // retry after a deadline could count a delivery it applied twice
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            if (stopping_) return false;
+            delivery_call_ = &context;
+        }
+        e3::internal::v1::DeliveryAck ack;
+        const grpc::Status status = stub_->Deliver(&context, delivery, &ack);
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            delivery_call_ = nullptr;
+            if (status.ok()) return true;
+            if (stopping_) return false;
+        }
+        std::fprintf(stderr, "e3-ingest: a delivery to the controller failed (%d: %s); sending it again in 0.5 s\n",
+                     static_cast<int>(status.error_code()), status.error_message().c_str());
+        if (!pause()) return false;
+    }
+}
+
+bool BackendLink::send_last(const e3::internal::v1::Delivery &delivery) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + kLastDeliveryDeadline);
+    e3::internal::v1::DeliveryAck ack;
+    const grpc::Status status = stub_->Deliver(&context, delivery, &ack);
+    if (!status.ok())
+        std::fprintf(stderr, "e3-ingest: the last delivery to the controller failed (%d: %s): %lu heartbeats and "
+                             "%d rollup rows are lost\n", static_cast<int>(status.error_code()),
+                     status.error_message().c_str(), static_cast<unsigned long>(delivery.accepted()),
+                     delivery.node_rollups_size() + delivery.instance_rollups_size());
+    return status.ok();
+}
+
+bool BackendLink::pause() {
+    std::unique_lock<std::mutex> lock(mu_);
+    return !stop_or_idle_.wait_for(lock, kRetryPause, [this] { return stopping_; });
+}
+
+} // namespace ingest

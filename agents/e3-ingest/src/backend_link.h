@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The front's link to the Python controller (front.proto's IngestBackend, on the controller's unix socket) and
+// the state its heartbeat streams share: the intake (front_intake.h), the node table it runs on (node_table.h)
+// and the delivery being filled (pending_delivery.h), all under one mutex, so items enter the delivery in the
+// order they were accepted. Two threads of its own: one watches the node table (WatchNodes, called again 0.5 s
+// after it ends), one delivers (a blocking Deliver at a time, the same delivery retried every 0.5 s until it is
+// answered; the rollups taken every --rollup-flush-ms, or at once when a delivery asks a flush). The streams'
+// calls to the controller (OpenStream, Judge) are asynchronous: gRPC's callback threads never block here.
+#ifndef E3_INGEST_BACKEND_LINK_H
+#define E3_INGEST_BACKEND_LINK_H
+
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "e3/internal/v1/front.grpc.pb.h"
+#include "front_intake.h"
+#include "node_table.h"
+#include "pending_delivery.h"
+
+namespace ingest {
+
+// A heartbeat stream as the link reaches it (heartbeat_stream.h). Each is called from a link thread (or a
+// Register's callback thread, for a revocation), never under the link's mutex.
+class LinkedStream {
+public:
+    virtual ~LinkedStream() = default;
+    // The delivery holding its end (with a flush) was answered: answer the agent.
+    virtual void delivered() = 0;
+    // A delivery was answered after it parked (backpressure): read on.
+    virtual void resume() = 0;
+    // Its credential was revoked: end it UNAUTHENTICATED with `message`.
+    virtual void revoke(const std::string &message) = 0;
+};
+
+// A batch's outcome under the link's mutex: the intake's, and the nodes it named that another credential holds.
+struct BatchOutcome {
+    AcceptResult result;
+    std::vector<std::string> foreign; // node ids as sent, of the refusals counted `forbidden`
+};
+
+class BackendLink {
+public:
+    using Clock = std::chrono::steady_clock;
+
+    BackendLink(std::shared_ptr<grpc::Channel> backend, std::chrono::milliseconds rollup_flush);
+    ~BackendLink(); // stop()
+    BackendLink(const BackendLink &) = delete;
+    BackendLink &operator=(const BackendLink &) = delete;
+
+    // Starts the watch and delivery threads.
+    void start();
+    // Cancels the watch, lets a delivery in flight end, sends a last one (what is left, rollups taken), joins both
+    // threads, then waits for the streams' calls still in flight (call it after the server's Shutdown: the
+    // streams' calls end with theirs). Idempotent.
+    void stop();
+
+    // A node table change a call's answer carried (a Register's trailing metadata), applied as the watch's are.
+    void apply_answered(const e3::internal::v1::NodeTableChange &change) { apply(change, false); }
+
+    // ---- for the heartbeat streams --------------------------------------------------------------------------
+
+    // The controller's calls, asynchronous (`done` on a gRPC thread). Their arguments live until `done`.
+    void open_stream(grpc::ClientContext *context, const e3::internal::v1::OpenStreamRequest *request,
+                     e3::internal::v1::OpenStreamResponse *response, std::function<void(grpc::Status)> done);
+    void judge(grpc::ClientContext *context, const e3::internal::v1::JudgeRequest *request,
+               e3::internal::v1::JudgeResponse *response, std::function<void(grpc::Status)> done);
+
+    // A stream opened under `token_id` (revocations reach it until detach). When that credential was revoked
+    // already, returns false and sets `message` to the revocation's.
+    bool attach(const std::shared_ptr<LinkedStream> &stream, const std::string &token_id, std::string *message);
+    void detach(const LinkedStream *stream);
+
+    // The intake's accept of `batch` (its heartbeats as `agent_id` under `token_id`), taken into the delivery.
+    BatchOutcome accept(const std::string &agent_id, const std::string &token_id,
+                        const e3::agent::v1::HeartbeatBatch &batch, int64_t wall_ns, double now);
+    // The second half of a batch with doubted heartbeats: those the controller refused (`refused`, with its
+    // reasons) counted, then accept_judged of `indexes`.
+    BatchOutcome accept_judged(const std::string &agent_id, const std::string &token_id,
+                               const e3::agent::v1::HeartbeatBatch &batch, const std::vector<int> &indexes,
+                               const std::vector<Rejection> &refused, int64_t wall_ns, double now);
+    // A batch refused whole, `heartbeats` long.
+    void count_oversized(uint64_t heartbeats);
+    // True when the delivery being filled holds too many items: `stream` reads no more until resume().
+    bool park_if_full(std::shared_ptr<LinkedStream> stream);
+    // A stream (opened) ended: its StreamEnd goes into the delivery. With `waiter`, the delivery asks a flush
+    // and waiter->delivered() follows its answer.
+    void stream_ended(const std::string &token_id, const std::string &agent_id,
+                      std::shared_ptr<LinkedStream> waiter);
+
+private:
+    struct Attached {
+        std::string token_id;
+        std::weak_ptr<LinkedStream> stream;
+    };
+
+    // A node table change, from the watch (`watched`) or an answer: applied to the table, or for a revocation,
+    // every open stream under that credential ended.
+    void apply(const e3::internal::v1::NodeTableChange &change, bool watched);
+    void take_outcome(const std::string &token_id, const e3::agent::v1::HeartbeatBatch &batch,
+                      BatchOutcome *outcome); // under mu_
+    void watch_nodes();
+    void deliver();
+    bool send(const e3::internal::v1::Delivery &delivery);
+    bool send_last(const e3::internal::v1::Delivery &delivery); // once, with a deadline; false when it failed
+    bool pause(); // false when stopping
+    void call_started();
+    void call_ended();
+
+    std::unique_ptr<e3::internal::v1::IngestBackend::Stub> stub_;
+    const std::chrono::milliseconds rollup_flush_;
+
+    std::mutex mu_;
+    FrontIntake intake_;
+    NodeTable table_{intake_};
+    PendingDelivery pending_;
+    std::vector<std::shared_ptr<LinkedStream>> waiters_; // ended with a flush, in the delivery being filled
+    std::vector<std::shared_ptr<LinkedStream>> parked_;
+    std::unordered_map<const LinkedStream *, Attached> streams_;
+    std::unordered_map<std::string, std::string> revoked_; // token id -> the revocation's message
+    bool stopping_ = false;
+    grpc::ClientContext *watch_call_ = nullptr;    // the WatchNodes call in flight
+    grpc::ClientContext *delivery_call_ = nullptr; // the Deliver call in flight
+    int calls_in_flight_ = 0;                      // OpenStream and Judge
+    std::condition_variable news_;                 // the delivery thread's: the pending delivery has news
+    std::condition_variable stop_or_idle_;         // stopping_ set, or calls_in_flight_ back to 0
+    std::thread watcher_, deliverer_;
+};
+
+} // namespace ingest
+
+#endif

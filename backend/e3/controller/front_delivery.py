@@ -1,0 +1,95 @@
+"""What the ingest front took, applied to the controller (docs/controller-scale-out.md §2).
+
+With E3_INGEST_FRONT the agents' heartbeat streams end at the front (agents/e3-ingest): it checks each heartbeat,
+counts it in its node's energy and 1 s rollup steps, and encodes its live item, as the Python intake would
+(controller.heartbeat_intake, whose tested rules it ports). What is left to the controller arrives here, one
+e3.internal.v1.Delivery at a time (rpc.front_servicer): the counts refused (for /metrics), the nodes heard (for
+membership), how far behind the front runs, the live items (Redis and the raw tail), the SmartNIC heartbeats
+(detection), the rollup rows (Postgres, and the energy ledger), the streams that ended, and whether to answer
+only once the rollups are written (a stream's summary promises `accepted` heartbeats are).
+"""
+
+import uuid
+
+from e3.rollup.steps import InstanceRollup, NodeRollup
+
+_NODE_FIELDS = tuple(NodeRollup.__dataclass_fields__)
+_INSTANCE_FIELDS = tuple(InstanceRollup.__dataclass_fields__)
+_MAX_IDS = 200_000  # node id texts kept parsed
+
+
+def node_rows(delivery) -> list[NodeRollup]:
+    return [NodeRollup(*(getattr(row, name) for name in _NODE_FIELDS)) for row in delivery.node_rollups]
+
+
+def instance_rows(delivery) -> list[InstanceRollup]:
+    return [InstanceRollup(*(getattr(row, name) for name in _INSTANCE_FIELDS)) for row in delivery.instance_rollups]
+
+
+class FrontDeliveries:
+    def __init__(self, hub):
+        """`hub`: the controller's AgentHub."""
+        self.hub = hub
+        self._ids: dict[str, uuid.UUID] = {}
+        self.delivered = 0  # heartbeats the front accepted, summed over its deliveries
+
+    def _node(self, text: str):
+        node_id = self._ids.get(text)
+        if node_id is None:
+            if len(self._ids) > _MAX_IDS:
+                self._ids.clear()
+            node_id = self._ids[text] = uuid.UUID(text)
+        return self.hub.nodes.get(node_id)
+
+    async def apply(self, delivery) -> None:
+        hub = self.hub
+        self.delivered += delivery.accepted
+        if delivery.rejected:
+            hub.rejected.update(dict(delivery.rejected))
+        now = hub.clock()
+        for text in delivery.heard_node_ids:
+            node = self._node(text)
+            if node is not None:
+                node.last_seen = now
+        if delivery.has_backlog:
+            hub.intake.heard_aged(delivery.backlog_s)
+        if delivery.item_json:
+            await hub.rollup_writer.room()  # the front sends no more until the database catches up
+            await hub.live.room()
+            items, node_ids = list(delivery.item_json), list(delivery.item_node_ids)
+            hub.live.add(zip(delivery.item_cluster_ids, node_ids), items)
+            if hub.tail.per_node:
+                node_tail = hub.tail.node
+                for node_id, ts, item in zip(node_ids, delivery.item_ts_unix_ns, items):
+                    node_tail(node_id).append((ts, item))
+        if delivery.smartnic_heartbeats and hub.orchestrator.mode != "off":
+            observe = hub.orchestrator.observe
+            for text, hb in zip(delivery.smartnic_node_ids, delivery.smartnic_heartbeats):
+                node = self._node(text)
+                if node is not None:
+                    observe(node, hb)
+        if delivery.node_rollups:
+            self._count_rollups(node_rows(delivery), instance_rows(delivery))
+        for end in delivery.ended:
+            token_id = uuid.UUID(end.token_id) if end.token_id else None
+            if token_id is not None:
+                hub.credentials.front_closed(token_id)
+            if end.agent_id:
+                hub.stream_ended(token_id, end.agent_id)
+        if delivery.flush:
+            await hub.flush()
+
+    def _count_rollups(self, nodes: list[NodeRollup], instances: list[InstanceRollup]) -> None:
+        """Into the rollup writer, and the energy ledger (per node, its account as the intake opens it)."""
+        hub = self.hub
+        hub.rollups.hand(nodes, instances)
+        by_step: dict[tuple[str, int], list[InstanceRollup]] = {}
+        for row in instances:
+            by_step.setdefault((row.node_id, row.start), []).append(row)
+        for row in nodes:
+            account = hub.energy.nodes.get(row.node_id)
+            if account is None:  # its first row: the account as the intake opens it
+                tracked = self._node(row.node_id)
+                kind, name = (tracked.kind, tracked.name) if tracked is not None else ("host", row.node_id)
+                account = hub.energy.account(row.node_id, row.cluster_id, kind, name)
+            account.add_rollup(row, by_step.get((row.node_id, row.start), ()))

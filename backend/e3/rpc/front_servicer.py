@@ -1,0 +1,50 @@
+"""e3.internal.v1.IngestBackend: what the controller's ingest front (agents/e3-ingest) asks of the controller behind
+it, on the unix socket only (docs/controller-scale-out.md §2). The work is in controller.front_table (the node
+table it mirrors) and controller.front_delivery (what it took)."""
+
+import logging
+from datetime import datetime, timezone
+
+from e3.controller.agent_hub import AgentHub
+from e3.controller.heartbeat_intake import heartbeat_dict
+from e3.core.errors import E3Error
+from e3.rpc.errors import abort
+from e3.rpc.pb import front_pb2, front_pb2_grpc
+from e3.services import agents
+
+log = logging.getLogger(__name__)
+HOW_TO_SEND = "send `authorization: Bearer <token>` metadata"
+
+
+class IngestBackendServicer(front_pb2_grpc.IngestBackendServicer):
+    def __init__(self, hub: AgentHub):
+        self.hub = hub
+
+    async def OpenStream(self, request, context):
+        try:
+            credential = await self.hub.authenticate(request.authorization or None, how_to_send=HOW_TO_SEND)
+        except E3Error as exc:
+            await abort(context, exc)
+        self.hub.credentials.front_opened(credential.token_id)
+        return front_pb2.OpenStreamResponse(token_id=str(credential.token_id))
+
+    async def WatchNodes(self, request, context):
+        async for change in self.hub.front_table.watch():
+            yield change
+
+    async def Judge(self, request, context):
+        """agents.heartbeat_problem of each heartbeat the front's quick check doubted, as the Python intake
+        judges those it doubts."""
+        wall = datetime.fromtimestamp(request.wall_unix_ns / 1e9, timezone.utc)
+        self.hub.intake.doubted += len(request.heartbeats)
+        return front_pb2.JudgeResponse(problems=[agents.heartbeat_problem(heartbeat_dict(hb), wall) or ""
+                                                 for hb in request.heartbeats])
+
+    async def Deliver(self, request, context):
+        try:
+            await self.hub.front.apply(request)
+        except Exception:
+            log.exception("applying the ingest front's delivery failed (%d heartbeats); it sends it again",
+                          request.accepted)
+            raise
+        return front_pb2.DeliveryAck()
