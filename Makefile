@@ -101,7 +101,7 @@ $(VENV)/.installed: $(VENV)/bin/activate backend/pyproject.toml backend/requirem
 	touch $@
 
 # gRPC code for the agent contract (proto/), generated at build time into backend/e3/rpc/gen/.
-backend/e3/rpc/gen/.stamp: $(VENV)/.installed $(wildcard proto/e3/agent/v1/*.proto)
+backend/e3/rpc/gen/.stamp: $(VENV)/.installed $(wildcard proto/e3/*/v1/*.proto)
 	cd backend && ../$(VENV)/bin/python -m e3.rpc.codegen
 	touch $@
 

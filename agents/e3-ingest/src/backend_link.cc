@@ -13,6 +13,9 @@ namespace ingest {
 namespace {
 
 constexpr auto kNewsWait = std::chrono::milliseconds(50);    // the longest the delivery thread sleeps at once
+// Deliveries start at least this far apart (but for a flush): each costs the controller a gRPC call in Python,
+// about 0.1 ms, which per agent batch at low load cost more than the heartbeats themselves.
+constexpr auto kDeliveryGap = std::chrono::milliseconds(10);
 constexpr auto kRetryPause = std::chrono::milliseconds(500); // before calling WatchNodes or Deliver again
 constexpr int kMaxPendingItems = 100000; // streams park beyond this many heartbeats waiting for a delivery
 constexpr auto kLastDeliveryDeadline = std::chrono::seconds(3); // the parent kills a front still stopping at 5 s
@@ -205,9 +208,10 @@ void BackendLink::stream_ended(const std::string &token_id, const std::string &a
 // Rollups are taken every rollup_flush_ only (or for a flush): each take ends a node's current 1 s step in a
 // row, so taking them at every delivery (as fast as the controller answers) would split steps into many rows.
 void BackendLink::deliver() {
-    Clock::time_point last_take = Clock::now();
+    Clock::time_point last_take = Clock::now(), next_start = last_take;
     std::unique_lock<std::mutex> lock(mu_);
     while (true) { // until the last delivery, once stopping
+        news_.wait_until(lock, next_start, [&] { return stopping_ || pending_.flush(); });
         const Clock::time_point due = last_take + rollup_flush_;
         const bool ready = news_.wait_until(lock, std::min(Clock::now() + kNewsWait, due), [&] {
             return stopping_ || pending_.has_news() || Clock::now() >= due;
@@ -229,6 +233,7 @@ void BackendLink::deliver() {
                 for (const std::shared_ptr<LinkedStream> &stream : answered) stream->delivered();
             return;
         }
+        next_start = Clock::now() + kDeliveryGap;
         if (!send(delivery)) return;
         lock.lock();
         std::vector<std::shared_ptr<LinkedStream>> parked = std::move(parked_);

@@ -12,16 +12,9 @@
 
 #include "front_intake.h"
 #include "node_table.h"
+#include "check.h"
 
 namespace {
-
-#define CHECK(cond)                                                                      \
-    do {                                                                                 \
-        if (!(cond)) {                                                                   \
-            std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-            std::exit(1);                                                                \
-        }                                                                                \
-    } while (0)
 
 using e3::internal::v1::NodeTableChange;
 

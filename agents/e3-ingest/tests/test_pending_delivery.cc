@@ -9,16 +9,9 @@
 #include <string>
 
 #include "pending_delivery.h"
+#include "check.h"
 
 namespace {
-
-#define CHECK(cond)                                                                      \
-    do {                                                                                 \
-        if (!(cond)) {                                                                   \
-            std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-            std::exit(1);                                                                \
-        }                                                                                \
-    } while (0)
 
 bool same(const char *a, const char *b) { return std::string(a) == b; }
 

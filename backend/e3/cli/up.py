@@ -174,9 +174,11 @@ def _controller(index: int, port: int, hosts: str, env: dict, logs: Path) -> Chi
     """The index-th of `e3 up`'s controllers: `controller` (log controller.log) for the first, `controller-2`
     (controller-2.log) for the second, ..."""
     name = "controller" if index == 0 else f"controller-{index + 1}"
+    # behind its compiled ingest front unless E3_INGEST_FRONT says otherwise (`make up` builds it with the agents)
+    front = {"E3_INGEST_FRONT": "1"}
     return Child(name, ["controller", "--host", hosts, "--port", str(port)],
-                 {"E3_RESUME_GRACE_MS": str(FIRST_RESUME_GRACE_MS), **env}, logs / f"{name}.log",
-                 restart_env={"E3_RESUME_GRACE_MS": str(RESTART_RESUME_GRACE_MS), **env})
+                 {**front, "E3_RESUME_GRACE_MS": str(FIRST_RESUME_GRACE_MS), **env}, logs / f"{name}.log",
+                 restart_env={**front, "E3_RESUME_GRACE_MS": str(RESTART_RESUME_GRACE_MS), **env})
 
 
 def _start_local_cluster(url: str, token: str, controller: str, servers: int) -> str | None:

@@ -28,7 +28,7 @@ Pure: no database, no clock. Used from one thread (the controller's event loop),
 """
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 STEP_S = 1  # seconds: the dashboard's, the orchestrator's and the paper's plots are per second
 MIXED = "mixed"
@@ -77,6 +77,31 @@ class InstanceRollup:
     latency_us_sum: float  # Σ mean latency × count
     latency_p99_max: float
     latency_p99_weighted_sum: float  # Σ p99 × count
+
+
+# How two pieces of one step's row merge (as telemetry_rollups merges a piece into the stored row): these columns
+# are added, these kept at their highest; the power source stays when equal, else is MIXED.
+NODE_ADDED = ("heartbeats", "seconds", "joules", "power_watts_sum", "queue_len_sum", "cpu_util_sum", "rx_bytes",
+              "tx_bytes", "rx_packets", "tx_packets", "requests")
+NODE_MAXED = ("power_watts_max", "queue_len_max", "cpu_util_max", "last_ts")
+INSTANCE_ADDED = ("heartbeats", "requests", "exec_time_us_sum", "cpu_seconds", "latency_count", "latency_us_sum",
+                  "latency_p99_weighted_sum")
+INSTANCE_MAXED = ("latency_p99_max",)
+
+
+def _merge(held, piece, added: tuple[str, ...], maxed: tuple[str, ...], **more):
+    return replace(held, **{name: getattr(held, name) + getattr(piece, name) for name in added},
+                   **{name: max(getattr(held, name), getattr(piece, name)) for name in maxed}, **more)
+
+
+def merge_node_rows(held: NodeRollup, piece: NodeRollup) -> NodeRollup:
+    """Two pieces of one node's step as one row."""
+    return _merge(held, piece, NODE_ADDED, NODE_MAXED,
+                  power_source=held.power_source if held.power_source == piece.power_source else MIXED)
+
+
+def merge_instance_rows(held: InstanceRollup, piece: InstanceRollup) -> InstanceRollup:
+    return _merge(held, piece, INSTANCE_ADDED, INSTANCE_MAXED)
 
 
 class _InstanceStep:
@@ -198,7 +223,9 @@ class RollupSteps:
         self.step_s = step_s
         self.nodes: dict[str, NodeSteps] = {}
         self._untaken = [0]  # rows the next take() hands over, counted as steps open (the writer's backpressure)
-        self._handed: tuple[list[NodeRollup], list[InstanceRollup]] = ([], [])  # rows made elsewhere, untaken
+        # rows made elsewhere, untaken, by their key: pieces of one step merge (one write takes a key once)
+        self._handed_nodes: dict[tuple, NodeRollup] = {}
+        self._handed_instances: dict[tuple, InstanceRollup] = {}
 
     @property
     def untaken_rows(self) -> int:
@@ -216,14 +243,23 @@ class RollupSteps:
     def hand(self, nodes: list[NodeRollup], instances: list[InstanceRollup]) -> None:
         """Rows the ingest front made from the heartbeats it took (controller.front_delivery): the next take()
         hands them over with the others."""
-        self._handed[0].extend(nodes)
-        self._handed[1].extend(instances)
-        self._untaken[0] += len(nodes) + len(instances)
+        for row in nodes:
+            self._hand(self._handed_nodes, (row.node_id, row.start), row, merge_node_rows)
+        for row in instances:
+            self._hand(self._handed_instances, (row.instance_id, row.node_id, row.start), row, merge_instance_rows)
+
+    def _hand(self, held: dict, key: tuple, row, merge) -> None:
+        before = held.get(key)
+        if before is None:
+            held[key] = row
+            self._untaken[0] += 1
+        else:
+            held[key] = merge(before, row)
 
     def take(self) -> tuple[list[NodeRollup], list[InstanceRollup]]:
         """Every node's deltas since the last take (the handed rows first)."""
-        nodes, instances = self._handed
-        self._handed = ([], [])
+        nodes, instances = list(self._handed_nodes.values()), list(self._handed_instances.values())
+        self._handed_nodes, self._handed_instances = {}, {}
         self._untaken[0] -= len(nodes) + len(instances)
         for steps in self.nodes.values():
             n, i = steps.take()

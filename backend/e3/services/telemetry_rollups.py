@@ -13,30 +13,25 @@ from functools import lru_cache
 
 from sqlalchemy.orm import Session
 
-from e3.rollup.steps import MIXED, InstanceRollup, NodeRollup
+from e3.rollup.steps import (INSTANCE_ADDED, INSTANCE_MAXED, MIXED, NODE_ADDED, NODE_MAXED, InstanceRollup,
+                             NodeRollup)
 from e3.services import day_partitions
 from e3.services.copy_merge import copy_text, merge_sql, stage
 
 NODE_COLUMNS = ("node_id", "ts", "step_s", "cluster_id", "heartbeats", "seconds", "joules", "power_source",
                 "power_watts_sum", "power_watts_max", "queue_len_sum", "queue_len_max", "cpu_util_sum",
                 "cpu_util_max", "rx_bytes", "tx_bytes", "rx_packets", "tx_packets", "requests", "last_ts")
-_NODE_ADDED = ("heartbeats", "seconds", "joules", "power_watts_sum", "queue_len_sum", "cpu_util_sum", "rx_bytes",
-               "tx_bytes", "rx_packets", "tx_packets", "requests")
-_NODE_MAXED = ("power_watts_max", "queue_len_max", "cpu_util_max", "last_ts")
 
 INSTANCE_COLUMNS = ("instance_id", "node_id", "ts", "step_s", "cluster_id", "heartbeats", "requests",
                     "exec_time_us_sum", "cpu_seconds", "latency_count", "latency_us_sum", "latency_p99_max",
                     "latency_p99_weighted_sum")
-_INSTANCE_ADDED = ("heartbeats", "requests", "exec_time_us_sum", "cpu_seconds", "latency_count", "latency_us_sum",
-                   "latency_p99_weighted_sum")
-_INSTANCE_MAXED = ("latency_p99_max",)
 
 
-_NODE_MERGE = merge_sql("node_rollups", NODE_COLUMNS, ("node_id", "ts"), _NODE_ADDED, _NODE_MAXED, (
+_NODE_MERGE = merge_sql("node_rollups", NODE_COLUMNS, ("node_id", "ts"), NODE_ADDED, NODE_MAXED, (
     "power_source = CASE WHEN node_rollups.power_source = EXCLUDED.power_source THEN node_rollups.power_source "
     f"ELSE '{MIXED}' END",))
 _INSTANCE_MERGE = merge_sql("instance_rollups", INSTANCE_COLUMNS, ("instance_id", "node_id", "ts"),
-                             _INSTANCE_ADDED, _INSTANCE_MAXED)
+                             INSTANCE_ADDED, INSTANCE_MAXED)
 
 
 def _time(seconds: float) -> datetime:

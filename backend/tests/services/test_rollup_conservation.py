@@ -226,3 +226,27 @@ def test_a_node_counted_by_two_controllers_in_one_step_is_stored_as_the_sum(back
     assert row.joules == pytest.approx(2.25)
     assert (inst.heartbeats, inst.requests, inst.latency_count, inst.latency_p99_max) == (2, 20, 20, 400.0)
     assert inst.instance_id == ODD_ID  # stored as the agent named it, through COPY's escaping
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_the_fronts_pieces_handed_between_two_writes_are_stored_as_one_row_a_step(backing_services, seed):
+    """With the ingest front, its takes arrive as rows (RollupSteps.hand); several can wait for one write, holding
+    pieces of the same steps: the write must hold each step once (one INSERT cannot touch a row twice), summed."""
+    feed = Feed(seed)
+    handed = RollupSteps()
+    writer = RollupWriter(handed, retry_s=0.01)
+
+    async def hand_and_write():
+        for _ in range(6):
+            for nodes, instances in feed.run(80, take_every=0.3):  # the front's takes, several a write
+                handed.hand(nodes, instances)
+            await writer.flush()
+
+    asyncio.run(hand_and_write())
+    assert writer.failures == 0 and handed.untaken_rows == 0
+    nodes, instances, steps = _stored()
+    assert {n: (s.heartbeats, s.requests) for n, s in nodes.items()} == {
+        n: (e["heartbeats"], e["requests"]) for n, e in feed.expect_node.items()}
+    assert instances == {(n, i): (e["heartbeats"], e["requests"], e["latency_count"])
+                         for (n, i), e in feed.expect_instance.items()}
+    assert steps == dict(feed.expect_step)
