@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <utility>
 
+#include "live_commands.h"
+
 namespace ingest {
 namespace {
 
@@ -228,6 +230,7 @@ void BackendLink::deliver() {
         waiters_.clear();
         const bool last = stopping_;
         lock.unlock();
+        set_live_commands(&delivery); // outside the lock: the streams go on meanwhile
         if (last) { // what the streams ended by the server's shutdown left, and the rollups: once, briefly
             if (send_last(delivery))
                 for (const std::shared_ptr<LinkedStream> &stream : answered) stream->delivered();

@@ -4,9 +4,10 @@ With E3_INGEST_FRONT the agents' heartbeat streams end at the front (agents/e3-i
 counts it in its node's energy and 1 s rollup steps, and encodes its live item, as the Python intake would
 (controller.heartbeat_intake, whose tested rules it ports). What is left to the controller arrives here, one
 e3.internal.v1.Delivery at a time (rpc.front_servicer): the counts refused (for /metrics), the nodes heard (for
-membership), how far behind the front runs, the live items (Redis and the raw tail), the SmartNIC heartbeats
-(detection), the rollup rows (Postgres, and the energy ledger), the streams that ended, and whether to answer
-only once the rollups are written (a stream's summary promises `accepted` heartbeats are).
+membership), how far behind the front runs, the live items (for the raw tail) with the Redis commands it made of
+them (written as they are), the SmartNIC heartbeats (detection), the rollup rows (Postgres, and the energy
+ledger), the streams that ended, and whether to answer only once the rollups are written (a stream's summary
+promises `accepted` heartbeats are).
 """
 
 import uuid
@@ -56,11 +57,10 @@ class FrontDeliveries:
         if delivery.item_json:
             await hub.rollup_writer.room()  # the front sends no more until the database catches up
             await hub.live.room()
-            items, node_ids = list(delivery.item_json), list(delivery.item_node_ids)
-            hub.live.add(zip(delivery.item_cluster_ids, node_ids), items)
+            hub.live.add_commands(delivery.live_commands, delivery.live_replies, len(delivery.item_json))
             if hub.tail.per_node:
                 node_tail = hub.tail.node
-                for node_id, ts, item in zip(node_ids, delivery.item_ts_unix_ns, items):
+                for node_id, ts, item in zip(delivery.item_node_ids, delivery.item_ts_unix_ns, delivery.item_json):
                     node_tail(node_id).append((ts, item))
         if delivery.smartnic_heartbeats and hub.orchestrator.mode != "off":
             observe = hub.orchestrator.observe

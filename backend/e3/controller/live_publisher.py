@@ -60,6 +60,8 @@ class LivePublisher:
         self.url, self.max_pending, self.retry_s = url, max_pending, retry_s
         self._latest: dict[str, dict[str, str]] = {}  # cluster id -> node id -> its latest item, queued
         self._items: list[str] = []  # every item queued, in order
+        self._made: list[bytes] = []  # commands made elsewhere (the ingest front), queued as they are
+        self._made_replies = 0  # the replies Redis gives them
         self._pending = 0  # heartbeats queued or being sent
         self._wake = asyncio.Event()
         self._room = asyncio.Event()
@@ -85,6 +87,18 @@ class LivePublisher:
             by_node[node_id] = item
         self._items.extend(items)
         self._pending += len(items)
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run(), name="live-feed")
+        self._wake.set()
+
+    def add_commands(self, commands: bytes, replies: int, heartbeats: int) -> None:
+        """Queue the Redis commands the ingest front made for `heartbeats` items (front.proto's live_commands, the
+        same commands `_write` makes), which Redis answers with `replies` replies; written as they are."""
+        if not commands:
+            return
+        self._made.append(commands)
+        self._made_replies += replies
+        self._pending += heartbeats
         if self._task is None:
             self._task = asyncio.get_running_loop().create_task(self._run(), name="live-feed")
         self._wake.set()
@@ -143,13 +157,15 @@ class LivePublisher:
         while True:
             await self._wake.wait()
             self._wake.clear()
-            while self._items:
+            while self._items or self._made:
                 latest, items, n = self._latest, self._items, self._pending
-                self._latest, self._items = {}, []
+                made, made_replies = self._made, self._made_replies
+                self._latest, self._items, self._made, self._made_replies = {}, [], [], 0
                 try:
                     if time.monotonic() < self._down_until:
                         raise ConnectionError("Redis was unreachable moments ago")
-                    await self._send(_write(latest, items), len(latest) + 1)
+                    written = [_write(latest, items)] if items else []
+                    await self._send(b"".join(written + made), (len(latest) + 1 if items else 0) + made_replies)
                     self.sent += n
                 except Exception as exc:  # the live view lags; the database copy is what counts
                     self._disconnect()
