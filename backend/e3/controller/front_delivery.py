@@ -32,7 +32,6 @@ class FrontDeliveries:
         """`hub`: the controller's AgentHub."""
         self.hub = hub
         self._ids: dict[str, uuid.UUID] = {}
-        self.delivered = 0  # heartbeats the front accepted, summed over its deliveries
 
     def _node(self, text: str):
         node_id = self._ids.get(text)
@@ -43,8 +42,13 @@ class FrontDeliveries:
         return self.hub.nodes.get(node_id)
 
     async def apply(self, delivery) -> None:
+        """Waits while the database or Redis is behind (the front sends no more meanwhile: backpressure), then
+        applies all of it at once (nothing of a delivery is applied unless all is), then, asked to, waits for
+        the rollups to be written."""
         hub = self.hub
-        self.delivered += delivery.accepted
+        if delivery.item_json:
+            await hub.rollup_writer.room()
+            await hub.live.room()
         if delivery.rejected:
             hub.rejected.update(dict(delivery.rejected))
         now = hub.clock()
@@ -55,8 +59,6 @@ class FrontDeliveries:
         if delivery.has_backlog:
             hub.intake.heard_aged(delivery.backlog_s)
         if delivery.item_json:
-            await hub.rollup_writer.room()  # the front sends no more until the database catches up
-            await hub.live.room()
             hub.live.add_commands(delivery.live_commands, delivery.live_replies, len(delivery.item_json))
             if hub.tail.per_node:
                 node_tail = hub.tail.node

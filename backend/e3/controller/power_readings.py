@@ -58,7 +58,8 @@ class PowerReadings:
 
     def __init__(self, nodes: MutableMapping, clock: Callable[[], float], period_s: float = POLL_PERIOD_S,
                  valid_s: float = VALID_S, refresh_s: float = REFRESH_S, make_reader=reader_for,
-                 record_event: Callable[..., None] | None = None, changed: Callable[[object], None] = lambda node: None):
+                 record_event: Callable[..., None] | None = None,
+                 changed: Callable[[object], None] = lambda node: None):
         """`changed(node)`: a node's power_override was set or cleared (the ingest front's table follows it)."""
         self.nodes, self.clock, self.changed = nodes, clock, changed
         self.period_s, self.valid_s, self.refresh_s = period_s, valid_s, refresh_s
