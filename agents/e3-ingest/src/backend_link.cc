@@ -221,7 +221,6 @@ void BackendLink::deliver() {
         if (!ready) continue;
         const bool take_rollups = stopping_ || pending_.flush() || Clock::now() >= due;
         e3::internal::v1::Delivery delivery = pending_.take();
-        set_backlog(intake_.take_backlog_s(), &delivery); // each delivery: membership reads it every half period
         if (take_rollups) {
             add_rollups(intake_.take_rollups().rows, &delivery);
             last_take = Clock::now();

@@ -96,9 +96,4 @@ void add_rollups(const Rollups &rows, e3::internal::v1::Delivery *out) {
     }
 }
 
-void set_backlog(std::optional<double> backlog_s, e3::internal::v1::Delivery *out) {
-    out->set_has_backlog(backlog_s.has_value());
-    out->set_backlog_s(backlog_s.value_or(0.0));
-}
-
 } // namespace ingest

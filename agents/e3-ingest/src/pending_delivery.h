@@ -8,7 +8,6 @@
 #define E3_INGEST_PENDING_DELIVERY_H
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <unordered_set>
 
@@ -46,9 +45,8 @@ private:
     std::unordered_set<std::string> heard_; // node ids with a heartbeat accepted
 };
 
-// A take of the intake's rollups and backlog, as a delivery's rows (every field) and has_backlog / backlog_s.
+// A take of the intake's rollups as a delivery's rows (every field).
 void add_rollups(const Rollups &rows, e3::internal::v1::Delivery *out);
-void set_backlog(std::optional<double> backlog_s, e3::internal::v1::Delivery *out);
 
 } // namespace ingest
 

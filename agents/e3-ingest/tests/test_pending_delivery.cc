@@ -2,8 +2,8 @@
 //
 // ingest::PendingDelivery and rejection_kind: a refusal's label as agent_hub.rejection_kind gives it; an
 // accept's items as columns (timestamps from the batch), SmartNIC heartbeats copied whole, each node heard once;
-// counts by label; stream ends and the flush; take() hands it all over and starts empty; the rollup rows' and
-// backlog's fields.
+// counts by label; stream ends and the flush; take() hands it all over and starts empty; the rollup rows'
+// fields.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -84,11 +84,6 @@ void rows() {
     CHECK(instance.exec_time_us_sum() == 1.5 && instance.cpu_seconds() == 0.25 && instance.latency_count() == 6);
     CHECK(instance.latency_us_sum() == 2.5 && instance.latency_p99_max() == 3.5);
     CHECK(instance.latency_p99_weighted_sum() == 4.5);
-
-    ingest::set_backlog(0.75, &delivery);
-    CHECK(delivery.has_backlog() && delivery.backlog_s() == 0.75);
-    ingest::set_backlog(std::nullopt, &delivery);
-    CHECK(!delivery.has_backlog() && delivery.backlog_s() == 0.0);
 }
 
 } // namespace

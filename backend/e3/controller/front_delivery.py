@@ -10,6 +10,7 @@ ledger), the streams that ended, and whether to answer only once the rollups are
 promises `accepted` heartbeats are).
 """
 
+import time
 import uuid
 
 from e3.rollup.steps import InstanceRollup, NodeRollup
@@ -56,8 +57,8 @@ class FrontDeliveries:
             node = self._node(text)
             if node is not None:
                 node.last_seen = now
-        if delivery.has_backlog:
-            hub.intake.heard_aged(delivery.backlog_s)
+        if delivery.item_ts_unix_ns:  # the youngest one's age now, the wait for this delivery included
+            hub.intake.heard_aged((time.time_ns() - max(delivery.item_ts_unix_ns)) / 1e9)
         if delivery.item_json:
             hub.live.add_commands(delivery.live_commands, delivery.live_replies, len(delivery.item_json))
             if hub.tail.per_node:
