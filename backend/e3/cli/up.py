@@ -170,12 +170,27 @@ def _cluster_mode(settings) -> tuple[str | None, str | None]:
     return local, f"no emulated rack ({reason}): falling back to --mode local"
 
 
-def _controller(index: int, port: int, hosts: str, env: dict, logs: Path) -> Child:
+def front_env() -> dict[str, str]:
+    """E3_INGEST_FRONT=1 for `e3 up`'s controllers when e3-ingest is built (`make up` builds it with the agents);
+    without it, a note, and the controllers take the heartbeats themselves. An E3_INGEST_FRONT set by the user wins
+    (the controllers' environment is applied after this)."""
+    from e3.emulation.binaries import ingest_binary
+
+    if "E3_INGEST_FRONT" in os.environ:
+        return {}
+    try:
+        ingest_binary()
+    except ClientError as exc:
+        console.print(f"[yellow]no ingest front[/yellow]: {exc.message}; the controllers take the heartbeats "
+                      "themselves")
+        return {}
+    return {"E3_INGEST_FRONT": "1"}
+
+
+def _controller(index: int, port: int, hosts: str, env: dict, logs: Path, front: dict) -> Child:
     """The index-th of `e3 up`'s controllers: `controller` (log controller.log) for the first, `controller-2`
-    (controller-2.log) for the second, ..."""
+    (controller-2.log) for the second, ...; `front`: front_env()'s."""
     name = "controller" if index == 0 else f"controller-{index + 1}"
-    # behind its compiled ingest front unless E3_INGEST_FRONT says otherwise (`make up` builds it with the agents)
-    front = {"E3_INGEST_FRONT": "1"}
     return Child(name, ["controller", "--host", hosts, "--port", str(port)],
                  {**front, "E3_RESUME_GRACE_MS": str(FIRST_RESUME_GRACE_MS), **env}, logs / f"{name}.log",
                  restart_env={**front, "E3_RESUME_GRACE_MS": str(RESTART_RESUME_GRACE_MS), **env})
@@ -315,7 +330,8 @@ def run_up() -> None:
                 mode, note = "local", f"no emulated rack ({exc}): falling back to --mode local"
         if note:
             console.print(f"[yellow]{note}[/yellow]")
-        stack.controllers = [_controller(i, port, controller_hosts, env, logs)
+        front = front_env()
+        stack.controllers = [_controller(i, port, controller_hosts, env, logs, front)
                              for i, port in enumerate(settings.controller_ports)]
         for child in stack.controllers:
             child.start()

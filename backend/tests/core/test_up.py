@@ -10,7 +10,7 @@ import time
 import httpx
 import psutil
 import pytest
-from helpers import process_alive, wait_until
+from helpers import REPO_ROOT, process_alive, wait_until
 
 from e3.core.embedded import free_tcp_port
 from e3.core.envfile import read_env_file
@@ -95,6 +95,8 @@ def test_up_serves_everything_and_ctrl_c_stops_everything(tmp_path):
         while not _controller_serving():  # the gRPC controller for agents runs beside the API
             assert time.monotonic() < deadline, "the controller never answered its health check"
             time.sleep(0.25)
+        # ... behind its compiled ingest front
+        assert "(ingest front)" in (tmp_path / ".e3" / "logs" / "controller.log").read_text()
         # ... and a local cluster of real agents registered with it
         assert "local cluster `local`: 2 e3-agent processes registered" in (tmp_path / "up1.log").read_text()
         # ... running the demo: IOT-TS placed by HCM, under load from two e3-loadgen processes
@@ -527,3 +529,17 @@ def test_issue19_item3_a_demo_load_without_a_target_is_refused_and_a_failed_roun
     for _ in range(20):  # `e3 up` calls it every loop
         failing.keep_running()
     assert capsys.readouterr().out.count("demo load `readings` stopped") == 1
+
+
+def test_e3_up_runs_its_controllers_behind_the_front_when_it_is_built_and_says_so_when_not(tmp_path, monkeypatch,
+                                                                                         capsys):
+    from e3.cli.up import front_env
+
+    monkeypatch.delenv("E3_INGEST_FRONT", raising=False)
+    monkeypatch.setenv("E3_INGEST_BIN", str(REPO_ROOT / "build/agents/e3-ingest/e3-ingest"))
+    assert front_env() == {"E3_INGEST_FRONT": "1"}
+    monkeypatch.setenv("E3_INGEST_BIN", str(tmp_path / "e3-ingest"))  # not built
+    assert front_env() == {}
+    assert "no ingest front" in capsys.readouterr().out
+    monkeypatch.setenv("E3_INGEST_FRONT", "0")  # the user's choice, whatever is built
+    assert front_env() == {}
