@@ -25,7 +25,7 @@ constexpr auto kLastDeliveryDeadline = std::chrono::seconds(3); // the parent ki
 } // namespace
 
 BackendLink::BackendLink(std::shared_ptr<grpc::Channel> backend, std::chrono::milliseconds rollup_flush)
-    : stub_(e3::internal::v1::IngestBackend::NewStub(std::move(backend))), rollup_flush_(rollup_flush) {}
+    : controller_(e3::internal::v1::IngestBackend::NewStub(std::move(backend))), rollup_flush_(rollup_flush) {}
 
 BackendLink::~BackendLink() { stop(); }
 
@@ -80,7 +80,7 @@ void BackendLink::watch_nodes() {
             table_.begin_snapshot();
         }
         std::unique_ptr<grpc::ClientReader<e3::internal::v1::NodeTableChange>> reader =
-            stub_->WatchNodes(&context, e3::internal::v1::WatchNodesRequest());
+            controller_->WatchNodes(&context, e3::internal::v1::WatchNodesRequest());
         e3::internal::v1::NodeTableChange change;
         while (reader->Read(&change)) apply(change, true);
         const grpc::Status status = reader->Finish();
@@ -101,7 +101,7 @@ void BackendLink::open_stream(grpc::ClientContext *context, const e3::internal::
                               e3::internal::v1::OpenStreamResponse *response,
                               std::function<void(grpc::Status)> done) {
     call_started();
-    stub_->async()->OpenStream(context, request, response, [this, done = std::move(done)](grpc::Status status) {
+    controller_->async()->OpenStream(context, request, response, [this, done = std::move(done)](grpc::Status status) {
         done(std::move(status));
         call_ended();
     });
@@ -110,7 +110,7 @@ void BackendLink::open_stream(grpc::ClientContext *context, const e3::internal::
 void BackendLink::judge(grpc::ClientContext *context, const e3::internal::v1::JudgeRequest *request,
                         e3::internal::v1::JudgeResponse *response, std::function<void(grpc::Status)> done) {
     call_started();
-    stub_->async()->Judge(context, request, response, [this, done = std::move(done)](grpc::Status status) {
+    controller_->async()->Judge(context, request, response, [this, done = std::move(done)](grpc::Status status) {
         done(std::move(status));
         call_ended();
     });
@@ -259,7 +259,7 @@ bool BackendLink::send(const e3::internal::v1::Delivery &delivery) {
             delivery_call_ = &context;
         }
         e3::internal::v1::DeliveryAck ack;
-        const grpc::Status status = stub_->Deliver(&context, delivery, &ack);
+        const grpc::Status status = controller_->Deliver(&context, delivery, &ack);
         {
             std::lock_guard<std::mutex> lock(mu_);
             delivery_call_ = nullptr;
@@ -276,7 +276,7 @@ bool BackendLink::send_last(const e3::internal::v1::Delivery &delivery) {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + kLastDeliveryDeadline);
     e3::internal::v1::DeliveryAck ack;
-    const grpc::Status status = stub_->Deliver(&context, delivery, &ack);
+    const grpc::Status status = controller_->Deliver(&context, delivery, &ack);
     if (!status.ok())
         std::fprintf(stderr, "e3-ingest: the last delivery to the controller failed (%d: %s): %lu heartbeats and "
                              "%d rollup rows are lost\n", static_cast<int>(status.error_code()),

@@ -117,7 +117,7 @@ private:
     void call_started();
     void call_ended();
 
-    std::unique_ptr<e3::internal::v1::IngestBackend::Stub> stub_;
+    std::unique_ptr<e3::internal::v1::IngestBackend::Stub> controller_;
     const std::chrono::milliseconds rollup_flush_;
 
     std::mutex mu_;
