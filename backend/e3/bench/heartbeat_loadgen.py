@@ -14,6 +14,9 @@ Trouble (`NodeProbe`, for the orchestrator's real-path benchmark): a probed node
 instances (real rows, so a decision can be made about them), and during each of its windows its queue length is
 `queue_length` instead of the usual 3 (a standing queue on an idle link: host starvation). The batch holding it
 is serialised twice, quiet and troubled, so a send still only patches timestamps and the sequence.
+
+With `LoadSpec.native_bin` the process registers its agents and builds their batches as above, then hands the
+streaming to the compiled generator (bench.native_streams): same ticks, skips and figures, a fraction of the CPU.
 """
 
 import asyncio
@@ -24,7 +27,12 @@ import time
 import uuid
 from dataclasses import dataclass, field
 
+from e3.bench.native_streams import spec_text, stream_natively
+
 QUIET_QUEUE_LENGTH = 3
+# a worker's figures as the compiled generator prints them (bench.native_streams), as `stream()`s add them up
+NATIVE_FIGURES = ("streams", "agents", "cpu_s", "accepted", "rejected", "rejections", "sent", "batches", "ticks",
+                  "ticks_missed", "message_bytes", "unconfirmed", "troubled_sends")
 
 
 @dataclass(frozen=True)
@@ -47,6 +55,7 @@ class LoadSpec:
     agents_per_stream: int
     instances: int  # per heartbeat, for nodes that are not probed
     probes: dict[str, NodeProbe] = field(default_factory=dict)  # node name -> its trouble
+    native_bin: str | None = None  # the compiled generator streams (bench.native_streams); None: this process
 
 
 def _varint(value: int) -> bytes:
@@ -181,6 +190,10 @@ async def _worker_main(index: int, spec: LoadSpec, agents: list, ready, go) -> d
             wire.windows = [(start_at + a, start_at + b) for p in probed for a, b in p.windows]
             wire.sent_in_window = [0] * len(wire.windows)
         groups = [batches[i:i + agents_per_stream] for i in range(0, len(batches), agents_per_stream)]
+        if spec.native_bin:
+            out = await stream_natively(spec.native_bin, spec_text(f"127.0.0.1:{home}", spec.token, period_s,
+                                                                   start_at, end_at, groups))
+            return dict(worker=index, moves=[], stream_errors=out["errors"], **{k: out[k] for k in NATIVE_FIGURES})
         totals = dict(sent=0, batches=0, ticks=0, ticks_missed=0, message_bytes=0, unconfirmed=0)
         moves: list[list] = []  # [failed at, reporting again at (None: not within the window), nodes], wall clock
 

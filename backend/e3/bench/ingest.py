@@ -8,6 +8,8 @@ controller as its own process (`python -m e3 controller`), so its CPU is measure
 Load generator: `workers` processes (`heartbeat_loadgen`), each agent one type2 server sending one
 HeartbeatBatch of its 5 heartbeats per period, multiplexed on streams. With a `probe` (the orchestrator's
 real-path benchmark, `decision_path`), some SmartNICs are made troubled now and then, and the controller decides.
+The processes register their agents and build the batches; the compiled generator (`native_streams`,
+agents/e3-heartbeat-load) streams them when built (`loadgen`: auto), the processes themselves otherwise.
 
 Lag measurements (same machine, same wall clock):
   - to Redis: a raw-socket subscriber of `e3:live` (in this process) stamps each chunk it reads and
@@ -45,6 +47,8 @@ from queue import Empty
 
 from e3.bench.heartbeat_loadgen import LoadSpec, wire_bytes_per_heartbeat, worker
 from e3.bench.stack import CpuClock, cpu_s, postgres_cpu_s, setup_database, start_controller, stop_process
+from e3.client.api import ClientError
+from e3.emulation.binaries import heartbeat_load_binary
 from e3.rollup.steps import STEP_S
 
 NODES_PER_SERVER = 5  # type2-smartnic: host + 4 SmartNICs
@@ -57,6 +61,7 @@ TARGET_LAG_ROLLUP_P99_MS = 2000
 REGISTRATION_PATIENCE_MS = 900_000
 TARGET_MOVE_S = 2.0  # kill -9 of a controller: its nodes report again at another within this
 PER_HZ = 100_000  # CPU is reported per this many heartbeats/s
+LOADGENS = ("auto", "native", "python")
 
 
 @dataclass(frozen=True)
@@ -72,6 +77,7 @@ class IngestConfig:
     front: bool = False  # the controller behind its compiled ingest front (E3_INGEST_FRONT)
     controllers: int = 1  # controller processes; load-generator process i streams to controller i mod N
     kill_after_s: float = 0.0  # > 0: kill -9 of the first controller this long into the window (its streams move)
+    loadgen: str = "auto"  # native (e3-heartbeat-load streams) | python | auto: native when built, unless kill_after_s
 
     def resolved(self) -> "IngestConfig":
         workers = self.workers or (1 if self.servers <= 50 else 2)
@@ -81,8 +87,24 @@ class IngestConfig:
         aps = self.agents_per_stream or max(1, -(-per_worker // 50))
         if self.kill_after_s and (self.controllers < 2 or self.kill_after_s >= self.seconds):
             raise ValueError("--kill-after needs --controllers 2 or more, and less than --seconds")
+        if self.loadgen not in LOADGENS:
+            raise ValueError(f"loadgen must be one of {', '.join(LOADGENS)}, not {self.loadgen!r}")
+        if self.loadgen == "native" and self.kill_after_s:
+            raise ValueError("--kill-after needs the python load generator: the native one does not move streams")
+        loadgen = self.loadgen
+        if loadgen == "auto":
+            loadgen = "native" if not self.kill_after_s and _native_loadgen() else "python"
         return IngestConfig(self.servers, self.seconds, self.period_ms, aps, workers, self.instances,
-                            self.sample_nodes, self.rollup_poll_ms, self.front, self.controllers, self.kill_after_s)
+                            self.sample_nodes, self.rollup_poll_ms, self.front, self.controllers, self.kill_after_s,
+                            loadgen)
+
+
+def _native_loadgen() -> str | None:
+    """The compiled generator's path, None when it is not built."""
+    try:
+        return str(heartbeat_load_binary())
+    except ClientError:
+        return None
 
 
 def nearest_rank(values: list[float], q: float) -> float | None:
@@ -279,8 +301,9 @@ def run_ingest(cfg: IngestConfig, report=print, probe=None) -> dict:
         slices = [agents[i:i + share] for i in range(0, len(agents), share)]
         report(f"registering {nodes} nodes ({len(agents)} agents) from {len(slices)} load-generator process(es)")
         t_reg = time.perf_counter()
+        native = str(heartbeat_load_binary()) if cfg.loadgen == "native" else None  # ClientError: not built
         spec = LoadSpec(tuple(ports), token, cluster, cfg.period_ms / 1000, cfg.seconds, cfg.agents_per_stream,
-                        cfg.instances, probes)
+                        cfg.instances, probes, native)
         for i, part in enumerate(slices):
             p = ctx.Process(target=worker, args=(i, spec, part, ready, go, results), daemon=True)
             p.start()
@@ -371,6 +394,7 @@ def run_ingest(cfg: IngestConfig, report=print, probe=None) -> dict:
             rollup_heartbeats_per_s=round(counted_in_window / window),
             drain_s=round(done_at - start_at - cfg.seconds, 2),
             ticks=sum(o["ticks"] for o in outs), ticks_missed=sum(o["ticks_missed"] for o in outs),
+            loadgen=cfg.loadgen, stream_errors=[e for o in outs for e in o.get("stream_errors", ())][:5],
             controller_cpu_pct=pct(0), front=cfg.front,
             front_cpu_pct=round((front1 - front0) / window * 100, 1) if fproc else None,
             postgres_cpu_pct=pct(1), redis_cpu_pct=pct(2), monitor_cpu_pct=pct(3),

@@ -2,6 +2,8 @@
 
 from e3.bench.ingest import PER_HZ, TARGET_HZ, TARGET_LAG_REDIS_P99_MS, TARGET_LAG_ROLLUP_P99_MS, TARGET_MOVE_S
 
+LOADGEN_NAMES = {"native": "the compiled e3-heartbeat-load", "python": "Python (grpc.aio)"}
+
 
 def _fmt(value, spec=",.0f") -> str:
     return "-" if value is None else format(value, spec)
@@ -17,8 +19,10 @@ def render(r: dict) -> str:
     lines = [
         f"Heartbeat ingest: {r['servers']:,} type2-smartnic servers, {r['nodes']:,} nodes, one heartbeat per node "
         f"every {r['period_ms']} ms for {r['seconds']:g} s",
-        f"  load generator: {r['workers']} process(es), {r['streams']} streams, {r['agents_per_stream']} agent(s) "
+        f"  load generator: {r['workers']} process(es) streaming with {LOADGEN_NAMES[r['loadgen']]}, "
+        f"{r['streams']} streams, {r['agents_per_stream']} agent(s) "
         f"per stream, {r['instances_per_heartbeat']} instances per heartbeat; registration took {r['register_s']} s",
+        *([f"  streams that failed: {'; '.join(r['stream_errors'])}"] if r.get("stream_errors") else []),
         "",
         f"  {'scheduled':<28} {_fmt(r['scheduled_hz']):>12} heartbeats/s",
         f"  {'offered (sent)':<28} {_fmt(r['offered_hz']):>12} heartbeats/s  "

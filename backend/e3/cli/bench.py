@@ -95,6 +95,9 @@ def register(app: typer.Typer) -> None:
         kill_after: float = typer.Option(0.0, "--kill-after", min=0.0,
                                          help="kill -9 of the first controller this many seconds into the window: "
                                               "its streams move to the next one (needs --controllers 2+)"),
+        loadgen: str = typer.Option("auto", "--loadgen", help="Who streams: native (e3-heartbeat-load, from make "
+                                                              "agents), python, or auto (native when built, except "
+                                                              "with --kill-after)"),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON object for the run"),
     ) -> None:
         """Heartbeats from simulated agents into real controllers, Postgres and Redis started here: rates, loss,
@@ -106,7 +109,7 @@ def register(app: typer.Typer) -> None:
 
         cfg = IngestConfig(servers=servers, seconds=seconds, period_ms=period_ms, agents_per_stream=batch,
                            workers=workers, instances=instances, front=front, controllers=controllers,
-                           kill_after_s=kill_after)
+                           kill_after_s=kill_after, loadgen=loadgen)
         try:
             cfg.resolved()
         except ValueError as exc:

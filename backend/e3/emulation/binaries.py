@@ -36,3 +36,8 @@ def loadgen_binary() -> Path:
 def ingest_binary() -> Path:
     """The controller's ingest front, e3-ingest (E3_INGEST_BIN overrides)."""
     return built_binary("E3_INGEST_BIN", "e3-ingest/e3-ingest")
+
+
+def heartbeat_load_binary() -> Path:
+    """The heartbeat benchmarks' compiled load generator, e3-heartbeat-load (E3_HEARTBEAT_LOAD_BIN overrides)."""
+    return built_binary("E3_HEARTBEAT_LOAD_BIN", "e3-heartbeat-load/e3-heartbeat-load")

@@ -22,6 +22,7 @@ def test_tiny_run_loses_nothing_and_leaves_nothing_behind():
     for key in KEYS:
         assert key in r, key
     assert r["servers"] == 2 and r["nodes"] == 10
+    assert r["loadgen"] == "native" and r["stream_errors"] == []  # make test builds e3-heartbeat-load: auto uses it
     # zero loss at this scale: every heartbeat sent is accepted and counted in the rollups
     assert r["sent"] > 0 and r["sent"] == r["accepted"] == r["rollup_heartbeats"]
     assert r["loss"] == 0 and r["zero_loss"] is True and r["rejected"] == 0
@@ -46,8 +47,9 @@ def test_tiny_run_loses_nothing_and_leaves_nothing_behind():
 
 
 def test_text_report_prints_figures_and_targets():
+    """With the Python generator streaming (the one --kill-after needs)."""
     proc = subprocess.run([sys.executable, "-m", "e3", "bench", "ingest", "--servers", "1", "--seconds", "1",
-                           "--period-ms", "100"], capture_output=True, text=True, timeout=120)
+                           "--period-ms", "100", "--loadgen", "python"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     for text in ("offered (sent)", "ingested (accepted)", "lag send -> Redis", "rollups lag", "in rollups",
                  "CPU per 100,000 heartbeats/s", "Targets", "100,000", "rollups lag p99 <= 2,000 ms",
@@ -91,3 +93,12 @@ def test_kill_after_without_a_second_controller_is_refused():
     proc = subprocess.run([sys.executable, "-m", "e3", "bench", "ingest", "--kill-after", "1"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "--kill-after needs --controllers 2 or more" in proc.stderr
+
+
+def test_native_generator_with_kill_after_and_an_unknown_generator_are_refused():
+    proc = subprocess.run([sys.executable, "-m", "e3", "bench", "ingest", "--controllers", "2", "--kill-after", "1",
+                           "--loadgen", "native"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "--kill-after needs the python load generator" in proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "e3", "bench", "ingest", "--loadgen", "rust"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "loadgen must be one of auto, native, python, not 'rust'" in proc.stderr

@@ -1,0 +1,30 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# e3-heartbeat-load with bad options or a bad spec: exit status 2 and a message on stderr naming what is wrong.
+binary=$1
+dir=$(mktemp -d) || exit 1
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "bad_args.sh: $*" >&2; exit 1; }
+expect() { # expect WORDS ARGS...: exit 2, and stderr contains WORDS
+    words=$1
+    shift
+    err=$("$binary" "$@" 2>&1 >/dev/null)
+    status=$?
+    [ "$status" -eq 2 ] || fail "e3-heartbeat-load $*: exit $status, want 2"
+    case "$err" in *"$words"*) ;; *) fail "e3-heartbeat-load $*: stderr '$err' does not say '$words'" ;; esac
+}
+expect "--spec FILE is required"
+expect "--spec FILE is required" --channels 2
+expect "unknown option --bogus" --bogus 1
+expect "usage: e3-heartbeat-load" --bogus 1
+expect "--spec needs a value" --spec
+expect "--channels 0: expected a number from 1 to 256" --spec "$dir/x" --channels 0
+expect "--channels two" --spec "$dir/x" --channels two
+expect "$dir/missing: cannot read it" --spec "$dir/missing"
+printf 'e3-heartbeat-load 1\ntarget 127.0.0.1:1\ntoken t\nperiod_ns 50000000\nend_unix_ns 1\nbatch 1 00 0\n' \
+    >"$dir/batch-first.spec"
+expect "e3-heartbeat-load: $dir/batch-first.spec:6: batch before any stream" --spec "$dir/batch-first.spec"
+printf 'target 127.0.0.1:1\n' >"$dir/no-header.spec"
+expect "$dir/no-header.spec:1: expected the header" --spec "$dir/no-header.spec"
+"$binary" --help | grep -q "usage: e3-heartbeat-load" || fail "--help prints no usage"
+exit 0
