@@ -75,6 +75,7 @@ bench-metrics: backend
 
 bench-front-intake: agents
 	$(AGENTS_BUILD)/e3-ingest/e3-ingest-bench $(FRONT_INTAKE_ARGS)
+	$(AGENTS_BUILD)/e3-ingest/e3-detector-bench
 
 # The paper's evaluation (docs/reproduce.md). The report is written even when an experiment crashed (it says
 # so); the exit status is still the run's.

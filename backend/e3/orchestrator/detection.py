@@ -151,6 +151,10 @@ class Detector:
         """Drop a node's state (it went down or left); a later heartbeat starts afresh."""
         self._nodes.pop(node_id, None)
 
+    def reset(self) -> None:
+        """Drop every node's state: trouble latched or cooling down is judged afresh."""
+        self._nodes.clear()
+
     def cool_down(self, node_id: Hashable, t: float) -> None:
         """The caller decided a migration off `node_id` at `t`: report nothing for it for `cooldown_s`."""
         state = self._nodes.get(node_id)
