@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// e3-ingest: the controller's compiled front (docs/controller-scale-out.md, section 2). `e3 controller`
-// starts it as its child on the public address(es) when E3_INGEST_FRONT is on. It terminates the agents'
-// StreamHeartbeats (src/heartbeat_stream.h) and hands the controller what they bring through its IngestBackend
-// service on the controller's unix socket (src/backend_link.h); it forwards every other call there
-// (src/proxy.h). Start-up order: arguments, TLS files, the listening server, the link's threads, the ready
-// line on stdout (the parent waits for it), then SIGINT/SIGTERM to stop: the server shuts down first (2 s for
-// the streams under way to be answered, the link still delivering), then the link.
+// e3-ingest: the controller's compiled front (docs/controller-scale-out.md, section 2). `e3 controller` starts it as
+// its child on the public address(es) when E3_INGEST_FRONT is on. It terminates the agents' StreamHeartbeats
+// (src/heartbeat_stream.h) and hands the controller what they bring through its IngestBackend service on the
+// controller's unix socket (src/backend_link.h), keeping their raw tail, which it serves as
+// e3.internal.v1.TelemetryTail (src/tail_service.h); it forwards every other call there (src/proxy.h). Start-up order:
+// arguments, TLS files, the listening server, the link's threads, the ready line on stdout (the parent waits for it),
+// then SIGINT/SIGTERM to stop: the server shuts down first (2 s for the streams under way to be answered, the link
+// still delivering), then the link.
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/security/server_credentials.h>
 
@@ -23,6 +24,7 @@
 #include "backend_link.h"
 #include "ingest_args.h"
 #include "proxy.h"
+#include "tail_service.h"
 
 namespace {
 
@@ -94,8 +96,10 @@ int main(int argc, char **argv) {
     if (!server_credentials(args, &credentials)) return 1;
 
     const std::shared_ptr<grpc::Channel> backend = ingest::backend_channel(args.backend);
-    ingest::BackendLink link(backend, std::chrono::milliseconds(args.rollup_flush_ms));
+    ingest::BackendLink link(backend, std::chrono::milliseconds(args.rollup_flush_ms),
+                             static_cast<size_t>(args.tail_items));
     ingest::ProxyService proxy(backend, &link);
+    ingest::TailService tail(&link, static_cast<uint32_t>(args.tail_window_s));
     grpc::ServerBuilder builder;
     // The Python controller's options (backend/e3/rpc/server.py): the agents' 1 s keepalive pings are
     // allowed and never counted as abuse; small HTTP/2 windows, so flow control pushes back within
@@ -104,6 +108,7 @@ int main(int argc, char **argv) {
     builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
     builder.AddChannelArgument(GRPC_ARG_HTTP2_BDP_PROBE, 0);
     builder.AddChannelArgument(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 16384);
+    builder.RegisterService(&tail); // its one method here; every method no service registers goes to the proxy
     builder.RegisterCallbackGenericService(&proxy);
     int bound_ports[INGEST_MAX_LISTEN] = {0};
     for (int i = 0; i < args.listen_count; i++) builder.AddListeningPort(args.listen[i], credentials, &bound_ports[i]);

@@ -7,25 +7,27 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <exception>
+#include <optional>
 #include <utility>
-
-#include "live_commands.h"
 
 namespace ingest {
 namespace {
 
 constexpr auto kNewsWait = std::chrono::milliseconds(50);    // the longest the delivery thread sleeps at once
-// Deliveries start at least this far apart (but for a flush): each costs the controller a gRPC call in Python,
-// about 0.1 ms, which per agent batch at low load cost more than the heartbeats themselves.
+// Deliveries start at least this far apart (but for a flush or a detection): each costs the controller a gRPC call
+// in Python, about 0.1 ms, which per agent batch at low load cost more than the heartbeats themselves.
 constexpr auto kDeliveryGap = std::chrono::milliseconds(10);
 constexpr auto kRetryPause = std::chrono::milliseconds(500); // before calling WatchNodes or Deliver again
-constexpr int kMaxPendingItems = 100000; // streams park beyond this many heartbeats waiting for a delivery
+constexpr size_t kMaxPendingItems = 100000; // streams park beyond this many heartbeats waiting for a delivery
 constexpr auto kLastDeliveryDeadline = std::chrono::seconds(3); // the parent kills a front still stopping at 5 s
 
 } // namespace
 
-BackendLink::BackendLink(std::shared_ptr<grpc::Channel> backend, std::chrono::milliseconds rollup_flush)
-    : controller_(e3::internal::v1::IngestBackend::NewStub(std::move(backend))), rollup_flush_(rollup_flush) {}
+BackendLink::BackendLink(std::shared_ptr<grpc::Channel> backend, std::chrono::milliseconds rollup_flush,
+                         size_t tail_items)
+    : controller_(e3::internal::v1::IngestBackend::NewStub(std::move(backend))), rollup_flush_(rollup_flush),
+      tail_(tail_items) {}
 
 BackendLink::~BackendLink() { stop(); }
 
@@ -52,9 +54,16 @@ void BackendLink::stop() {
 // ---- the node table ---------------------------------------------------------------------------------------
 
 void BackendLink::apply(const e3::internal::v1::NodeTableChange &change, bool watched) {
-    if (!change.has_revoke()) {
+    if (change.has_detector()) {
         std::lock_guard<std::mutex> lock(mu_);
-        table_.apply(change, watched);
+        apply_detector(change.detector());
+        return;
+    }
+    if (!change.has_revoke()) {
+        std::vector<std::string> removed;
+        std::lock_guard<std::mutex> lock(mu_);
+        table_.apply(change, watched, &removed);
+        for (const std::string &node_id : removed) pending_.forget(node_id);
         return;
     }
     const std::string &token_id = change.revoke().token_id(), &message = change.revoke().message();
@@ -68,6 +77,62 @@ void BackendLink::apply(const e3::internal::v1::NodeTableChange &change, bool wa
         }
     }
     for (const std::shared_ptr<LinkedStream> &stream : ended) stream->revoke(message);
+}
+
+namespace {
+
+DetectionPolicy policy_of(const e3::internal::v1::DetectionSettings &s) {
+    DetectionPolicy p;
+    p.window = s.window();
+    p.queue_threshold = s.queue_threshold();
+    p.queue_clear = s.queue_clear();
+    p.bandwidth_util_max = s.bandwidth_util_max();
+    p.overload_deviation = s.overload_deviation();
+    p.overload_clear = s.overload_clear();
+    p.ema_alpha = s.ema_alpha();
+    p.min_requests = s.min_requests();
+    p.warmup_heartbeats = s.warmup_heartbeats();
+    p.cooldown_s = s.cooldown_s();
+    p.overload_floor_us = s.overload_floor_us();
+    p.overload_queue_floor = s.overload_queue_floor();
+    return p;
+}
+
+bool same_policy(const DetectionPolicy &a, const DetectionPolicy &b) {
+    return a.window == b.window && a.queue_threshold == b.queue_threshold && a.queue_clear == b.queue_clear &&
+           a.bandwidth_util_max == b.bandwidth_util_max && a.overload_deviation == b.overload_deviation &&
+           a.overload_clear == b.overload_clear && a.ema_alpha == b.ema_alpha && a.min_requests == b.min_requests &&
+           a.warmup_heartbeats == b.warmup_heartbeats && a.cooldown_s == b.cooldown_s &&
+           a.overload_floor_us == b.overload_floor_us && a.overload_queue_floor == b.overload_queue_floor;
+}
+
+} // namespace
+
+// Settings come first in every watch and again at each orchestrator mode change: the detector's state is kept
+// unless the policy changed (a watch called again does not forget what it was judging).
+void BackendLink::apply_detector(const e3::internal::v1::DetectorChange &change) {
+    using Change = e3::internal::v1::DetectorChange;
+    switch (change.change_case()) {
+    case Change::kSettings: {
+        const DetectionPolicy policy = policy_of(change.settings());
+        if (!same_policy(policy, detector_.policy())) {
+            try {
+                detector_ = Detector(policy);
+            } catch (const std::exception &e) { // Python checked them: a policy it took but this one refuses
+                std::fprintf(stderr, "e3-ingest: the controller's detection policy is refused (%s): the front "
+                                     "judges no heartbeats\n", e.what());
+                judging_ = false;
+                return;
+            }
+        }
+        judging_ = change.settings().judging();
+        break;
+    }
+    case Change::kForgetNodeId: detector_.forget(change.forget_node_id()); break;
+    case Change::kCoolDown: detector_.cool_down(change.cool_down().node_id(), change.cool_down().t()); break;
+    case Change::kReset: detector_.reset(); break;
+    case Change::CHANGE_NOT_SET: break;
+    }
 }
 
 void BackendLink::watch_nodes() {
@@ -114,6 +179,16 @@ void BackendLink::judge(grpc::ClientContext *context, const e3::internal::v1::Ju
         done(std::move(status));
         call_ended();
     });
+}
+
+void BackendLink::authorize(grpc::ClientContext *context, const e3::internal::v1::AuthorizeRequest *request,
+                            e3::internal::v1::AuthorizeResponse *response, std::function<void(grpc::Status)> done) {
+    call_started();
+    controller_->async()->Authorize(context, request, response,
+                                    [this, done = std::move(done)](grpc::Status status) {
+                                        done(std::move(status));
+                                        call_ended();
+                                    });
 }
 
 void BackendLink::call_started() {
@@ -173,6 +248,15 @@ BatchOutcome BackendLink::accept_judged(const std::string &agent_id, const std::
 void BackendLink::take_outcome(const std::string &token_id, const e3::agent::v1::HeartbeatBatch &batch,
                                BatchOutcome *outcome) {
     pending_.add_accepted(outcome->result, batch);
+    if (judging_) {
+        for (const DetectionSample &sample : outcome->result.samples) {
+            if (std::optional<Detection> found = detector_.observe(sample, sample.bandwidth_mbps)) {
+                const int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                           std::chrono::system_clock::now().time_since_epoch()).count();
+                pending_.add_detection(*found, now_ns);
+            }
+        }
+    }
     for (const Rejection &rejection : outcome->result.rejections) {
         const bool forbidden = rejection.reason == kNotRegistered && table_.foreign(rejection.node_id, token_id);
         pending_.count_rejected(forbidden ? kForbidden : rejection_kind(rejection.reason));
@@ -213,7 +297,7 @@ void BackendLink::deliver() {
     Clock::time_point last_take = Clock::now(), next_start = last_take;
     std::unique_lock<std::mutex> lock(mu_);
     while (true) { // until the last delivery, once stopping
-        news_.wait_until(lock, next_start, [&] { return stopping_ || pending_.flush(); });
+        news_.wait_until(lock, next_start, [&] { return stopping_ || pending_.flush() || pending_.urgent(); });
         const Clock::time_point due = last_take + rollup_flush_;
         const bool ready = news_.wait_until(lock, std::min(Clock::now() + kNewsWait, due), [&] {
             return stopping_ || pending_.has_news() || Clock::now() >= due;
@@ -229,7 +313,6 @@ void BackendLink::deliver() {
         waiters_.clear();
         const bool last = stopping_;
         lock.unlock();
-        set_live_commands(&delivery); // outside the lock: the streams go on meanwhile
         if (last) { // what the streams ended by the server's shutdown left, and the rollups: once, briefly
             if (send_last(delivery))
                 for (const std::shared_ptr<LinkedStream> &stream : answered) stream->delivered();

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// The front's link to the Python controller (front.proto's IngestBackend, on the controller's unix socket) and
-// the state its heartbeat streams share: the intake (front_intake.h), the node table it runs on (node_table.h)
-// and the delivery being filled (pending_delivery.h), all under one mutex, so items enter the delivery in the
-// order they were accepted. Two threads of its own: one watches the node table (WatchNodes, called again 0.5 s
-// after it ends), one delivers (a blocking Deliver at a time, the same delivery retried every 0.5 s until it is
-// answered; the rollups taken every --rollup-flush-ms, or at once when a delivery asks a flush). The streams'
-// calls to the controller (OpenStream, Judge) are asynchronous: gRPC's callback threads never block here.
+// The front's link to the Python controller (front.proto's IngestBackend, on the controller's unix socket) and the
+// state its heartbeat streams share: the intake (front_intake.h), the node table it runs on (node_table.h) and the
+// delivery being filled (pending_delivery.h), all under one mutex, so items enter the delivery in the order they were
+// accepted; and the raw tail the accepted items end in (raw_tail.h: its own mutex, so that its readers never wait for
+// the streams' lock), each node's dropped when the node table removes the node. Two threads of its own: one watches the
+// node table (WatchNodes, called again 0.5 s after it ends), one delivers (a blocking Deliver at a time, the same
+// delivery retried every 0.5 s until it is answered; the rollups taken every --rollup-flush-ms, or at once when a
+// delivery asks a flush). The streams' calls to the controller (OpenStream, Judge) and the tail's (Authorize) are
+// asynchronous: gRPC's callback threads never block here.
 #ifndef E3_INGEST_BACKEND_LINK_H
 #define E3_INGEST_BACKEND_LINK_H
 
@@ -24,9 +26,11 @@
 #include <vector>
 
 #include "e3/internal/v1/front.grpc.pb.h"
+#include "detector.h"
 #include "front_intake.h"
 #include "node_table.h"
 #include "pending_delivery.h"
+#include "raw_tail.h"
 
 namespace ingest {
 
@@ -53,7 +57,8 @@ class BackendLink {
 public:
     using Clock = std::chrono::steady_clock;
 
-    BackendLink(std::shared_ptr<grpc::Channel> backend, std::chrono::milliseconds rollup_flush);
+    // `tail_items`: the raw tail's items a node (RawTail's per_node; 0: no tail).
+    BackendLink(std::shared_ptr<grpc::Channel> backend, std::chrono::milliseconds rollup_flush, size_t tail_items);
     ~BackendLink(); // stop()
     BackendLink(const BackendLink &) = delete;
     BackendLink &operator=(const BackendLink &) = delete;
@@ -67,6 +72,15 @@ public:
 
     // A node table change a call's answer carried (a Register's trailing metadata), applied as the watch's are.
     void apply_answered(const e3::internal::v1::NodeTableChange &change) { apply(change, false); }
+
+    // ---- for the raw tail's readers (tail_service.h) ----------------------------------------------------------
+
+    const RawTail &tail() const { return tail_; }
+    // Whether the caller's `authorization` grants the request's scope, asked of the controller, asynchronously
+    // (`done` on a gRPC thread, with its answer: OK, or the status to end the caller's call with). The arguments
+    // live until `done`.
+    void authorize(grpc::ClientContext *context, const e3::internal::v1::AuthorizeRequest *request,
+                   e3::internal::v1::AuthorizeResponse *response, std::function<void(grpc::Status)> done);
 
     // ---- for the heartbeat streams --------------------------------------------------------------------------
 
@@ -109,6 +123,7 @@ private:
     void apply(const e3::internal::v1::NodeTableChange &change, bool watched);
     void take_outcome(const std::string &token_id, const e3::agent::v1::HeartbeatBatch &batch,
                       BatchOutcome *outcome); // under mu_
+    void apply_detector(const e3::internal::v1::DetectorChange &change); // under mu_
     void watch_nodes();
     void deliver();
     bool send(const e3::internal::v1::Delivery &delivery);
@@ -120,10 +135,14 @@ private:
     std::unique_ptr<e3::internal::v1::IngestBackend::Stub> controller_;
     const std::chrono::milliseconds rollup_flush_;
 
+    RawTail tail_; // its own mutex
+
     std::mutex mu_;
     FrontIntake intake_;
     NodeTable table_{intake_};
-    PendingDelivery pending_;
+    Detector detector_;    // the SmartNIC heartbeats' judge (the controller's, as controller.front_detector drives it)
+    bool judging_ = false; // the controller's settings came, and its orchestrator is not `off`
+    PendingDelivery pending_{&tail_};
     std::vector<std::shared_ptr<LinkedStream>> waiters_; // ended with a flush, in the delivery being filled
     std::vector<std::shared_ptr<LinkedStream>> parked_;
     std::unordered_map<const LinkedStream *, Attached> streams_;
@@ -131,7 +150,7 @@ private:
     bool stopping_ = false;
     grpc::ClientContext *watch_call_ = nullptr;    // the WatchNodes call in flight
     grpc::ClientContext *delivery_call_ = nullptr; // the Deliver call in flight
-    int calls_in_flight_ = 0;                      // OpenStream and Judge
+    int calls_in_flight_ = 0;                      // OpenStream, Judge and Authorize
     std::condition_variable news_;                 // the delivery thread's: the pending delivery has news
     std::condition_variable stop_or_idle_;         // stopping_ set, or calls_in_flight_ back to 0
     std::thread watcher_, deliverer_;

@@ -421,6 +421,7 @@ AcceptResult FrontIntake::run(const std::string &agent_id, const std::string &to
             DetectionSample sample{index,          slot->entry.node_id, static_cast<double>(ts) / 1e9,
                                    hb.queue_length(), hb.rx_bytes(),       hb.tx_bytes(),
                                    {}};
+            sample.bandwidth_mbps = slot->entry.bandwidth_mbps;
             sample.instances.reserve(static_cast<size_t>(hb.instances_size()));
             for (const auto &inst : hb.instances())
                 sample.instances.push_back(InstanceSample{inst.instance_id(), inst.exec_time_us(),

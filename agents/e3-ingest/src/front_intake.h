@@ -55,6 +55,7 @@ struct NodeEntry {
     std::string kind;       // "host" | "smartnic"
     uint64_t lease_epoch = 0; // the node's lease epoch this controller holds; 0: none
     std::optional<PowerOverride> power_override;
+    double bandwidth_mbps = 0.0; // its link rate per direction (the starvation detector's "under-utilised")
 };
 
 // An accepted heartbeat: its index in the batch, its node and its live item (Encoded's nodes / live_items).
@@ -83,6 +84,7 @@ struct DetectionSample {
     double t;            // timestamp_unix_ns / 1e9, as controller.orchestrator divides (a double division)
     uint64_t queue_length, rx_bytes, tx_bytes;
     std::vector<InstanceSample> instances;
+    double bandwidth_mbps = 0.0; // its node's (NodeEntry::bandwidth_mbps)
 };
 
 // One call's outcome. `items` and `samples` in index order; every heartbeat of the call is in exactly one of

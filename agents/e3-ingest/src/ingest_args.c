@@ -10,12 +10,16 @@
 const char ingest_usage[] =
     "usage: e3-ingest --listen HOST:PORT [--listen HOST:PORT ...] --backend unix:PATH\n"
     "                 [--tls-cert FILE --tls-key FILE] [--parent-pid PID] [--rollup-flush-ms MS]\n"
+    "                 [--tail-items N] [--tail-window-s S]\n"
     "  Takes the agents' heartbeat streams on the listen addresses and delivers them to the controller\n"
     "  at --backend (its IngestBackend service); forwards every other gRPC call there, adding\n"
     "  x-e3-peer: <caller's IP>. Prints 'e3-ingest: listening on ...' once serving.\n"
     "  --parent-pid PID: stop when that process (the controller) ends.\n"
     "  --rollup-flush-ms MS: hand the controller the rollups every MS milliseconds (10 to 60000;\n"
-    "    default 1000).\n";
+    "    default 1000).\n"
+    "  --tail-items N: keep each node's last N heartbeats (0 to 100000; default 0: none), served as\n"
+    "    e3.internal.v1.TelemetryTail to callers the controller authorizes (scope read).\n"
+    "  --tail-window-s S: the seconds those N cover, as TelemetryTail reports them (0 to 600; default 0).\n";
 
 static void set_error(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void set_error(char *err, const char *fmt, ...) {
@@ -36,6 +40,16 @@ static int parse_listen(const char *address, int *port) {
     long value = strtol(colon + 1, &end, 10);
     if (errno || *end != '\0' || value < 0 || value > 65535 || colon[1] == '-' || colon[1] == '+') return INGEST_ERR;
     *port = (int)value;
+    return INGEST_OK;
+}
+
+/* The integer value from min to max in *out; INGEST_ERR if it is missing, not a decimal integer or out of range. */
+static int parse_range(const char *value, long min, long max, long *out) {
+    char *end = NULL;
+    errno = 0;
+    long number = value ? strtol(value, &end, 10) : 0;
+    if (!value || errno || end == value || *end != '\0' || number < min || number > max) return INGEST_ERR;
+    *out = number;
     return INGEST_OK;
 }
 
@@ -98,16 +112,29 @@ int ingest_args_parse(int argc, char **argv, struct ingest_args *out, char *err)
                 return INGEST_ERR;
             }
         } else if (strcmp(option, "--rollup-flush-ms") == 0) {
-            char *end = NULL;
-            errno = 0;
-            long ms = value ? strtol(value, &end, 10) : 0;
-            if (!value || errno || end == value || *end != '\0' || ms < INGEST_ROLLUP_FLUSH_MS_MIN ||
-                ms > INGEST_ROLLUP_FLUSH_MS_MAX) {
+            long ms;
+            if (parse_range(value, INGEST_ROLLUP_FLUSH_MS_MIN, INGEST_ROLLUP_FLUSH_MS_MAX, &ms) != INGEST_OK) {
                 set_error(err, "--rollup-flush-ms %s: expected milliseconds from %d to %d", value ? value : "(missing)",
                           INGEST_ROLLUP_FLUSH_MS_MIN, INGEST_ROLLUP_FLUSH_MS_MAX);
                 return INGEST_ERR;
             }
             out->rollup_flush_ms = (int)ms;
+        } else if (strcmp(option, "--tail-items") == 0) {
+            long items;
+            if (parse_range(value, 0, INGEST_TAIL_ITEMS_MAX, &items) != INGEST_OK) {
+                set_error(err, "--tail-items %s: expected a count from 0 to %d", value ? value : "(missing)",
+                          INGEST_TAIL_ITEMS_MAX);
+                return INGEST_ERR;
+            }
+            out->tail_items = (int)items;
+        } else if (strcmp(option, "--tail-window-s") == 0) {
+            long seconds;
+            if (parse_range(value, 0, INGEST_TAIL_WINDOW_S_MAX, &seconds) != INGEST_OK) {
+                set_error(err, "--tail-window-s %s: expected seconds from 0 to %d", value ? value : "(missing)",
+                          INGEST_TAIL_WINDOW_S_MAX);
+                return INGEST_ERR;
+            }
+            out->tail_window_s = (int)seconds;
         } else {
             set_error(err, "unknown option %s", option);
             return INGEST_ERR;

@@ -7,7 +7,6 @@
 #include "node_table.h"
 
 #include <optional>
-#include <vector>
 
 namespace ingest {
 
@@ -19,6 +18,7 @@ NodeEntry node_entry(const e3::internal::v1::FrontNode &node) {
     entry.token_id = node.token_id();
     entry.kind = node.kind();
     entry.lease_epoch = node.lease_epoch();
+    entry.bandwidth_mbps = node.bandwidth_mbps();
     if (node.has_power_override())
         entry.power_override = PowerOverride{node.override_watts(), node.override_source(),
                                              node.override_valid_until_s()};
@@ -30,16 +30,18 @@ void NodeTable::begin_snapshot() {
     named_.clear();
 }
 
-void NodeTable::apply(const e3::internal::v1::NodeTableChange &change, bool watched) {
+void NodeTable::apply(const e3::internal::v1::NodeTableChange &change, bool watched,
+                      std::vector<std::string> *removed) {
     using Change = e3::internal::v1::NodeTableChange;
     if (watched && in_snapshot_ && change.change_case() == Change::kUpsert) named_.insert(change.upsert().node_id());
     switch (change.change_case()) {
     case Change::kUpsert: upsert(change.version(), change.upsert()); break;
-    case Change::kRemoveNodeId: remove(change.version(), change.remove_node_id()); break;
+    case Change::kRemoveNodeId: remove(change.version(), change.remove_node_id(), removed); break;
     case Change::kSynced:
-        if (watched) end_snapshot(change.version());
+        if (watched) end_snapshot(change.version(), removed);
         break;
-    case Change::kRevoke:
+    case Change::kRevoke:   // the link ends the credential's streams
+    case Change::kDetector: // the link's detector's
     case Change::CHANGE_NOT_SET: break;
     }
 }
@@ -61,10 +63,11 @@ void NodeTable::upsert(uint64_t version, const e3::internal::v1::FrontNode &node
     tokens_[node.node_id()] = node.token_id();
 }
 
-void NodeTable::remove(uint64_t version, const std::string &node_id) {
+void NodeTable::remove(uint64_t version, const std::string &node_id, std::vector<std::string> *removed) {
     if (!newer(version, node_id)) return;
-    intake_.remove_node(node_id);
+    const bool held = intake_.remove_node(node_id);
     tokens_.erase(node_id);
+    if (held && removed != nullptr) removed->push_back(node_id);
 }
 
 bool NodeTable::newer(uint64_t version, const std::string &node_id) {
@@ -75,7 +78,7 @@ bool NodeTable::newer(uint64_t version, const std::string &node_id) {
     return true;
 }
 
-void NodeTable::end_snapshot(uint64_t synced_version) {
+void NodeTable::end_snapshot(uint64_t synced_version, std::vector<std::string> *removed) {
     if (!in_snapshot_) return; // a second `synced` on the same watch names no snapshot
     std::vector<std::string> gone;
     for (const auto &[node_id, token_id] : tokens_)
@@ -84,6 +87,7 @@ void NodeTable::end_snapshot(uint64_t synced_version) {
         intake_.remove_node(node_id);
         tokens_.erase(node_id);
     }
+    if (removed != nullptr) removed->insert(removed->end(), gone.begin(), gone.end());
     in_snapshot_ = false;
     named_.clear();
 }

@@ -14,6 +14,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "e3/internal/v1/front.pb.h"
 #include "front_intake.h"
@@ -30,17 +31,19 @@ public:
     // A watch was (re)connected: its snapshot follows, ended by `synced`.
     void begin_snapshot();
     // Applies an upsert, a removal or `synced` (a revocation is ignored here) from the watch (`watched`) or from
-    // a call's answer. An upsert or removal not newer than the last change applied to its node is ignored.
-    void apply(const e3::internal::v1::NodeTableChange &change, bool watched);
+    // a call's answer. An upsert or removal not newer than the last change applied to its node is ignored. The
+    // nodes it removed from the table are appended to `removed` when given.
+    void apply(const e3::internal::v1::NodeTableChange &change, bool watched,
+               std::vector<std::string> *removed = nullptr);
     // Whether the node `node_id` names (as sent: any spelling uuid.UUID reads) is in the table under a
     // credential, and not `token_id` (AgentHub._is_foreign: another agent's node, not a stale agent's).
     bool foreign(const std::string &node_id, const std::string &token_id) const;
 
 private:
     void upsert(uint64_t version, const e3::internal::v1::FrontNode &node);
-    void remove(uint64_t version, const std::string &node_id);
+    void remove(uint64_t version, const std::string &node_id, std::vector<std::string> *removed);
     bool newer(uint64_t version, const std::string &node_id); // records it when newer
-    void end_snapshot(uint64_t synced_version);
+    void end_snapshot(uint64_t synced_version, std::vector<std::string> *removed);
 
     FrontIntake &intake_;
     std::unordered_map<std::string, std::string> tokens_; // node id in the table -> its token id ("" for none)

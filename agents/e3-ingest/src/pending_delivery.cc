@@ -17,16 +17,21 @@ const char *rejection_kind(const std::string &reason) {
 void PendingDelivery::add_accepted(AcceptResult &result, const e3::agent::v1::HeartbeatBatch &batch) {
     delivery_.set_accepted(delivery_.accepted() + static_cast<uint64_t>(result.accepted));
     for (AcceptedHeartbeat &item : result.items) {
-        delivery_.add_item_cluster_ids(item.cluster_id);
-        delivery_.add_item_node_ids(item.node_id);
-        delivery_.add_item_ts_unix_ns(batch.heartbeats(item.index).timestamp_unix_ns());
-        delivery_.add_item_json(std::move(item.live));
-        heard_.insert(item.node_id);
+        const int64_t ts_ns = batch.heartbeats(item.index).timestamp_unix_ns();
+        if (ts_ns > youngest_ns_) youngest_ns_ = ts_ns;
+        live_.add(item.cluster_id, item.node_id, item.live);
+        if (tail_ != nullptr) tail_->append(item.node_id, ts_ns, std::move(item.live));
     }
-    for (const DetectionSample &sample : result.samples) {
-        delivery_.add_smartnic_node_ids(sample.node_id);
-        *delivery_.add_smartnic_heartbeats() = batch.heartbeats(sample.index);
-    }
+}
+
+void PendingDelivery::add_detection(const Detection &found, int64_t judged_unix_ns) {
+    e3::internal::v1::FrontDetection *out = delivery_.add_detections();
+    out->set_node_id(found.node_id);
+    out->set_kind(found.kind);
+    out->set_t(found.t);
+    out->set_instance_id(found.instance_id);
+    out->set_detail_json(found.detail_json);
+    out->set_detected_unix_ns(judged_unix_ns);
 }
 
 void PendingDelivery::count_rejected(const std::string &kind, uint64_t heartbeats) {
@@ -40,17 +45,23 @@ void PendingDelivery::add_end(const std::string &token_id, const std::string &ag
     if (flush) delivery_.set_flush(true);
 }
 
+void PendingDelivery::forget(const std::string &node_id) {
+    live_.forget(node_id);
+    if (tail_ != nullptr) tail_->forget(node_id);
+}
+
 bool PendingDelivery::has_news() const {
-    return delivery_.accepted() > 0 || !delivery_.rejected().empty() || delivery_.item_node_ids_size() > 0 ||
-           delivery_.ended_size() > 0 || delivery_.flush();
+    return delivery_.accepted() > 0 || !delivery_.rejected().empty() || live_.items() > 0 ||
+           delivery_.detections_size() > 0 || delivery_.ended_size() > 0 || delivery_.flush();
 }
 
 e3::internal::v1::Delivery PendingDelivery::take() {
     e3::internal::v1::Delivery out = std::move(delivery_);
     delivery_.Clear();
-    out.mutable_heard_node_ids()->Reserve(static_cast<int>(heard_.size()));
-    for (const std::string &node_id : heard_) out.add_heard_node_ids(node_id);
-    heard_.clear();
+    out.set_items(live_.items());
+    out.set_youngest_item_unix_ns(youngest_ns_);
+    youngest_ns_ = 0;
+    out.set_live_replies(live_.take(out.mutable_live_commands(), out.mutable_heard_node_ids()));
     return out;
 }
 

@@ -2,17 +2,21 @@
 //
 // What the front took since its previous delivery to the controller: front.proto's Delivery being filled from
 // the intake's outcomes (front_intake.h) and the heartbeat streams' ends, then handed over whole; and the labels
-// a refused heartbeat is counted under (AgentHub.rejected's). Not thread-safe: the caller's lock guards it with
-// the intake, so items enter it in the order they were accepted.
+// a refused heartbeat is counted under (AgentHub.rejected's). An accepted heartbeat's live item goes into the
+// delivery's Redis commands as it comes (live_commands.h), then into the raw tail (raw_tail.h): the delivery
+// carries only their count and the youngest one's timestamp. Not thread-safe: the caller's lock guards it with
+// the intake, so items enter it in the order they were accepted (the raw tail has its own lock, for its readers).
 #ifndef E3_INGEST_PENDING_DELIVERY_H
 #define E3_INGEST_PENDING_DELIVERY_H
 
 #include <cstdint>
 #include <string>
-#include <unordered_set>
 
 #include "e3/internal/v1/front.pb.h"
+#include "detector.h"
 #include "front_intake.h"
+#include "live_commands.h"
+#include "raw_tail.h"
 
 namespace ingest {
 
@@ -26,23 +30,36 @@ const char *rejection_kind(const std::string &reason);
 
 class PendingDelivery {
 public:
-    // An accept's heartbeats of `batch`: one item each (cluster, node, timestamp, live JSON: moved out of
-    // `result`), the SmartNIC ones' heartbeats for detection, their nodes heard.
+    // Accepted items go to `tail` (null: kept nowhere) once in the live commands; it outlives this.
+    explicit PendingDelivery(RawTail *tail = nullptr) : tail_(tail) {}
+
+    // An accept's heartbeats of `batch`: one live item each (into the live commands, then moved out of `result`
+    // into the raw tail, with its heartbeat's timestamp).
     void add_accepted(AcceptResult &result, const e3::agent::v1::HeartbeatBatch &batch);
+    // A detection the front's detector made, judging a heartbeat at `judged_unix_ns` (wall clock).
+    void add_detection(const Detection &found, int64_t judged_unix_ns);
     void count_rejected(const std::string &kind, uint64_t heartbeats = 1);
     // A heartbeat stream ended; with `flush`, the controller answers once every rollup row delivered is written.
     void add_end(const std::string &token_id, const std::string &agent_id, bool flush);
+    // The node table removed the node: what is kept of it goes (its raw tail now, in the live commands once
+    // they no longer hold its item).
+    void forget(const std::string &node_id);
 
-    int items() const { return delivery_.item_node_ids_size(); }
+    size_t items() const { return live_.items(); }
     bool flush() const { return delivery_.flush(); }
-    // Whether it holds anything: counts, items, ended streams or a flush.
+    // Whether it holds a detection: the controller decides on it, so it goes without waiting.
+    bool urgent() const { return delivery_.detections_size() > 0; }
+    // Whether it holds anything: counts, items, detections, ended streams or a flush.
     bool has_news() const;
-    // The delivery so far (with the nodes heard), leaving an empty one.
+    // The delivery so far (its items' count, youngest timestamp and Redis commands, the nodes heard: those with
+    // an item), leaving an empty one.
     e3::internal::v1::Delivery take();
 
 private:
+    RawTail *const tail_;
     e3::internal::v1::Delivery delivery_;
-    std::unordered_set<std::string> heard_; // node ids with a heartbeat accepted
+    LiveCommands live_;
+    int64_t youngest_ns_ = 0; // the largest item timestamp since the previous take (0: none)
 };
 
 // A take of the intake's rollups as a delivery's rows (every field).

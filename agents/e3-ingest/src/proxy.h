@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// The front's one service: StreamHeartbeats terminated here (heartbeat_stream.h, over the link to the controller,
-// backend_link.h), every other call, whatever its method, forwarded unparsed to the controller (gRPC's generic
-// callback API on both sides), messages one at a time in each direction.
+// The front's generic service: StreamHeartbeats terminated here (heartbeat_stream.h, over the link to the
+// controller, backend_link.h), every other call, whatever its method, forwarded unparsed to the controller (gRPC's
+// generic callback API on both sides), messages one at a time in each direction. The methods of a service the
+// server registers (TelemetryTail, tail_service.h) never come here.
 #ifndef E3_INGEST_PROXY_H
 #define E3_INGEST_PROXY_H
 

@@ -18,5 +18,11 @@ expect "expected unix:PATH" --listen 127.0.0.1:1 --backend 127.0.0.1:2
 expect "--rollup-flush-ms 5: expected milliseconds from 10 to 60000" --listen 127.0.0.1:1 --backend unix:/tmp/x.sock \
     --rollup-flush-ms 5
 expect "--rollup-flush-ms soon" --listen 127.0.0.1:1 --backend unix:/tmp/x.sock --rollup-flush-ms soon
+expect "--tail-items 100001: expected a count from 0 to 100000" --listen 127.0.0.1:1 --backend unix:/tmp/x.sock \
+    --tail-items 100001
+expect "--tail-window-s 601: expected seconds from 0 to 600" --listen 127.0.0.1:1 --backend unix:/tmp/x.sock \
+    --tail-window-s 601
+expect "--tail-items many" --listen 127.0.0.1:1 --backend unix:/tmp/x.sock --tail-items many
 "$binary" --help | grep -q "usage: e3-ingest" || fail "--help prints no usage"
+"$binary" --help | grep -q -- "--tail-items N" || fail "--help does not name --tail-items"
 exit 0

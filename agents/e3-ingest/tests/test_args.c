@@ -28,6 +28,8 @@ int main(void) {
     CHECK(strcmp(args.backend, "unix:/tmp/c.sock") == 0);
     CHECK(args.tls_cert[0] == '\0');
     CHECK_EQ_INT(args.rollup_flush_ms, 1000);
+    CHECK_EQ_INT(args.tail_items, 0);
+    CHECK_EQ_INT(args.tail_window_s, 0);
 
     CHECK_EQ_INT(PARSE(&args, err, "--listen", "127.0.0.1:7", "--listen", "[::1]:7", "--backend", "unix:s",
                        "--tls-cert", "c.pem", "--tls-key", "k.pem"), INGEST_OK);
@@ -46,6 +48,18 @@ int main(void) {
     CHECK_EQ_INT(args.rollup_flush_ms, 10);
     CHECK_EQ_INT(PARSE(&args, err, "--listen", "a:1", "--backend", "unix:s", "--rollup-flush-ms", "60000"), INGEST_OK);
     CHECK_EQ_INT(args.rollup_flush_ms, 60000);
+    CHECK_EQ_INT(PARSE(&args, err, "--listen", "a:1", "--backend", "unix:s", "--tail-items", "200", "--tail-window-s",
+                       "10"), INGEST_OK);
+    CHECK_EQ_INT(args.tail_items, 200);
+    CHECK_EQ_INT(args.tail_window_s, 10);
+    CHECK_EQ_INT(PARSE(&args, err, "--listen", "a:1", "--backend", "unix:s", "--tail-items", "100000",
+                       "--tail-window-s", "600"), INGEST_OK);
+    CHECK_EQ_INT(args.tail_items, 100000);
+    CHECK_EQ_INT(args.tail_window_s, 600);
+    CHECK_EQ_INT(PARSE(&args, err, "--listen", "a:1", "--backend", "unix:s", "--tail-items", "0", "--tail-window-s",
+                       "0"), INGEST_OK);
+    CHECK_EQ_INT(args.tail_items, 0);
+    CHECK_EQ_INT(args.tail_window_s, 0);
 
     refused(PARSE(&args, err, "--backend", "unix:s"), "--listen");
     refused(PARSE(&args, err, "--listen", "127.0.0.1:1"), "--backend");
@@ -74,6 +88,20 @@ int main(void) {
             "--rollup-flush-ms :");
     refused(PARSE(&args, err, "--listen", "a:1", "--backend", "unix:s", "--rollup-flush-ms"),
             "--rollup-flush-ms (missing)");
+    refused(PARSE(&args, err, "--listen", "a:1", "--backend", "unix:s", "--tail-items", "100001"),
+            "--tail-items 100001: expected a count from 0 to 100000");
+    refused(PARSE(&args, err, "--listen", "a:1", "--backend", "unix:s", "--tail-items", "-1"), "--tail-items -1");
+    refused(PARSE(&args, err, "--listen", "a:1", "--backend", "unix:s", "--tail-items", "10k"), "--tail-items 10k");
+    refused(PARSE(&args, err, "--listen", "a:1", "--backend", "unix:s", "--tail-items", ""), "--tail-items :");
+    refused(PARSE(&args, err, "--listen", "a:1", "--backend", "unix:s", "--tail-items"), "--tail-items (missing)");
+    refused(PARSE(&args, err, "--listen", "a:1", "--backend", "unix:s", "--tail-window-s", "601"),
+            "--tail-window-s 601: expected seconds from 0 to 600");
+    refused(PARSE(&args, err, "--listen", "a:1", "--backend", "unix:s", "--tail-window-s", "-1"),
+            "--tail-window-s -1");
+    refused(PARSE(&args, err, "--listen", "a:1", "--backend", "unix:s", "--tail-window-s", "10s"),
+            "--tail-window-s 10s");
+    refused(PARSE(&args, err, "--listen", "a:1", "--backend", "unix:s", "--tail-window-s"),
+            "--tail-window-s (missing)");
     refused(PARSE(&args, err, "--listen", "a:1", "--listen", "a:1", "--listen", "a:1", "--listen", "a:1",
                   "--listen", "a:1", "--listen", "a:1", "--listen", "a:1", "--listen", "a:1", "--listen", "a:1",
                   "--backend", "unix:s"), "at most 8");

@@ -3,8 +3,9 @@
 // ingest::NodeTable: the version rule (a change not newer than the last applied to its node is ignored, removed
 // nodes included), the snapshot's end (`synced` removes the nodes the reconnected watch did not name, but not one
 // a newer change from a Register's answer brought meanwhile), and the credential lookup of a refused heartbeat's
-// node (any spelling of its id). The table's effect is seen through NodeTable::foreign (a node under credential "t1" is
-// foreign to "t2" while it is in the table) and the intake's verdict on a heartbeat.
+// node (any spelling of its id); the nodes a change removed reported (for the raw tail to forget them). The
+// table's effect is seen through NodeTable::foreign (a node under credential "t1" is foreign to "t2" while it is in
+// the table) and the intake's verdict on a heartbeat.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -126,6 +127,26 @@ void snapshot() {
     CHECK(!table.foreign(kNodeB, "t2"));
 }
 
+// What a removal or a snapshot's end took out of the table, reported; nothing for a node the table lacks.
+void removals() {
+    ingest::FrontIntake intake;
+    ingest::NodeTable table(intake);
+    std::vector<std::string> removed;
+    table.apply(upsert(1, kNodeA, "agent-1", "t1"), true, &removed);
+    table.apply(upsert(2, kNodeB, "agent-1", "t1"), true, &removed);
+    CHECK(removed.empty());
+    table.apply(removal(3, kNodeA), true, &removed);
+    CHECK(removed == std::vector<std::string>{kNodeA});
+    table.apply(removal(4, kNodeA), true, &removed); // not in the table any more
+    table.apply(removal(2, kNodeB), true, &removed); // not newer
+    CHECK(removed.size() == 1);
+    removed.clear();
+    table.begin_snapshot();
+    table.apply(synced(5), true, &removed); // the snapshot named no node: B is gone
+    CHECK(removed == std::vector<std::string>{kNodeB});
+    table.apply(removal(6, kNodeB), true); // no list: nothing reported
+}
+
 void spellings() {
     ingest::FrontIntake intake;
     ingest::NodeTable table(intake);
@@ -157,6 +178,7 @@ void power_override() {
 int main() {
     version_rule();
     snapshot();
+    removals();
     spellings();
     power_override();
     return 0;

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // ingest::PendingDelivery and rejection_kind: a refusal's label as agent_hub.rejection_kind gives it; an
-// accept's items as columns (timestamps from the batch), SmartNIC heartbeats copied whole, each node heard once;
-// counts by label; stream ends and the flush; take() hands it all over and starts empty; the rollup rows'
-// fields.
+// accept's items counted with the youngest timestamp (from the batch), made into the live commands and moved into
+// the raw tail, SmartNIC heartbeats copied whole, each node heard once; counts by label; stream ends and the
+// flush; take() hands it all over and starts empty; a forgotten node's tail dropped; the rollup rows' fields.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "pending_delivery.h"
 #include "check.h"
@@ -32,11 +33,12 @@ void filling() {
     }
     ingest::AcceptResult result;
     result.accepted = 2;
-    result.items.push_back(ingest::AcceptedHeartbeat{0, "c", "n0", "{\"a\": 0}"});
     result.items.push_back(ingest::AcceptedHeartbeat{2, "c", "n0", "{\"a\": 2}"});
+    result.items.push_back(ingest::AcceptedHeartbeat{0, "c", "n0", "{\"a\": 0}"});
     result.samples.push_back(ingest::DetectionSample{2, "n0", 0.0, 0, 0, 0, {}});
 
-    ingest::PendingDelivery pending;
+    ingest::RawTail tail(10);
+    ingest::PendingDelivery pending(&tail);
     CHECK(!pending.has_news());
     pending.add_accepted(result, batch);
     pending.count_rejected("out_of_order");
@@ -50,17 +52,39 @@ void filling() {
 
     const e3::internal::v1::Delivery delivery = pending.take();
     CHECK(delivery.accepted() == 2);
-    CHECK(delivery.item_node_ids_size() == 2 && delivery.item_cluster_ids(1) == "c");
-    CHECK(delivery.item_ts_unix_ns(0) == 1000 && delivery.item_ts_unix_ns(1) == 1002);
-    CHECK(delivery.item_json(1) == "{\"a\": 2}");
-    CHECK(delivery.smartnic_node_ids_size() == 1 && delivery.smartnic_heartbeats(0).node_id() == "node-2");
+    CHECK(delivery.items() == 2 && delivery.youngest_item_unix_ns() == 1002);
+    CHECK(delivery.live_replies() == 2);
+    CHECK(delivery.live_commands() ==
+          "*4\r\n$4\r\nHSET\r\n$11\r\ne3:latest:c\r\n$2\r\nn0\r\n$8\r\n{\"a\": 0}\r\n"
+          "*3\r\n$7\r\nPUBLISH\r\n$7\r\ne3:live\r\n$58\r\n"
+          "{\"type\": \"heartbeats\", \"heartbeats\": [{\"a\": 2}, {\"a\": 0}]}\r\n");
+    ingest::RawTail::Read held;
+    CHECK(tail.read("n0", 0, 0, 0, &held) && held.holds_since_ns == 1002);
+    CHECK(held.items == (std::vector<std::string>{"{\"a\": 2}", "{\"a\": 0}"}));
+    CHECK(delivery.detections_size() == 0); // the SmartNIC heartbeats stay in the front: its detector judges them
     CHECK(delivery.heard_node_ids_size() == 1 && delivery.heard_node_ids(0) == "n0");
     CHECK(delivery.rejected().at("out_of_order") == 2 && delivery.rejected().at("oversized") == 1001);
     CHECK(delivery.ended_size() == 2 && delivery.ended(0).token_id() == "t1" && delivery.ended(1).agent_id().empty());
     CHECK(delivery.flush());
 
     CHECK(!pending.has_news() && pending.items() == 0 && !pending.flush());
-    CHECK(pending.take().heard_node_ids_size() == 0);
+    const e3::internal::v1::Delivery empty = pending.take();
+    CHECK(empty.heard_node_ids_size() == 0 && empty.items() == 0 && empty.youngest_item_unix_ns() == 0);
+    CHECK(empty.live_commands().empty() && empty.live_replies() == 0);
+
+    pending.forget("n0");
+    CHECK(!tail.read("n0", 0, 0, 0, &held));
+
+    // a detection: news, and urgent (it goes without waiting for the gap between deliveries)
+    CHECK(!pending.urgent());
+    pending.add_detection(ingest::Detection{ingest::kOverload, "n1", 12.5, "i1", "{\"x\": 1}"}, 13000000000);
+    CHECK(pending.has_news() && pending.urgent());
+    const e3::internal::v1::Delivery found = pending.take();
+    CHECK(found.detections_size() == 1 && found.detections(0).node_id() == "n1");
+    CHECK(found.detections(0).kind() == "overload" && found.detections(0).t() == 12.5);
+    CHECK(found.detections(0).instance_id() == "i1" && found.detections(0).detail_json() == "{\"x\": 1}");
+    CHECK(found.detections(0).detected_unix_ns() == 13000000000);
+    CHECK(!pending.urgent() && !pending.has_news());
 }
 
 void rows() {

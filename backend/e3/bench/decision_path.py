@@ -154,17 +154,20 @@ def decision_figures(events: list, injected: int, config: dict) -> dict:
 
 
 INGEST_FIGURES = ("servers", "nodes", "scheduled_hz", "ingested_hz", "sent", "loss", "ticks_missed",
-                  "controller_cpu_pct", "postgres_cpu_pct", "loadgen_cpu_pct", "lag_redis_p99_ms", "register_s")
+                  "controller_cpu_pct", "front", "front_cpu_pct", "postgres_cpu_pct", "loadgen", "loadgen_cpu_pct",
+                  "lag_redis_p99_ms", "register_s")
 
 
-def real_path_section(servers: tuple[int, ...], seconds: float, troubled_nics: int, report=print) -> dict:
+def real_path_section(servers: tuple[int, ...], seconds: float, troubled_nics: int, report=print,
+                      front: bool = False) -> dict:
     """One ingest run per cluster size with the probe; the decision figures beside the ingest load they ran
-    under."""
+    under. With `front`, the controller runs behind its ingest front, which judges the heartbeats where they
+    arrive: the detection's time is the front's."""
     runs = []
     for n in servers:
         probe = DecisionProbe(troubled_nics=min(troubled_nics, n), seconds=seconds)
         report(f"real path at {n:,} servers: {probe.troubled_nics} troubled NICs, {probe.injected()} windows "
                f"in {seconds:g} s")
-        result = run_ingest(IngestConfig(servers=n, seconds=seconds), report=report, probe=probe)
+        result = run_ingest(IngestConfig(servers=n, seconds=seconds, front=front), report=report, probe=probe)
         runs.append(dict({k: result[k] for k in INGEST_FIGURES}, **result["decisions"]))
     return {"section": "real", "runs": runs}

@@ -208,7 +208,8 @@ def render_real(section: dict) -> str:
             "",
             f"  {r['servers']:,} servers ({r['nodes']:,} nodes): ingested {r['ingested_hz']:,}/s of "
             f"{r['scheduled_hz']:,}/s scheduled, loss {r['loss']:,}, ticks missed {r['ticks_missed']:,}, controller "
-            f"CPU {r['controller_cpu_pct']}%, registration {r['register_s']} s",
+            f"CPU {r['controller_cpu_pct']}%" + (f" + its ingest front {r['front_cpu_pct']}% (detection there)"
+                                                 if r.get("front") else "") + f", registration {r['register_s']} s",
             f"  windows injected {r['injected']} ({r['windows_sent_enough']} with 3 troubled heartbeats sent or more), "
             f"detections {r['detections']}, decisions {r['decisions']}, "
             f"no decision {r['no_decisions']}" + (f" ({'; '.join(r['no_decision_reasons'])})"

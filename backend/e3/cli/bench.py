@@ -229,6 +229,8 @@ def register(app: typer.Typer) -> None:
         troubled_nics: int = typer.Option(30, min=1, max=10_000, help="real: SmartNICs made troubled, one per "
                                                                       "server, each every 6 s"),
         connections: int = typer.Option(64, min=1, max=4096, help="figure7: e3-loadgen's requests outstanding"),
+        front: bool = typer.Option(False, "--front", help="real: the controller behind its compiled ingest front, "
+                                                          "which judges the heartbeats (e3-ingest, make agents)"),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON object, a key per section"),
     ) -> None:
         """Data-plane orchestrator: decision latency at scale (Figure 11); on the emulated rack, migration and
@@ -264,6 +266,6 @@ def register(app: typer.Typer) -> None:
                                 hosts_full=hosts_full, seed=seed), report=quiet),
                 "migration": lambda: rack_section("migration"), "figure7": lambda: rack_section("figure7"),
                 "real": lambda: _run(lambda cfg, report: real_path_section(
-                    _int_list(servers), seconds, troubled_nics, report), None)}
+                    _int_list(servers), seconds, troubled_nics, report, front=front), None)}
         result = {name: runs[name]() for name in wanted}
         print(json.dumps(result, indent=1) if as_json else render(result))

@@ -4,15 +4,18 @@ With E3_INGEST_FRONT the agents' heartbeat streams end at the front (agents/e3-i
 counts it in its node's energy and 1 s rollup steps, and encodes its live item, as the Python intake would
 (controller.heartbeat_intake, whose tested rules it ports). What is left to the controller arrives here, one
 e3.internal.v1.Delivery at a time (rpc.front_servicer): the counts refused (for /metrics), the nodes heard (for
-membership), how far behind the front runs, the live items (for the raw tail) with the Redis commands it made of
-them (written as they are), the SmartNIC heartbeats (detection), the rollup rows (Postgres, and the energy
-ledger), the streams that ended, and whether to answer only once the rollups are written (a stream's summary
-promises `accepted` heartbeats are).
+membership), how far behind the front runs (the youngest live item's timestamp), the Redis commands it made of
+the live items (written as they are; the items themselves stay in the front, its raw tail, which it serves as
+e3.internal.v1.TelemetryTail: the controller's own RawTail stays empty), what the front's detector found in the
+SmartNIC heartbeats (for the orchestrator to decide on: controller.front_detector), the rollup rows (Postgres, and the energy ledger), the streams that ended, and whether to answer only once the rollups
+are written (a stream's summary promises `accepted` heartbeats are).
 """
 
+import json
 import time
 import uuid
 
+from e3.orchestrator.detection import Detection
 from e3.rollup.steps import InstanceRollup, NodeRollup
 
 _NODE_FIELDS = tuple(NodeRollup.__dataclass_fields__)
@@ -47,7 +50,7 @@ class FrontDeliveries:
         applies all of it at once (nothing of a delivery is applied unless all is), then, asked to, waits for
         the rollups to be written."""
         hub = self.hub
-        if delivery.item_json:
+        if delivery.items:
             await hub.rollup_writer.room()
             await hub.live.room()
         if delivery.rejected:
@@ -57,20 +60,15 @@ class FrontDeliveries:
             node = self._node(text)
             if node is not None:
                 node.last_seen = now
-        if delivery.item_ts_unix_ns:  # the youngest one's age now, the wait for this delivery included
-            hub.intake.heard_aged((time.time_ns() - max(delivery.item_ts_unix_ns)) / 1e9)
-        if delivery.item_json:
-            hub.live.add_commands(delivery.live_commands, delivery.live_replies, len(delivery.item_json))
-            if hub.tail.per_node:
-                node_tail = hub.tail.node
-                for node_id, ts, item in zip(delivery.item_node_ids, delivery.item_ts_unix_ns, delivery.item_json):
-                    node_tail(node_id).append((ts, item))
-        if delivery.smartnic_heartbeats and hub.orchestrator.mode != "off":
-            observe = hub.orchestrator.observe
-            for text, hb in zip(delivery.smartnic_node_ids, delivery.smartnic_heartbeats):
-                node = self._node(text)
-                if node is not None:
-                    observe(node, hb)
+        if delivery.items:  # the youngest item's age now, the wait for this delivery included
+            hub.intake.heard_aged((time.time_ns() - delivery.youngest_item_unix_ns) / 1e9)
+            hub.live.add_commands(delivery.live_commands, delivery.live_replies, delivery.items)
+        for found in delivery.detections:  # the front judged the SmartNIC heartbeats (controller.front_detector)
+            node = self._node(found.node_id)
+            if node is not None and hub.orchestrator.mode != "off":
+                detection = Detection(found.kind, node.node_id, found.t, json.loads(found.detail_json),
+                                      found.instance_id or None)
+                hub.orchestrator.detected(node, detection, found.detected_unix_ns / 1e9)
         if delivery.node_rollups:
             self._count_rollups(node_rows(delivery), instance_rows(delivery))
         for end in delivery.ended:

@@ -9,10 +9,12 @@ that node, so the same change arriving twice, or an older one late, does nothing
 """
 
 import asyncio
+import dataclasses
 import logging
 import uuid
 from collections.abc import AsyncIterator, Mapping
 
+from e3.orchestrator.detection import DetectionPolicy
 from e3.rpc.pb import front_pb2
 
 log = logging.getLogger(__name__)
@@ -23,7 +25,7 @@ def front_node(node) -> front_pb2.FrontNode:
     """A TrackedNode (controller.agent_hub) as the front's intake reads it."""
     message = front_pb2.FrontNode(node_id=str(node.node_id), cluster_id=str(node.cluster_id), agent_id=node.agent_id,
                                   token_id=str(node.token_id) if node.token_id else "", kind=node.kind,
-                                  lease_epoch=node.lease_epoch)
+                                  lease_epoch=node.lease_epoch, bandwidth_mbps=node.bandwidth_mbps)
     if node.power_override is not None:
         watts, source, valid_until = node.power_override
         message.has_power_override = True
@@ -37,6 +39,7 @@ class FrontTable:
         self.nodes = nodes
         self.version = 0
         self._watchers: set[asyncio.Queue] = set()
+        self._detection: front_pb2.DetectionSettings | None = None  # None: the front does not judge
 
     def _send(self, change: front_pb2.NodeTableChange) -> front_pb2.NodeTableChange:
         for queue in list(self._watchers):
@@ -68,6 +71,24 @@ class FrontTable:
         self._send(front_pb2.NodeTableChange(version=self._next(),
                                              revoke=front_pb2.Revocation(token_id=str(token_id), message=message)))
 
+    def set_detection(self, policy: DetectionPolicy, judging: bool) -> None:
+        """The detector's policy, and whether the front judges heartbeats at all (not in orchestrator mode `off`);
+        every watch starts with it."""
+        self._detection = front_pb2.DetectionSettings(judging=judging, **dataclasses.asdict(policy))
+        self._detector(settings=self._detection)
+
+    def detector_forget(self, node_id: uuid.UUID) -> None:
+        self._detector(forget_node_id=str(node_id))
+
+    def detector_cool_down(self, node_id: uuid.UUID, t: float) -> None:
+        self._detector(cool_down=front_pb2.CoolDown(node_id=str(node_id), t=t))
+
+    def detector_reset(self) -> None:
+        self._detector(reset=True)
+
+    def _detector(self, **change) -> None:
+        self._send(front_pb2.NodeTableChange(version=self._next(), detector=front_pb2.DetectorChange(**change)))
+
     async def watch(self) -> AsyncIterator[front_pb2.NodeTableChange]:
         """Every node, `synced`, then each change as it comes (until the watcher falls MAX_QUEUED behind). The front
         drops, at `synced`, the nodes it holds that the snapshot did not name, unless it applied a newer change to
@@ -75,7 +96,9 @@ class FrontTable:
         queue: asyncio.Queue = asyncio.Queue()
         self._watchers.add(queue)
         # versioned now, at once: a change made while they are sent is newer than the snapshot it changes
-        snapshot = [self.current(node) for node in self.nodes.values()]
+        snapshot = [] if self._detection is None else [front_pb2.NodeTableChange(
+            version=self._next(), detector=front_pb2.DetectorChange(settings=self._detection))]
+        snapshot += [self.current(node) for node in self.nodes.values()]
         snapshot.append(front_pb2.NodeTableChange(version=self._next(), synced=True))
         try:
             for change in snapshot:

@@ -139,7 +139,10 @@ class DataplaneOrchestrator:
         if mode not in MODES:
             raise ValueError(f"orchestrator mode must be one of {', '.join(MODES)}, not {mode!r}")
         self.mode = self.default_mode = mode
+        # the heartbeats' judge: this Detector, or the ingest front's (controller.front_detector), which judges them
+        # where they arrive and reports its detections to `detected`
         self.detector = Detector(policy)
+        self.mode_listeners: list[Callable[[str], None]] = []  # told each new mode (the front's detector is)
         self.views = views or ClusterViewCache(cluster_view)
         self._act = act or functools.partial(_run_detection, views=self.views)
         self._acting: dict[uuid.UUID, asyncio.Task] = {}
@@ -153,11 +156,17 @@ class DataplaneOrchestrator:
         sample = NodeSample(node.node_id, hb.timestamp_unix_ns / 1e9, hb.queue_length, hb.rx_bytes, hb.tx_bytes,
                             node.bandwidth_mbps, hb.instances)
         detection = self.detector.observe(sample)
-        if detection is None or node.node_id in self._acting:
+        if detection is not None:
+            self.detected(node, detection, time.time())
+
+    def detected(self, node, detection: Detection, detected_at: float) -> None:
+        """Act on a detection about `node`, made at `detected_at` (wall clock) by this detector or by the ingest
+        front's (controller.front_detector), unless one is being acted on for the node already."""
+        if node.node_id in self._acting:
             return
         self.detections += 1
         log.info("node %s: %s detected (%s)", node.name, detection.kind, detection.instance_id or "queue")
-        detected_at, mode = time.time(), self.mode  # the mode the decision is made in is the one it is acted in
+        mode = self.mode  # the mode the decision is made in is the one it is acted in
         decided = self._decide_now(node.cluster_id, detection, mode)
         self._acting[node.node_id] = asyncio.get_running_loop().create_task(
             self._handle(node, detection, mode, detected_at, decided), name=f"orchestrate-{node.name}")
@@ -189,8 +198,10 @@ class DataplaneOrchestrator:
                 if mode in MODES and mode != self.mode:
                     log.info("orchestrator mode: %s -> %s", self.mode, mode)
                     if mode == "migrate":  # trouble seen while observing is latched and cooling down: start afresh
-                        self.detector = Detector(self.detector.policy)
+                        self.detector.reset()
                     self.mode = mode
+                    for listener in self.mode_listeners:
+                        listener(mode)
             except Exception as exc:  # Redis away: keep the mode in force
                 log.warning("reading the orchestrator mode from Redis failed: %s", exc)
             await asyncio.sleep(MODE_POLL_S)

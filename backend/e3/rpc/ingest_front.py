@@ -1,8 +1,9 @@
 """The controller's compiled ingest front (agents/e3-ingest, docs/agents.md "Ingest front"): `e3 controller` starts it
 as its child on the public address(es) when E3_INGEST_FRONT is on, and serves on a unix socket behind it. The
 front terminates the agents' heartbeat streams (checking, counting and encoding each heartbeat; the controller is
-handed the rest through e3.internal.v1.IngestBackend, rpc.front_servicer) and forwards every other call unparsed,
-adding `x-e3-peer` (the caller's IP)."""
+handed the rest through e3.internal.v1.IngestBackend, rpc.front_servicer), keeps their raw tail, which it serves
+itself as e3.internal.v1.TelemetryTail (each caller authorized by the controller, IngestBackend.Authorize), and
+forwards every other call unparsed, adding `x-e3-peer` (the caller's IP)."""
 
 import asyncio
 import logging
@@ -17,6 +18,7 @@ READY = re.compile(r"^e3-ingest: listening on port (\d+)")
 READY_TIMEOUT_S = 10.0
 STOP_TIMEOUT_S = 5.0
 MAX_UNIX_PATH = 107  # sun_path's 108 bytes with the NUL
+MAX_TAIL_ITEMS = 100_000  # the most raw heartbeats a node the front keeps (its --tail-items)
 
 
 def socket_path(data_dir: Path, port: int, pid: int) -> Path:
@@ -42,16 +44,20 @@ def socket_path(data_dir: Path, port: int, pid: int) -> Path:
 
 class IngestFront:
     """The e3-ingest child process: start() launches it and waits for its ready line, exited() completes with its
-    exit status when it ends, stop() ends it."""
+    exit status when it ends, stop() ends it. Its raw tail keeps `tail_items` heartbeats a node (at most
+    MAX_TAIL_ITEMS; 0: none), said to cover `tail_window_s` seconds: the controller's RawTail's per_node and
+    window_s."""
 
     def __init__(self, binary: Path, hosts: list[str], port: int, backend: Path,
-                 tls_cert: Path | None = None, tls_key: Path | None = None, rollup_flush_ms: int = 1000):
+                 tls_cert: Path | None = None, tls_key: Path | None = None, rollup_flush_ms: int = 1000,
+                 tail_items: int = 0, tail_window_s: int = 0):
         self.args = [str(binary)]
         for host in hosts:
             self.args += ["--listen", f"[{host}]:{port}" if ":" in host and not host.startswith("[") else
                           f"{host}:{port}"]
         self.args += ["--backend", f"unix:{backend}", "--parent-pid", str(os.getpid()),
-                      "--rollup-flush-ms", str(rollup_flush_ms)]
+                      "--rollup-flush-ms", str(rollup_flush_ms), "--tail-items", str(min(tail_items, MAX_TAIL_ITEMS)),
+                      "--tail-window-s", str(tail_window_s)]
         if tls_cert is not None:
             self.args += ["--tls-cert", str(tls_cert), "--tls-key", str(tls_key)]
         self.proc: asyncio.subprocess.Process | None = None

@@ -1,5 +1,6 @@
 """`e3 controller`: the grpcio asyncio server for agents (AgentService + grpc.health.v1), and for the API the
-raw tail of the heartbeats it receives (e3.internal.v1.TelemetryTail)."""
+raw tail of the heartbeats it receives (e3.internal.v1.TelemetryTail; behind the ingest front, the front keeps and
+serves the tail, and this server's TelemetryTail, unreached, holds nothing)."""
 
 import asyncio
 import ipaddress
@@ -22,6 +23,7 @@ from e3.services.cluster_views import cluster_view
 from e3.controller.agent_hub import AgentHub
 from e3.controller.cluster_view_cache import ClusterViewCache
 from e3.controller.metrics_export import MetricsExport
+from e3.controller.front_detector import FrontDetector
 from e3.controller.orchestrator import DataplaneOrchestrator
 from e3.controller.power_readings import PowerReadings
 
@@ -78,20 +80,27 @@ class Controller:
         self.requested_port = port if port is not None else settings.controller_port
         self.address = f"{','.join(self.hosts)}:{self.requested_port}"
         self.tls = server_credentials(settings)
-        self.front = None  # the compiled front on the public address(es), if E3_INGEST_FRONT
-        if settings.ingest_front:
+        if settings.ingest_front:  # refused before anything starts when another controller serves on its socket
             from e3.emulation.binaries import ingest_binary
 
+            front_binary = ingest_binary()
             self.socket = socket_path(settings.data_dir, self.requested_port, os.getpid())
-            self.front = IngestFront(ingest_binary(), self.hosts, self.requested_port, self.socket,
-                                     settings.controller_tls_cert, settings.controller_tls_key,
-                                     settings.rollup_flush_ms)
         views = ClusterViewCache(cluster_view, settings.orchestrator_view_fresh_ms / 1000,
                                  settings.orchestrator_view_stale_ms / 1000)
         orchestrator = DataplaneOrchestrator(settings.orchestrator, detection_policy_from(settings), views=views)
         resume_grace_s = None if settings.resume_grace_ms is None else settings.resume_grace_ms / 1000
         self.hub = AgentHub(policy_from(settings), settings.redis_url, orchestrator=orchestrator,
                             resume_grace_s=resume_grace_s, address=self.address)
+        self.front = None  # the compiled front on the public address(es), if E3_INGEST_FRONT
+        if settings.ingest_front:  # with the raw tail the hub would keep without the front (its RawTail's figures)
+            self.front = IngestFront(front_binary, self.hosts, self.requested_port, self.socket,
+                                     settings.controller_tls_cert, settings.controller_tls_key,
+                                     settings.rollup_flush_ms, tail_items=self.hub.tail.per_node,
+                                     tail_window_s=self.hub.tail.window_s)
+            # and with the detector: the front judges the SmartNIC heartbeats where they arrive
+            detector = FrontDetector(self.hub.front_table, orchestrator.detector.policy, orchestrator.mode)
+            orchestrator.detector = detector
+            orchestrator.mode_listeners.append(detector.mode_changed)
         self.power = PowerReadings(self.hub.nodes, self.hub.clock, changed=self.hub.front_table.changed)
         self.metrics = MetricsExport(self.hub.energy, self.hub.redis, settings.metrics_interval_ms / 1000,
                                      counts_requests=self.hub.energy_rollups.counts_requests,

@@ -45,12 +45,15 @@ def test_text_report_and_bad_sections():
     assert _bench("--section", "nonsense").returncode == 2
 
 
-def test_the_real_path_decides_every_troubled_window_and_times_each_step():
-    proc = _bench("--section", "real", "--servers", "4", "--seconds", "11", "--troubled-nics", "2", "--json")
+@pytest.mark.parametrize("front", [False, True], ids=["python-detector", "front-detector"])
+def test_the_real_path_decides_every_troubled_window_and_times_each_step(front):
+    """Judged by the Python controller, or behind its ingest front, by the front's detector (src/detector.cc)."""
+    proc = _bench("--section", "real", "--servers", "4", "--seconds", "11", "--troubled-nics", "2", "--json",
+                  *(["--front"] if front else []))
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
     (run,) = result["real"]["runs"]
-    assert run["servers"] == 4 and run["loss"] == 0
+    assert run["servers"] == 4 and run["loss"] == 0 and run["front"] is front
     # NIC 0 troubled at 2 s and 8 s, NIC 1 at 5 s: each window detected, each detection decided or told why not
     assert run["injected"] == run["windows_sent_enough"] == 3 and run["detections"] == 3
     assert run["decisions"] + run["no_decisions"] == 3 and run["decisions"] >= 1
@@ -62,7 +65,7 @@ def test_the_real_path_decides_every_troubled_window_and_times_each_step():
     text = render(result)
     for line in ("windows injected 3 (3 with 3 troubled heartbeats sent or more), detections 3",
                  "heartbeat -> decision", "cluster view read",
-                 "[n/a] decision p99"):
+                 "[n/a] decision p99", *(["+ its ingest front"] if front else [])):
         assert line in text, line
 
 

@@ -3,7 +3,8 @@ which terminates the heartbeat streams itself: the same tests, imported from the
 Python controller alone, must pass unchanged. What the front must reproduce: the summary and its reasons (bad,
 unknown, another agent's and out-of-order heartbeats, an oversized batch), rollups written before the summary, the
 live state in Redis, membership from the heartbeats it takes, a revoked credential's streams ended, another
-credential's node forbidden, the raw tail, the energy history and /metrics fed from its rollups."""
+credential's node forbidden, the raw tail (kept and served by the front, to `read` tokens only: the controller
+authorizes), the energy history and /metrics fed from its rollups."""
 
 import pytest
 from helpers import REPO_ROOT
@@ -22,7 +23,9 @@ from test_energy_rollups import (  # noqa: F401
     placed,
     test_a_late_heartbeat_is_added_to_its_steps_stored_row,
     test_stored_rows_hold_the_heartbeats_energy_attributed_to_labelled_instances)
-from test_raw_tail import test_the_api_shows_the_controllers_tail_beside_the_stored_steps  # noqa: F401
+from test_raw_tail import (  # noqa: F401
+    test_the_api_shows_the_controllers_tail_beside_the_stored_steps,
+    test_the_controller_hands_its_raw_tail_to_read_tokens_only)
 
 INGEST = REPO_ROOT / "build/agents/e3-ingest/e3-ingest"
 

@@ -4,6 +4,8 @@ change in order, every change newer than the last; a change made while the snaps
 import asyncio
 import uuid
 
+import pytest
+
 from e3.controller.agent_hub import TrackedNode
 from e3.controller.front_table import FrontTable
 
@@ -48,3 +50,40 @@ def test_a_registrations_answer_carries_a_change_newer_than_any_sent_before():
     sent = table.changed(node)
     answer = table.current(node)
     assert answer.version > sent.version and answer.upsert == sent.upsert
+
+
+def test_the_front_detector_is_told_its_policy_first_in_every_watch_then_what_the_orchestrator_does():
+    from e3.controller.front_detector import FrontDetector
+    from e3.controller.orchestrator import DataplaneOrchestrator
+    from e3.orchestrator.detection import DetectionPolicy
+
+    async def run():
+        nic = tracked("nic", kind="smartnic", bandwidth_mbps=25_000.0)
+        table = FrontTable({nic.node_id: nic})
+        orchestrator = DataplaneOrchestrator("observe", DetectionPolicy(window=5))
+        detector = FrontDetector(table, orchestrator.detector.policy, orchestrator.mode)
+        orchestrator.detector = detector
+        orchestrator.mode_listeners.append(detector.mode_changed)
+        watch = table.watch()
+        first = [await anext(watch) for _ in range(3)]  # settings, the node, synced
+        orchestrator.forget(nic.node_id)
+        detector.cool_down(nic.node_id, 12.5)
+        detector.reset()
+        for listener in orchestrator.mode_listeners:  # as follow_mode does on a change to `off`
+            listener("off")
+        rest = [await anext(watch) for _ in range(4)]
+        await watch.aclose()
+        return nic, first, rest
+
+    nic, first, rest = asyncio.run(run())
+    settings = first[0].detector.settings
+    assert settings.judging and settings.window == 5 and settings.queue_threshold == 32
+    assert first[1].upsert.bandwidth_mbps == 25_000.0 and first[2].synced
+    assert [c.detector.WhichOneof("change") for c in rest] == ["forget_node_id", "cool_down", "reset", "settings"]
+    assert rest[0].detector.forget_node_id == str(nic.node_id)
+    assert (rest[1].detector.cool_down.node_id, rest[1].detector.cool_down.t) == (str(nic.node_id), 12.5)
+    assert not rest[3].detector.settings.judging and rest[3].detector.settings.window == 5  # mode off: judge nothing
+    versions = [c.version for c in first + rest]
+    assert versions == sorted(versions)
+    with pytest.raises(RuntimeError, match="the front judges"):  # never a heartbeat judged twice
+        FrontDetector.observe(None, None)
