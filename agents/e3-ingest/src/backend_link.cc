@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <limits>
 #include <optional>
 #include <utility>
 
@@ -21,6 +22,19 @@ constexpr auto kDeliveryGap = std::chrono::milliseconds(10);
 constexpr auto kRetryPause = std::chrono::milliseconds(500); // before calling WatchNodes or Deliver again
 constexpr size_t kMaxPendingItems = 100000; // streams park beyond this many heartbeats waiting for a delivery
 constexpr auto kLastDeliveryDeadline = std::chrono::seconds(3); // the parent kills a front still stopping at 5 s
+// The rollups are taken a step at a time, once it ended this long ago by the wall clock (the heartbeats' clock):
+// each step's row then leaves whole, in one piece, instead of one piece per take it spanned (two, mostly, at 1 s
+// takes), which halved the rows the controller and Postgres handle. A heartbeat later still makes another piece
+// of its step, added to the stored row. A flush (a stream's summary waits for it) and the last delivery take every
+// step.
+constexpr double kStepGraceS = 0.3;
+// Ended steps are looked for this often (or every --rollup-flush-ms if shorter): the wait of a step's newest
+// heartbeat in the front is at most the grace and this.
+constexpr auto kEndedStepsEvery = std::chrono::milliseconds(250);
+
+double wall_s() {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
 
 } // namespace
 
@@ -291,22 +305,26 @@ void BackendLink::stream_ended(const std::string &token_id, const std::string &a
 
 // ---- deliveries -------------------------------------------------------------------------------------------
 
-// Rollups are taken every rollup_flush_ only (or for a flush): each take ends a node's current 1 s step in a
-// row, so taking them at every delivery (as fast as the controller answers) would split steps into many rows.
+// Rollups are taken every kEndedStepsEvery (or rollup_flush_ if shorter), the steps that ended kStepGraceS ago only;
+// all of them for a flush or the last delivery. A take of a step still open would end it in a row, so taking them
+// at every delivery (as fast as the controller answers) would split steps into many rows.
 void BackendLink::deliver() {
     Clock::time_point last_take = Clock::now(), next_start = last_take;
+    const auto take_every = std::min<Clock::duration>(rollup_flush_, kEndedStepsEvery);
     std::unique_lock<std::mutex> lock(mu_);
     while (true) { // until the last delivery, once stopping
         news_.wait_until(lock, next_start, [&] { return stopping_ || pending_.flush() || pending_.urgent(); });
-        const Clock::time_point due = last_take + rollup_flush_;
+        const Clock::time_point due = last_take + take_every;
         const bool ready = news_.wait_until(lock, std::min(Clock::now() + kNewsWait, due), [&] {
             return stopping_ || pending_.has_news() || Clock::now() >= due;
         });
         if (!ready) continue;
-        const bool take_rollups = stopping_ || pending_.flush() || Clock::now() >= due;
+        const bool take_all = stopping_ || pending_.flush();
+        const bool take_rollups = take_all || Clock::now() >= due;
         e3::internal::v1::Delivery delivery = pending_.take();
         if (take_rollups) {
-            add_rollups(intake_.take_rollups().rows, &delivery);
+            add_rollups(intake_.take_rollup_rows(take_all ? std::numeric_limits<double>::infinity()
+                                                          : wall_s() - kStepGraceS), &delivery);
             last_take = Clock::now();
         }
         std::vector<std::shared_ptr<LinkedStream>> answered = std::move(waiters_);

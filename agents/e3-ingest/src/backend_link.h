@@ -6,8 +6,9 @@
 // accepted; and the raw tail the accepted items end in (raw_tail.h: its own mutex, so that its readers never wait for
 // the streams' lock), each node's dropped when the node table removes the node. Two threads of its own: one watches the
 // node table (WatchNodes, called again 0.5 s after it ends), one delivers (a blocking Deliver at a time, the same
-// delivery retried every 0.5 s until it is answered; the rollups taken every --rollup-flush-ms, or at once when a
-// delivery asks a flush). The streams' calls to the controller (OpenStream, Judge) and the tail's (Authorize) are
+// delivery retried every 0.5 s until it is answered; each 1 s step's rollups taken once it ended (0.3 s grace), or
+// all at once when a delivery asks a flush). And the detector: the SmartNIC heartbeats judged as they are accepted
+// (detector.h, its policy and what the orchestrator tells it coming over the watch), a detection delivered at once. The streams' calls to the controller (OpenStream, Judge) and the tail's (Authorize) are
 // asynchronous: gRPC's callback threads never block here.
 #ifndef E3_INGEST_BACKEND_LINK_H
 #define E3_INGEST_BACKEND_LINK_H

@@ -142,6 +142,8 @@ public:
 
     // Every node's rollup deltas since the last take, with their COPY lines (RollupSteps::take).
     RollupTake take_rollups();
+    // The rows only (no COPY lines), of the steps ended by `ended_by` (RollupSteps::take): what a delivery carries.
+    Rollups take_rollup_rows(double ended_by) { return rollups_.take(ended_by); }
     int64_t untaken_rows() const { return rollups_.untaken_rows(); }
 
     // The age (wall clock - timestamp) of the youngest heartbeat accepted since the last call, in seconds, at

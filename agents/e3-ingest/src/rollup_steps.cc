@@ -205,9 +205,16 @@ void NodeSteps::add(double t, double seconds, double joules, const std::string &
     }
 }
 
-Rollups NodeSteps::take() {
+Rollups NodeSteps::take(double ended_by) {
     std::map<int64_t, Step> steps;
-    steps.swap(steps_);
+    if (ended_by == std::numeric_limits<double>::infinity()) {
+        steps.swap(steps_);
+    } else { // the map is in start order: the ended steps are its first ones
+        auto open = steps_.begin();
+        while (open != steps_.end() && static_cast<double>(open->first + step_s_) <= ended_by) ++open;
+        steps.insert(std::make_move_iterator(steps_.begin()), std::make_move_iterator(open));
+        steps_.erase(steps_.begin(), open);
+    }
     Rollups out;
     for (auto &[start, s] : steps) {
         out.nodes.push_back(NodeRollup{node_id_, cluster_id_, start, step_s_, s.heartbeats, s.seconds, s.joules,
@@ -240,10 +247,10 @@ NodeSteps &RollupSteps::node(const std::string &node_id, const std::string &clus
     return *order_.back();
 }
 
-Rollups RollupSteps::take() {
+Rollups RollupSteps::take(double ended_by) {
     Rollups out;
     for (auto &steps : order_) {
-        Rollups one = steps->take();
+        Rollups one = steps->take(ended_by);
         out.nodes.insert(out.nodes.end(), one.nodes.begin(), one.nodes.end());
         out.instances.insert(out.instances.end(), one.instances.begin(), one.instances.end());
     }

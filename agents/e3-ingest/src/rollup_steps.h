@@ -13,6 +13,7 @@
 #define E3_INGEST_ROLLUP_STEPS_H
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -103,8 +104,9 @@ public:
     void add(double t, double seconds, double joules, const std::string &source, double watts, int64_t queue_len,
              double cpu_util, int64_t rx_bytes, int64_t tx_bytes, int64_t rx_packets, int64_t tx_packets,
              const std::vector<InstanceFigures> &instances);
-    // The deltas of every step touched since the last take, oldest step first; forgets them.
-    Rollups take();
+    // The deltas of every step touched since the last take, oldest step first; forgets them. With `ended_by`
+    // (seconds, the heartbeats' clock), only the steps that ended by then (start + step_s <= ended_by).
+    Rollups take(double ended_by = std::numeric_limits<double>::infinity());
 
     const std::string &node_id() const { return node_id_; }
     const std::string &cluster_id() const { return cluster_id_; }
@@ -143,8 +145,9 @@ public:
     // The node's steps, made on first use (kept across its agent's registrations: the counters go on); a
     // known node takes the new cluster id. The reference stays valid for the RollupSteps' life.
     NodeSteps &node(const std::string &node_id, const std::string &cluster_id);
-    // Every node's deltas since the last take, nodes in the order they were first made.
-    Rollups take();
+    // Every node's deltas since the last take, nodes in the order they were first made (NodeSteps::take's
+    // `ended_by`: only the steps ended by then).
+    Rollups take(double ended_by = std::numeric_limits<double>::infinity());
     // Rows the next take() hands over (the writer's backpressure).
     int64_t untaken_rows() const { return *untaken_; }
     int64_t step_s() const { return step_s_; }

@@ -214,7 +214,34 @@ void replay(const Json &c, double max_interval_s, int64_t step_s) {
 
 } // namespace
 
+// A take of the ended steps only (the front's: each step leaves whole once it ended): the open ones stay, whole,
+// for a later take; no count is lost or doubled whichever way the steps are taken.
+void check_ended_takes() {
+    where = "take(ended_by)";
+    ingest::RollupSteps steps(1);
+    ingest::NodeSteps &node = steps.node("n", "c");
+    for (int k = 0; k < 30; ++k) // heartbeats every 0.1 s from t = 100.0: steps 100, 101, 102
+        node.add(100.0 + 0.1 * k, 0.1, 1.0, "rapl", 10.0, 1, 0.5, 1000 * k, 0, k, 0, {{"i", 5, 2.0, 0.1, 0, 0, 0}});
+    const ingest::Rollups early = steps.take(100.5); // step 100 has not ended
+    same_count("rows before any step ended", early.nodes.size(), 0);
+    const ingest::Rollups first = steps.take(101.0); // step 100 ended exactly
+    same_count("rows of the ended step", first.nodes.size(), 1);
+    same_count("its instance rows", first.instances.size(), 1);
+    if (first.nodes[0].start != 100 || first.nodes[0].heartbeats != 10 || first.instances[0].requests != 50)
+        mismatch("the ended step's row", std::to_string(first.nodes[0].start), "step 100, 10 heartbeats, 50 requests");
+    if (steps.untaken_rows() != 4) mismatch("rows left untaken", std::to_string(steps.untaken_rows()), "4");
+    node.add(100.95, 0.05, 0.5, "rapl", 10.0, 1, 0.5, 31000, 0, 31, 0, {}); // late: a new piece of step 100
+    const ingest::Rollups rest = steps.take(); // everything: the late piece, then steps 101 and 102, whole
+    same_count("rows of the rest", rest.nodes.size(), 3);
+    int64_t heartbeats = first.nodes[0].heartbeats;
+    for (const ingest::NodeRollup &row : rest.nodes) heartbeats += row.heartbeats;
+    if (rest.nodes[0].start != 100 || rest.nodes[0].heartbeats != 1 || heartbeats != 31)
+        mismatch("the rest's rows", std::to_string(heartbeats), "a late piece of step 100, then 101, 102: 31 in all");
+    if (steps.untaken_rows() != 0) mismatch("rows left untaken", std::to_string(steps.untaken_rows()), "0");
+}
+
 int main(int argc, char **argv) {
+    check_ended_takes();
     std::string s;
     if (!golden::read_fixture(argc, argv, "tests/golden/rollup_steps.json", &s)) return 2;
     try {
