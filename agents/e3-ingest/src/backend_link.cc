@@ -262,6 +262,7 @@ BatchOutcome BackendLink::accept_judged(const std::string &agent_id, const std::
 void BackendLink::take_outcome(const std::string &token_id, const e3::agent::v1::HeartbeatBatch &batch,
                                BatchOutcome *outcome) {
     pending_.add_accepted(outcome->result, batch);
+    for (AcceptedHeartbeat &item : outcome->result.items) intake_.recycle(std::move(item.live)); // the tail's old ones
     if (judging_) {
         for (const DetectionSample &sample : outcome->result.samples) {
             if (std::optional<Detection> found = detector_.observe(sample, sample.bandwidth_mbps)) {

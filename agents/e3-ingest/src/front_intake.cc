@@ -30,7 +30,7 @@ void append_int(std::string &out, uint64_t v) {
     out.append(buf, res.ptr);
 }
 
-void append_float(std::string &out, double v) { out += python_float_repr(v); }
+void append_float(std::string &out, double v) { append_python_float(out, v); }
 
 int64_t floor_div(int64_t a, int64_t b) { // Python's // on ints (b > 0)
     const int64_t q = a / b;
@@ -369,6 +369,11 @@ AcceptResult FrontIntake::run(const std::string &agent_id, const std::string &to
             second_text.resize(second_text.size() - 6); // without "+00:00"
         }
         std::string item;
+        if (!spare_.empty()) { // a buffer the raw tail let go of: its storage, no allocation
+            item.swap(spare_.back());
+            spare_.pop_back();
+            item.clear();
+        }
         item.reserve(320 + 280 * static_cast<size_t>(hb.instances_size()));
         item += slot->live_prefix;
         item += second_text;

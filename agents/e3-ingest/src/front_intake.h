@@ -146,6 +146,13 @@ public:
     Rollups take_rollup_rows(double ended_by) { return rollups_.take(ended_by); }
     int64_t untaken_rows() const { return rollups_.untaken_rows(); }
 
+    // A live item's text the caller is done with (the raw tail let it go): its storage is the next item's. Each
+    // item otherwise cost an allocation here and a free on another thread, a tenth of the front's time at 85,000
+    // heartbeats/s (perf: malloc growing and trimming the threads' heaps).
+    void recycle(std::string &&text) {
+        if (text.capacity() >= kMinSpareBytes && spare_.size() < kMaxSpare) spare_.push_back(std::move(text));
+    }
+
     // The age (wall clock - timestamp) of the youngest heartbeat accepted since the last call, in seconds, at
     // least 0; none when none was (HeartbeatIntake.take_backlog_s).
     std::optional<double> take_backlog_s();
@@ -156,6 +163,9 @@ public:
     static std::optional<std::string> canonical_uuid(std::string_view text);
 
 private:
+    static constexpr size_t kMaxSpare = 4096;     // texts kept for reuse
+    static constexpr size_t kMinSpareBytes = 256; // smaller (a moved-from text's inline buffer): not worth keeping
+    std::vector<std::string> spare_;
     struct NodeState; // per node id, for good: energy clock, rollup steps
     struct Slot;      // per node in the table
 

@@ -259,36 +259,65 @@ Rollups RollupSteps::take(double ended_by) {
 
 // ---- COPY text ----------------------------------------------------------------------------------------
 
-std::string python_float_repr(double x) {
-    if (std::isnan(x)) return "nan";
-    if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-    if (x == 0.0) return std::signbit(x) ? "-0.0" : "0.0";
+void append_python_float(std::string &out, double x) {
+    if (std::isnan(x)) {
+        out += "nan";
+        return;
+    }
+    if (std::isinf(x)) {
+        out += x > 0 ? "inf" : "-inf";
+        return;
+    }
+    if (x == 0.0) {
+        out += std::signbit(x) ? "-0.0" : "0.0";
+        return;
+    }
     // The shortest digits that read back as x (as Python's dtoa mode 0), laid out by repr's rule: an
     // exponent when the decimal point would sit more than 16 digits right or 4 left of the first digit.
-    char buf[64];
-    const auto res = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::scientific);
-    const std::string sci(buf, res.ptr); // [-]d[.ddd]e(+|-)dd
-    const size_t e_at = sci.find('e');
-    std::string digits;
-    for (size_t i = 0; i < e_at; ++i)
-        if (sci[i] >= '0' && sci[i] <= '9') digits += sci[i];
-    const int exponent = std::stoi(sci.substr(e_at + 1));
+    char sci[64];
+    const char *const end = std::to_chars(sci, sci + sizeof sci, x, std::chars_format::scientific).ptr;
+    char digits[32]; // [-]d[.ddd]e(+|-)dd: at most 17 significant digits
+    int n = 0;
+    const char *p = sci;
+    for (; *p != 'e'; ++p)
+        if (*p >= '0' && *p <= '9') digits[n++] = *p;
+    const bool negative_exponent = p[1] == '-';
+    int magnitude = 0;
+    for (p += 2; p < end; ++p) magnitude = magnitude * 10 + (*p - '0');
+    const int exponent = negative_exponent ? -magnitude : magnitude;
     const int decpt = exponent + 1; // x = 0.digits x 10^decpt
-    const int n = static_cast<int>(digits.size());
-    std::string out = x < 0 ? "-" : "";
+    char buf[64];
+    int k = 0;
+    if (x < 0) buf[k++] = '-';
     if (decpt <= -4 || decpt > 16) {
-        out += digits[0];
-        if (n > 1) out += "." + digits.substr(1);
-        char exp[16];
-        std::snprintf(exp, sizeof exp, "e%c%02d", exponent < 0 ? '-' : '+', exponent < 0 ? -exponent : exponent);
-        out += exp;
+        buf[k++] = digits[0];
+        if (n > 1) {
+            buf[k++] = '.';
+            for (int i = 1; i < n; ++i) buf[k++] = digits[i];
+        }
+        k += std::snprintf(buf + k, sizeof buf - static_cast<size_t>(k), "e%c%02d", negative_exponent ? '-' : '+',
+                           magnitude);
     } else if (decpt <= 0) {
-        out += "0." + std::string(-decpt, '0') + digits;
+        buf[k++] = '0';
+        buf[k++] = '.';
+        for (int i = 0; i < -decpt; ++i) buf[k++] = '0';
+        for (int i = 0; i < n; ++i) buf[k++] = digits[i];
     } else if (decpt >= n) {
-        out += digits + std::string(decpt - n, '0') + ".0";
+        for (int i = 0; i < n; ++i) buf[k++] = digits[i];
+        for (int i = n; i < decpt; ++i) buf[k++] = '0';
+        buf[k++] = '.';
+        buf[k++] = '0';
     } else {
-        out += digits.substr(0, decpt) + "." + digits.substr(decpt);
+        for (int i = 0; i < decpt; ++i) buf[k++] = digits[i];
+        buf[k++] = '.';
+        for (int i = decpt; i < n; ++i) buf[k++] = digits[i];
     }
+    out.append(buf, static_cast<size_t>(k));
+}
+
+std::string python_float_repr(double x) {
+    std::string out;
+    append_python_float(out, x);
     return out;
 }
 

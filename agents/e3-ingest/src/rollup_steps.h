@@ -166,6 +166,8 @@ std::string instance_copy_line(const InstanceRollup &r);
 // The pieces of those lines, exposed for tests: Python's repr(float); datetime.fromtimestamp(seconds,
 // timezone.utc).isoformat() (microseconds rounded half to even, as CPython does); copy_merge.copy_text.
 std::string python_float_repr(double x);
+// The same, appended to `out` without a temporary string (the live items' hot path).
+void append_python_float(std::string &out, double x);
 std::string iso_utc(double seconds);
 std::string iso_utc(int64_t seconds);
 std::string copy_text(const std::string &value);
