@@ -32,7 +32,7 @@ GRACE_S = 2.0  # heartbeats are batched by the agents and may wait in the intake
 # a node or instance the database did not have is looked up again after this long, not at every tick: heartbeats of
 # an instance removed (or not known here) name it every second, and looking up thousands each tick took a twelfth
 # of a saturated controller's time (py-spy, 1,000 servers)
-UNKNOWN_RECHECK_S = 10.0
+UNKNOWN_RECHECK_S = 60.0
 
 
 class EnergyRollups:

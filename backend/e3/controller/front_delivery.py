@@ -14,21 +14,26 @@ are written (a stream's summary promises `accepted` heartbeats are).
 import json
 import time
 import uuid
+from operator import attrgetter
 
 from e3.orchestrator.detection import Detection
 from e3.rollup.steps import InstanceRollup, NodeRollup
 
-_NODE_FIELDS = tuple(NodeRollup.__dataclass_fields__)
-_INSTANCE_FIELDS = tuple(InstanceRollup.__dataclass_fields__)
+# a row message's fields in the dataclass's order, read at once (a generator of getattr calls per row cost a tenth of
+# the controller's time at 86,000 heartbeats/s)
+_NODE_FIELDS = attrgetter(*NodeRollup.__dataclass_fields__)
+_INSTANCE_FIELDS = attrgetter(*InstanceRollup.__dataclass_fields__)
 _MAX_IDS = 200_000  # node id texts kept parsed
 
 
 def node_rows(delivery) -> list[NodeRollup]:
-    return [NodeRollup(*(getattr(row, name) for name in _NODE_FIELDS)) for row in delivery.node_rollups]
+    fields = _NODE_FIELDS
+    return [NodeRollup(*fields(row)) for row in delivery.node_rollups]
 
 
 def instance_rows(delivery) -> list[InstanceRollup]:
-    return [InstanceRollup(*(getattr(row, name) for name in _INSTANCE_FIELDS)) for row in delivery.instance_rollups]
+    fields = _INSTANCE_FIELDS
+    return [InstanceRollup(*fields(row)) for row in delivery.instance_rollups]
 
 
 class FrontDeliveries:
@@ -38,12 +43,13 @@ class FrontDeliveries:
         self._ids: dict[str, uuid.UUID] = {}
 
     def _node(self, text: str):
-        node_id = self._ids.get(text)
-        if node_id is None:
-            if len(self._ids) > _MAX_IDS:
-                self._ids.clear()
-            node_id = self._ids[text] = uuid.UUID(text)
-        return self.hub.nodes.get(node_id)
+        return self.hub.nodes.get(self._ids.get(text) or self._parsed(text))
+
+    def _parsed(self, text: str) -> uuid.UUID:
+        if len(self._ids) > _MAX_IDS:
+            self._ids.clear()
+        node_id = self._ids[text] = uuid.UUID(text)
+        return node_id
 
     async def apply(self, delivery) -> None:
         """Waits while the database or Redis is behind (the front sends no more meanwhile: backpressure), then
@@ -56,8 +62,9 @@ class FrontDeliveries:
         if delivery.rejected:
             hub.rejected.update(dict(delivery.rejected))
         now = hub.clock()
+        ids, nodes = self._ids, hub.nodes  # inline: once per heartbeat stream's node, every delivery
         for text in delivery.heard_node_ids:
-            node = self._node(text)
+            node = nodes.get(ids.get(text) or self._parsed(text))
             if node is not None:
                 node.last_seen = now
         if delivery.items:  # the youngest item's age now, the wait for this delivery included
