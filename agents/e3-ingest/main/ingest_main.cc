@@ -4,16 +4,18 @@
 // its child on the public address(es) when E3_INGEST_FRONT is on. It terminates the agents' StreamHeartbeats
 // (src/heartbeat_stream.h) and hands the controller what they bring through its IngestBackend service on the
 // controller's unix socket (src/backend_link.h), keeping their raw tail, which it serves as
-// e3.internal.v1.TelemetryTail (src/tail_service.h); it forwards every other call there (src/proxy.h). Start-up order:
-// arguments, TLS files, the listening server, the link's threads, the ready line on stdout (the parent waits for it),
-// then SIGINT/SIGTERM to stop: the server shuts down first (2 s for the streams under way to be answered, the link
-// still delivering), then the link.
+// e3.internal.v1.TelemetryTail (src/tail_service.h); it forwards every other call there (src/proxy.h). With
+// E3_FRONT_REDIS_* in its environment it writes the live state to Redis itself (src/redis_link.h). Start-up order:
+// arguments, the Redis configuration, TLS files, the listening server, the link's threads, the ready line on stdout
+// (the parent waits for it), then SIGINT/SIGTERM to stop: the server shuts down first (2 s for the streams under way
+// to be answered, the link still delivering), then the link.
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/security/server_credentials.h>
 
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -24,6 +26,7 @@
 #include "backend_link.h"
 #include "ingest_args.h"
 #include "proxy.h"
+#include "redis_link.h"
 #include "tail_service.h"
 
 namespace {
@@ -75,6 +78,13 @@ int main(int argc, char **argv) {
         return 2;
     }
 
+    ingest::RedisConfig redis;
+    std::string redis_error;
+    if (!ingest::redis_config_from_env([](const char *name) { return std::getenv(name); }, &redis, &redis_error)) {
+        std::fprintf(stderr, "e3-ingest: %s\n", redis_error.c_str());
+        return 2;
+    }
+
     // Block the stop signals before gRPC starts its threads, so only sigwait below receives them.
     sigset_t stop_signals;
     sigemptyset(&stop_signals);
@@ -97,7 +107,7 @@ int main(int argc, char **argv) {
 
     const std::shared_ptr<grpc::Channel> backend = ingest::backend_channel(args.backend);
     ingest::BackendLink link(backend, std::chrono::milliseconds(args.rollup_flush_ms),
-                             static_cast<size_t>(args.tail_items));
+                             static_cast<size_t>(args.tail_items), redis);
     ingest::ProxyService proxy(backend, &link);
     ingest::TailService tail(&link, static_cast<uint32_t>(args.tail_window_s));
     grpc::ServerBuilder builder;
@@ -125,6 +135,9 @@ int main(int argc, char **argv) {
         return 1;
     }
     link.start();
+    if (redis.enabled)
+        std::fprintf(stderr, "e3-ingest: writes the live state to Redis at %s itself\n",
+                     ingest::redis_target(redis).c_str());
 
     std::printf("e3-ingest: listening on port %d (%s), forwarding to %s\n", bound_ports[0],
                 args.tls_cert[0] ? "TLS" : "plaintext", args.backend);

@@ -21,6 +21,8 @@ constexpr auto kNewsWait = std::chrono::milliseconds(50);    // the longest the 
 constexpr auto kDeliveryGap = std::chrono::milliseconds(10);
 constexpr auto kRetryPause = std::chrono::milliseconds(500); // before calling WatchNodes or Deliver again
 constexpr size_t kMaxPendingItems = 100000; // streams park beyond this many heartbeats waiting for a delivery
+constexpr size_t kMaxRedisItems = 20000;    // or beyond this many waiting for Redis (LivePublisher's max_pending)
+constexpr auto kFlushRedisWait = std::chrono::seconds(2); // a flush's wait for its items' live state in Redis
 constexpr auto kLastDeliveryDeadline = std::chrono::seconds(3); // the parent kills a front still stopping at 5 s
 // The rollups are taken a step at a time, once it ended this long ago by the wall clock (the heartbeats' clock):
 // each step's row then leaves whole, in one piece, instead of one piece per take it spanned (two, mostly, at 1 s
@@ -39,15 +41,18 @@ double wall_s() {
 } // namespace
 
 BackendLink::BackendLink(std::shared_ptr<grpc::Channel> backend, std::chrono::milliseconds rollup_flush,
-                         size_t tail_items)
+                         size_t tail_items, const RedisConfig &redis)
     : controller_(e3::internal::v1::IngestBackend::NewStub(std::move(backend))), rollup_flush_(rollup_flush),
-      tail_(tail_items) {}
+      tail_(tail_items), pending_(&tail_, redis.enabled) {
+    if (redis.enabled) redis_ = std::make_unique<RedisLink>(redis, static_cast<LiveSource *>(this));
+}
 
 BackendLink::~BackendLink() { stop(); }
 
 void BackendLink::start() {
     watcher_ = std::thread(&BackendLink::watch_nodes, this);
     deliverer_ = std::thread(&BackendLink::deliver, this);
+    if (redis_) redis_->start();
 }
 
 void BackendLink::stop() {
@@ -59,8 +64,10 @@ void BackendLink::stop() {
     }
     news_.notify_all();
     stop_or_idle_.notify_all();
+    live_written_.notify_all();
     if (watcher_.joinable()) watcher_.join();
     if (deliverer_.joinable()) deliverer_.join();
+    if (redis_) redis_->stop(); // after the last delivery: no items come any more
     std::unique_lock<std::mutex> lock(mu_);
     stop_or_idle_.wait(lock, [this] { return calls_in_flight_ == 0; });
 }
@@ -241,6 +248,7 @@ BatchOutcome BackendLink::accept(const std::string &agent_id, const std::string 
         take_outcome(token_id, batch, &outcome);
     }
     news_.notify_one();
+    if (redis_ && !outcome.result.items.empty()) redis_->notify();
     return outcome;
 }
 
@@ -255,6 +263,7 @@ BatchOutcome BackendLink::accept_judged(const std::string &agent_id, const std::
         take_outcome(token_id, batch, &outcome);
     }
     news_.notify_one();
+    if (redis_ && !outcome.result.items.empty()) redis_->notify();
     return outcome;
 }
 
@@ -289,9 +298,34 @@ void BackendLink::count_oversized(uint64_t heartbeats) {
 
 bool BackendLink::park_if_full(std::shared_ptr<LinkedStream> stream) {
     std::lock_guard<std::mutex> lock(mu_);
-    if (pending_.items() <= kMaxPendingItems) return false;
-    parked_.push_back(std::move(stream));
-    return true;
+    if (pending_.items() > kMaxPendingItems) {
+        parked_.push_back(std::move(stream));
+        return true;
+    }
+    if (redis_ && pending_.live_items() + redis_in_flight_ > kMaxRedisItems) {
+        redis_parked_.push_back(std::move(stream));
+        return true;
+    }
+    return false;
+}
+
+uint32_t BackendLink::take_live(std::string *commands, size_t *items) {
+    std::lock_guard<std::mutex> lock(mu_);
+    const uint32_t replies = pending_.take_live(commands, items);
+    redis_in_flight_ += *items;
+    return replies;
+}
+
+void BackendLink::live_done(size_t items) {
+    std::vector<std::shared_ptr<LinkedStream>> resumed;
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        redis_in_flight_ -= items;
+        live_done_ += items;
+        if (pending_.live_items() + redis_in_flight_ <= kMaxRedisItems) resumed.swap(redis_parked_);
+    }
+    live_written_.notify_all();
+    for (const std::shared_ptr<LinkedStream> &stream : resumed) stream->resume();
 }
 
 void BackendLink::stream_ended(const std::string &token_id, const std::string &agent_id,
@@ -322,6 +356,7 @@ void BackendLink::deliver() {
         if (!ready) continue;
         const bool take_all = stopping_ || pending_.flush();
         const bool take_rollups = take_all || Clock::now() >= due;
+        const uint64_t live_added = pending_.live_added(); // a flush's items: their live state written first
         e3::internal::v1::Delivery delivery = pending_.take();
         if (take_rollups) {
             add_rollups(intake_.take_rollup_rows(take_all ? std::numeric_limits<double>::infinity()
@@ -340,6 +375,8 @@ void BackendLink::deliver() {
         next_start = Clock::now() + kDeliveryGap;
         if (!send(delivery)) return;
         lock.lock();
+        if (redis_ && !answered.empty()) // a summary follows its items' live state in Redis (a wait of ms, if any)
+            live_written_.wait_for(lock, kFlushRedisWait, [&] { return stopping_ || live_done_ >= live_added; });
         std::vector<std::shared_ptr<LinkedStream>> parked = std::move(parked_);
         parked_.clear();
         lock.unlock();

@@ -8,8 +8,13 @@
 // node table (WatchNodes, called again 0.5 s after it ends), one delivers (a blocking Deliver at a time, the same
 // delivery retried every 0.5 s until it is answered; each 1 s step's rollups taken once it ended (0.3 s grace), or
 // all at once when a delivery asks a flush). And the detector: the SmartNIC heartbeats judged as they are accepted
-// (detector.h, its policy and what the orchestrator tells it coming over the watch), a detection delivered at once. The streams' calls to the controller (OpenStream, Judge) and the tail's (Authorize) are
-// asynchronous: gRPC's callback threads never block here.
+// (detector.h, its policy and what the orchestrator tells it coming over the watch), a detection delivered at once.
+// The streams' calls to the controller (OpenStream, Judge) and the tail's (Authorize) are asynchronous: gRPC's
+// callback threads never block here.
+// With a Redis configured (redis_link.h), the front writes the live state itself: a third thread takes the live
+// commands from the delivery being filled as they come (the deliveries carry none then), the streams park while
+// more than 20,000 items wait for Redis, and a stream's summary (a flush) waits until its items' live state is
+// written too (or dropped; at most 2 s).
 #ifndef E3_INGEST_BACKEND_LINK_H
 #define E3_INGEST_BACKEND_LINK_H
 
@@ -32,6 +37,7 @@
 #include "node_table.h"
 #include "pending_delivery.h"
 #include "raw_tail.h"
+#include "redis_link.h"
 
 namespace ingest {
 
@@ -54,21 +60,23 @@ struct BatchOutcome {
     std::vector<std::string> foreign; // node ids as sent, of the refusals counted `forbidden`
 };
 
-class BackendLink {
+class BackendLink : private LiveSource {
 public:
     using Clock = std::chrono::steady_clock;
 
-    // `tail_items`: the raw tail's items a node (RawTail's per_node; 0: no tail).
-    BackendLink(std::shared_ptr<grpc::Channel> backend, std::chrono::milliseconds rollup_flush, size_t tail_items);
+    // `tail_items`: the raw tail's items a node (RawTail's per_node; 0: no tail). `redis`: where the front writes
+    // the live state itself (disabled: the deliveries carry its commands, the controller writes them).
+    BackendLink(std::shared_ptr<grpc::Channel> backend, std::chrono::milliseconds rollup_flush, size_t tail_items,
+                const RedisConfig &redis = RedisConfig());
     ~BackendLink(); // stop()
     BackendLink(const BackendLink &) = delete;
     BackendLink &operator=(const BackendLink &) = delete;
 
-    // Starts the watch and delivery threads.
+    // Starts the watch and delivery threads (and the Redis writer's).
     void start();
     // Cancels the watch, lets a delivery in flight end, sends a last one (what is left, rollups taken), joins both
-    // threads, then waits for the streams' calls still in flight (call it after the server's Shutdown: the
-    // streams' calls end with theirs). Idempotent.
+    // threads, stops the Redis writer (what is left written, briefly), then waits for the streams' calls still in
+    // flight (call it after the server's Shutdown: the streams' calls end with theirs). Idempotent.
     void stop();
 
     // A node table change a call's answer carried (a Register's trailing metadata), applied as the watch's are.
@@ -106,7 +114,8 @@ public:
                                const std::vector<Rejection> &refused, int64_t wall_ns, double now);
     // A batch refused whole, `heartbeats` long.
     void count_oversized(uint64_t heartbeats);
-    // True when the delivery being filled holds too many items: `stream` reads no more until resume().
+    // True when the delivery being filled holds too many items, or too many wait for Redis: `stream` reads no more
+    // until resume().
     bool park_if_full(std::shared_ptr<LinkedStream> stream);
     // A stream (opened) ended: its StreamEnd goes into the delivery. With `waiter`, the delivery asks a flush
     // and waiter->delivered() follows its answer.
@@ -130,6 +139,9 @@ private:
     bool send(const e3::internal::v1::Delivery &delivery);
     bool send_last(const e3::internal::v1::Delivery &delivery); // once, with a deadline; false when it failed
     bool pause(); // false when stopping
+    // LiveSource, for the Redis writer: under mu_.
+    uint32_t take_live(std::string *commands, size_t *items) override;
+    void live_done(size_t items) override;
     void call_started();
     void call_ended();
 
@@ -143,9 +155,13 @@ private:
     NodeTable table_{intake_};
     Detector detector_;    // the SmartNIC heartbeats' judge (the controller's, as controller.front_detector drives it)
     bool judging_ = false; // the controller's settings came, and its orchestrator is not `off`
-    PendingDelivery pending_{&tail_};
+    PendingDelivery pending_;
     std::vector<std::shared_ptr<LinkedStream>> waiters_; // ended with a flush, in the delivery being filled
-    std::vector<std::shared_ptr<LinkedStream>> parked_;
+    std::vector<std::shared_ptr<LinkedStream>> parked_;       // the delivery being filled is full
+    std::vector<std::shared_ptr<LinkedStream>> redis_parked_; // too many items wait for Redis
+    size_t redis_in_flight_ = 0; // items the Redis writer took and is writing
+    uint64_t live_done_ = 0;     // items the Redis writer is done with (written or dropped), ever
+    std::condition_variable live_written_; // live_done_ moved on
     std::unordered_map<const LinkedStream *, Attached> streams_;
     std::unordered_map<std::string, std::string> revoked_; // token id -> the revocation's message
     bool stopping_ = false;
@@ -155,6 +171,7 @@ private:
     std::condition_variable news_;                 // the delivery thread's: the pending delivery has news
     std::condition_variable stop_or_idle_;         // stopping_ set, or calls_in_flight_ back to 0
     std::thread watcher_, deliverer_;
+    std::unique_ptr<RedisLink> redis_; // null: the front writes no Redis
 };
 
 } // namespace ingest

@@ -46,7 +46,7 @@ void bulk(std::string *out, const char *data, size_t size) {
 
 } // namespace
 
-LiveCommands::LiveCommands() { body_.assign(kBodyHead, kBodyHeadSize); }
+LiveCommands::LiveCommands(bool heard_apart) : heard_apart_(heard_apart) { body_.assign(kBodyHead, kBodyHeadSize); }
 
 void LiveCommands::add(const std::string &cluster_id, const std::string &node_id, const std::string &json) {
     if (last_cluster_ == nullptr || *last_cluster_id_ != cluster_id) {
@@ -65,6 +65,10 @@ void LiveCommands::add(const std::string &cluster_id, const std::string &node_id
     if (node.round != round_) {
         node.round = round_;
         cluster.touched.emplace_back(&found->first, &node);
+    }
+    if (heard_apart_ && node.heard_round != heard_round_) {
+        node.heard_round = heard_round_;
+        heard_.push_back(&found->first);
     }
     if (items_ > 0) body_.append(kItemSeparator, kSeparatorSize);
     node.at = body_.size();
@@ -108,13 +112,24 @@ uint32_t LiveCommands::take(std::string *commands, google::protobuf::RepeatedPtr
     return replies;
 }
 
+void LiveCommands::take_heard(google::protobuf::RepeatedPtrField<std::string> *heard) {
+    for (const std::string *node_id : heard_) heard->Add()->assign(*node_id);
+    heard_.clear();
+    ++heard_round_;
+    drop_forgotten();
+}
+
+bool LiveCommands::in_use(const Node &node) const {
+    return node.round == round_ || (heard_apart_ && node.heard_round == heard_round_);
+}
+
 void LiveCommands::forget(const std::string &node_id) {
     for (auto &[cluster_id, cluster] : clusters_) {
         const auto found = cluster.nodes.find(node_id);
         if (found == cluster.nodes.end()) continue;
-        if (found->second.round != round_) {
+        if (!in_use(found->second)) {
             cluster.nodes.erase(found);
-        } else if (!found->second.forgotten) { // in the commands being built: dropped after the take
+        } else if (!found->second.forgotten) { // in the commands (or heard list) being built: dropped after
             found->second.forgotten = true;
             forgotten_.push_back(node_id);
         }
@@ -132,12 +147,27 @@ void LiveCommands::start_over() {
     items_ = 0;
     ++round_; // every node and cluster is out of the round: their touched lists are cleared when next seen
     order_.clear();
-    for (const std::string &node_id : forgotten_)
+    drop_forgotten();
+}
+
+void LiveCommands::drop_forgotten() {
+    if (forgotten_.empty()) return;
+    size_t kept = 0;
+    for (size_t i = 0; i < forgotten_.size(); ++i) {
+        const std::string &node_id = forgotten_[i];
+        bool waits = false;
         for (auto &[cluster_id, cluster] : clusters_) {
             const auto found = cluster.nodes.find(node_id);
-            if (found != cluster.nodes.end() && found->second.forgotten) cluster.nodes.erase(found);
+            if (found == cluster.nodes.end() || !found->second.forgotten) continue;
+            if (in_use(found->second)) {
+                waits = true;
+            } else {
+                cluster.nodes.erase(found);
+            }
         }
-    forgotten_.clear();
+        if (waits && kept++ != i) forgotten_[kept - 1] = std::move(forgotten_[i]);
+    }
+    forgotten_.resize(kept);
 }
 
 } // namespace ingest

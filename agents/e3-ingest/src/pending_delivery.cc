@@ -20,6 +20,8 @@ void PendingDelivery::add_accepted(AcceptResult &result, const e3::agent::v1::He
         const int64_t ts_ns = batch.heartbeats(item.index).timestamp_unix_ns();
         if (ts_ns > youngest_ns_) youngest_ns_ = ts_ns;
         live_.add(item.cluster_id, item.node_id, item.live);
+        ++items_;
+        ++live_added_;
         if (tail_ != nullptr) tail_->append(item.node_id, ts_ns, std::move(item.live));
     }
 }
@@ -51,18 +53,27 @@ void PendingDelivery::forget(const std::string &node_id) {
 }
 
 bool PendingDelivery::has_news() const {
-    return delivery_.accepted() > 0 || !delivery_.rejected().empty() || live_.items() > 0 ||
+    return delivery_.accepted() > 0 || !delivery_.rejected().empty() || items_ > 0 ||
            delivery_.detections_size() > 0 || delivery_.ended_size() > 0 || delivery_.flush();
 }
 
 e3::internal::v1::Delivery PendingDelivery::take() {
     e3::internal::v1::Delivery out = std::move(delivery_);
     delivery_.Clear();
-    out.set_items(live_.items());
+    out.set_items(items_);
+    items_ = 0;
     out.set_youngest_item_unix_ns(youngest_ns_);
     youngest_ns_ = 0;
-    out.set_live_replies(live_.take(out.mutable_live_commands(), out.mutable_heard_node_ids()));
+    if (live_apart_)
+        live_.take_heard(out.mutable_heard_node_ids());
+    else
+        out.set_live_replies(live_.take(out.mutable_live_commands(), out.mutable_heard_node_ids()));
     return out;
+}
+
+uint32_t PendingDelivery::take_live(std::string *commands, size_t *items) {
+    *items = live_.items();
+    return live_.take(commands);
 }
 
 void add_rollups(const Rollups &rows, e3::internal::v1::Delivery *out) {

@@ -6,6 +6,9 @@
 // delivery's Redis commands as it comes (live_commands.h), then into the raw tail (raw_tail.h): the delivery
 // carries only their count and the youngest one's timestamp. Not thread-safe: the caller's lock guards it with
 // the intake, so items enter it in the order they were accepted (the raw tail has its own lock, for its readers).
+// When the front writes Redis itself (redis_link.h), the live commands are taken apart (take_live, by the Redis
+// writer, at its own pace) and the delivery carries none: only the items' count, the youngest's timestamp and the
+// nodes heard, per delivery as ever.
 #ifndef E3_INGEST_PENDING_DELIVERY_H
 #define E3_INGEST_PENDING_DELIVERY_H
 
@@ -31,7 +34,9 @@ const char *rejection_kind(const std::string &reason);
 class PendingDelivery {
 public:
     // Accepted items go to `tail` (null: kept nowhere) once in the live commands; it outlives this.
-    explicit PendingDelivery(RawTail *tail = nullptr) : tail_(tail) {}
+    // `live_apart`: the live commands are taken by take_live(), not put in the delivery.
+    explicit PendingDelivery(RawTail *tail = nullptr, bool live_apart = false)
+        : tail_(tail), live_(live_apart), live_apart_(live_apart) {}
 
     // An accept's heartbeats of `batch`: one live item each (into the live commands, then moved out of `result`
     // into the raw tail, with its heartbeat's timestamp).
@@ -45,7 +50,9 @@ public:
     // they no longer hold its item).
     void forget(const std::string &node_id);
 
-    size_t items() const { return live_.items(); }
+    size_t items() const { return items_; } // items in the delivery being filled
+    size_t live_items() const { return live_.items(); } // items in the live commands being built
+    uint64_t live_added() const { return live_added_; } // items ever added to the live commands
     bool flush() const { return delivery_.flush(); }
     // Whether it holds a detection: the controller decides on it, so it goes without waiting.
     bool urgent() const { return delivery_.detections_size() > 0; }
@@ -54,11 +61,17 @@ public:
     // The delivery so far (its items' count, youngest timestamp and Redis commands, the nodes heard: those with
     // an item), leaving an empty one.
     e3::internal::v1::Delivery take();
+    // Live apart: the live commands of the items added since the previous take_live, appended to `commands`;
+    // `items` set to their count. Returns the replies Redis gives them (0 without items).
+    uint32_t take_live(std::string *commands, size_t *items);
 
 private:
     RawTail *const tail_;
     e3::internal::v1::Delivery delivery_;
     LiveCommands live_;
+    const bool live_apart_;
+    size_t items_ = 0;        // items since the previous take
+    uint64_t live_added_ = 0;
     int64_t youngest_ns_ = 0; // the largest item timestamp since the previous take (0: none)
 };
 

@@ -5,6 +5,9 @@
 // the place of its first; every item is published, in order); the nodes heard are listed once each; a take
 // starts over (the next commands hold only the items added after it, in their own first-seen order); a take
 // without items gives no commands; a forgotten node is dropped, but not from commands that already hold its item.
+// Heard apart (the front writes Redis): the same bytes; the nodes heard come from take_heard, at its own pace (every
+// node with an item since its previous call, whatever takes of the commands came between), and a forgotten node is
+// kept until neither the commands nor the heard list being built hold it.
 #include <string>
 
 #include "check.h"
@@ -81,10 +84,50 @@ void forgetting() {
     CHECK(commands.find("n1") == std::string::npos);
 }
 
+void heard_apart() {
+    ingest::LiveCommands live(true);
+    live.add("c1", "n1", "{\"a\": 1}");
+    live.add("c1", "n2", "{\"c\": 3}");
+    live.add("c2", "n3", "{\"d\": 4}");
+    live.add("c1", "n1", "{\"b\": 2}");
+    std::string commands;
+    CHECK(live.take(&commands) == 3 && commands == kFirst); // the same bytes
+    live.add("c2", "n4", "{\"e\": 5}");
+    live.add("c1", "n1", "{\"f\": 6}");
+    google::protobuf::RepeatedPtrField<std::string> heard;
+    live.take_heard(&heard); // both rounds of items, each node once, in first-seen order
+    CHECK(heard.size() == 4 && heard.Get(0) == "n1" && heard.Get(1) == "n2" && heard.Get(2) == "n3" &&
+          heard.Get(3) == "n4");
+    CHECK(live.items() == 2); // the commands untouched
+    heard.Clear();
+    live.take_heard(&heard);
+    CHECK(heard.empty());
+
+    // n4: in the commands being built, not in the heard list: kept until the take of the commands
+    live.forget("n4");
+    CHECK(live.nodes() == 4);
+    commands.clear();
+    CHECK(live.take(&commands) == 3);
+    CHECK(live.nodes() == 3);
+    // n2: in the heard list being built, not in the commands (taken): kept until take_heard
+    live.add("c1", "n2", "{\"g\": 7}");
+    commands.clear();
+    CHECK(live.take(&commands) == 2);
+    live.forget("n2");
+    CHECK(live.nodes() == 3);
+    live.take_heard(&heard);
+    CHECK(heard.size() == 1 && heard.Get(0) == "n2");
+    CHECK(live.nodes() == 2);
+    // a node in neither: dropped now
+    live.forget("n3");
+    CHECK(live.nodes() == 1);
+}
+
 } // namespace
 
 int main() {
     first_and_next();
     forgetting();
+    heard_apart();
     return 0;
 }

@@ -3,7 +3,9 @@
 // ingest::PendingDelivery and rejection_kind: a refusal's label as agent_hub.rejection_kind gives it; an
 // accept's items counted with the youngest timestamp (from the batch), made into the live commands and moved into
 // the raw tail, SmartNIC heartbeats copied whole, each node heard once; counts by label; stream ends and the
-// flush; take() hands it all over and starts empty; a forgotten node's tail dropped; the rollup rows' fields.
+// flush; take() hands it all over and starts empty; a forgotten node's tail dropped; the rollup rows' fields. Live
+// apart (the front writes Redis): the delivery carries no commands but still its items, youngest and nodes heard;
+// take_live hands the commands (the same bytes) at its own pace.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -87,6 +89,34 @@ void filling() {
     CHECK(!pending.urgent() && !pending.has_news());
 }
 
+void live_apart() {
+    e3::agent::v1::HeartbeatBatch batch;
+    for (int i = 0; i < 2; ++i) batch.add_heartbeats()->set_timestamp_unix_ns(1000 + i);
+    ingest::AcceptResult result;
+    result.accepted = 2;
+    result.items.push_back(ingest::AcceptedHeartbeat{1, "c", "n0", "{\"a\": 2}"});
+    result.items.push_back(ingest::AcceptedHeartbeat{0, "c", "n0", "{\"a\": 0}"});
+    ingest::PendingDelivery pending(nullptr, true);
+    pending.add_accepted(result, batch);
+    CHECK(pending.items() == 2 && pending.live_items() == 2 && pending.live_added() == 2);
+    std::string commands;
+    size_t items = 0;
+    CHECK(pending.take_live(&commands, &items) == 2 && items == 2);
+    CHECK(commands ==
+          "*4\r\n$4\r\nHSET\r\n$11\r\ne3:latest:c\r\n$2\r\nn0\r\n$8\r\n{\"a\": 0}\r\n"
+          "*3\r\n$7\r\nPUBLISH\r\n$7\r\ne3:live\r\n$58\r\n"
+          "{\"type\": \"heartbeats\", \"heartbeats\": [{\"a\": 2}, {\"a\": 0}]}\r\n");
+    CHECK(pending.items() == 2 && pending.live_items() == 0 && pending.has_news());
+    const e3::internal::v1::Delivery delivery = pending.take();
+    CHECK(delivery.items() == 2 && delivery.youngest_item_unix_ns() == 1001 && delivery.accepted() == 2);
+    CHECK(delivery.live_commands().empty() && delivery.live_replies() == 0);
+    CHECK(delivery.heard_node_ids_size() == 1 && delivery.heard_node_ids(0) == "n0");
+    CHECK(pending.items() == 0 && !pending.has_news());
+    commands.clear();
+    CHECK(pending.take_live(&commands, &items) == 0 && items == 0 && commands.empty());
+    CHECK(pending.live_added() == 2);
+}
+
 void rows() {
     ingest::Rollups rollups;
     rollups.nodes.push_back(ingest::NodeRollup{"n", "c", 10, 1, 3, 0.5, 2.5, "rapl", 7.5, 3.0, 4, 2, 0.25, 0.125,
@@ -115,6 +145,7 @@ void rows() {
 int main() {
     kinds();
     filling();
+    live_apart();
     rows();
     return 0;
 }

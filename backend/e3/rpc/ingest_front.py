@@ -3,7 +3,9 @@ as its child on the public address(es) when E3_INGEST_FRONT is on, and serves on
 front terminates the agents' heartbeat streams (checking, counting and encoding each heartbeat; the controller is
 handed the rest through e3.internal.v1.IngestBackend, rpc.front_servicer), keeps their raw tail, which it serves
 itself as e3.internal.v1.TelemetryTail (each caller authorized by the controller, IngestBackend.Authorize), and
-forwards every other call unparsed, adding `x-e3-peer` (the caller's IP)."""
+forwards every other call unparsed, adding `x-e3-peer` (the caller's IP). Given the controller's Redis, it writes the
+live state there itself (E3_FRONT_REDIS_* in its environment: front_redis_env), so that it reaches Redis without
+waiting for the controller's loop."""
 
 import asyncio
 import logging
@@ -19,6 +21,36 @@ READY_TIMEOUT_S = 10.0
 STOP_TIMEOUT_S = 5.0
 MAX_UNIX_PATH = 107  # sun_path's 108 bytes with the NUL
 MAX_TAIL_ITEMS = 100_000  # the most raw heartbeats a node the front keeps (its --tail-items)
+FRONT_REDIS_ENV = ("E3_FRONT_REDIS_PATH", "E3_FRONT_REDIS_HOST", "E3_FRONT_REDIS_PORT", "E3_FRONT_REDIS_USERNAME",
+                   "E3_FRONT_REDIS_PASSWORD", "E3_FRONT_REDIS_DB")
+
+
+def front_redis_env(redis_url: str | None) -> dict[str, str]:
+    """The front's E3_FRONT_REDIS_* for `redis_url` (agents/e3-ingest/src/redis_link.h), parsed as LivePublisher
+    connects: a unix socket's path, or host and port; username, password and database when given. Empty (the front
+    writes no Redis; the controller writes what it hands over) without a URL, or for TLS (rediss://), which the front
+    cannot speak. In the environment, not on the command line: the password must not show in `ps`."""
+    if not redis_url:
+        return {}
+    from redis.connection import SSLConnection, parse_url
+
+    opts = parse_url(redis_url)
+    if opts.get("connection_class") is SSLConnection:
+        log.info("the ingest front does not write Redis itself: it cannot speak TLS (%s); the controller writes the "
+                 "live state it hands over", redis_url.split("://", 1)[0] + "://")
+        return {}
+    if "path" in opts:
+        env = {"E3_FRONT_REDIS_PATH": opts["path"]}
+    else:
+        env = {"E3_FRONT_REDIS_HOST": str(opts.get("host", "localhost")),
+               "E3_FRONT_REDIS_PORT": str(opts.get("port", 6379))}
+    if opts.get("password"):
+        env["E3_FRONT_REDIS_PASSWORD"] = str(opts["password"])
+        if opts.get("username"):
+            env["E3_FRONT_REDIS_USERNAME"] = str(opts["username"])
+    if opts.get("db"):
+        env["E3_FRONT_REDIS_DB"] = str(opts["db"])
+    return env
 
 
 def socket_path(data_dir: Path, port: int, pid: int) -> Path:
@@ -46,11 +78,12 @@ class IngestFront:
     """The e3-ingest child process: start() launches it and waits for its ready line, exited() completes with its
     exit status when it ends, stop() ends it. Its raw tail keeps `tail_items` heartbeats a node (at most
     MAX_TAIL_ITEMS; 0: none), said to cover `tail_window_s` seconds: the controller's RawTail's per_node and
-    window_s."""
+    window_s. Given `redis_url` (the controller's), it writes the live state there itself unless that is TLS
+    (`writes_redis`)."""
 
     def __init__(self, binary: Path, hosts: list[str], port: int, backend: Path,
                  tls_cert: Path | None = None, tls_key: Path | None = None, rollup_flush_ms: int = 1000,
-                 tail_items: int = 0, tail_window_s: int = 0):
+                 tail_items: int = 0, tail_window_s: int = 0, redis_url: str | None = None):
         self.args = [str(binary)]
         for host in hosts:
             self.args += ["--listen", f"[{host}]:{port}" if ":" in host and not host.startswith("[") else
@@ -60,6 +93,9 @@ class IngestFront:
                       "--tail-window-s", str(tail_window_s)]
         if tls_cert is not None:
             self.args += ["--tls-cert", str(tls_cert), "--tls-key", str(tls_key)]
+        redis_env = front_redis_env(redis_url)
+        self.writes_redis = bool(redis_env)
+        self.env = {k: v for k, v in os.environ.items() if k not in FRONT_REDIS_ENV} | redis_env
         self.proc: asyncio.subprocess.Process | None = None
 
     @property
@@ -71,7 +107,7 @@ class IngestFront:
         prints none within READY_TIMEOUT_S. Its stderr is this process's (the controller's log). It dies with this
         process (--parent-pid: it sets PR_SET_PDEATHSIG itself, as core.processes.die_with_parent would between fork
         and exec, which a process running grpcio cannot do: grpcio's fork handlers abort the child)."""
-        self.proc = await asyncio.create_subprocess_exec(*self.args, stdout=asyncio.subprocess.PIPE)
+        self.proc = await asyncio.create_subprocess_exec(*self.args, stdout=asyncio.subprocess.PIPE, env=self.env)
         try:
             line = await asyncio.wait_for(self.proc.stdout.readline(), READY_TIMEOUT_S)
         except asyncio.TimeoutError:

@@ -99,7 +99,7 @@ class Controller:
             self.front = IngestFront(front_binary, self.hosts, self.requested_port, self.socket,
                                      settings.controller_tls_cert, settings.controller_tls_key,
                                      settings.rollup_flush_ms, tail_items=self.hub.tail.per_node,
-                                     tail_window_s=self.hub.tail.window_s)
+                                     tail_window_s=self.hub.tail.window_s, redis_url=settings.redis_url)
             # its rollup rows come a step at a time once the step ended (agents/e3-ingest/src/backend_link.cc): written
             # as they come, they cost no more rows, and reach Postgres up to a flush interval sooner
             self.hub.rollup_writer.every_s = min(self.hub.rollup_writer.every_s, FRONT_ROLLUP_WRITE_S)
