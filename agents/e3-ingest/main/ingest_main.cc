@@ -8,7 +8,7 @@
 // E3_FRONT_REDIS_* in its environment it writes the live state to Redis itself (src/redis_link.h). Start-up order:
 // arguments, the Redis configuration, TLS files, the listening server, the link's threads, the ready line on stdout
 // (the parent waits for it), then SIGINT/SIGTERM to stop: the server shuts down first (2 s for the streams under way
-// to be answered, the link still delivering), then the link.
+// to be answered, the link still delivering), then the link; orphaned (the controller died), it exits at once.
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/security/server_credentials.h>
 
@@ -16,6 +16,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -61,6 +62,25 @@ bool server_credentials(const ingest_args &args, std::shared_ptr<grpc::ServerCre
     options.pem_key_cert_pairs.push_back(pair);
     *out = grpc::SslServerCredentials(options);
     return true;
+}
+
+} // namespace
+
+namespace {
+
+// Whether the controller that started the front has died: reparented away from it, or (PR_SET_PDEATHSIG's signal
+// can arrive while the kernel still shows it as the parent) a zombie or gone in /proc.
+bool parent_gone(pid_t parent) {
+    if (getppid() != parent) return true;
+    char path[64];
+    std::snprintf(path, sizeof path, "/proc/%ld/stat", static_cast<long>(parent));
+    FILE *stat = std::fopen(path, "r");
+    if (stat == nullptr) return true;
+    char line[512];
+    const bool read = std::fgets(line, sizeof line, stat) != nullptr;
+    std::fclose(stat);
+    const char *state = read ? std::strrchr(line, ')') : nullptr; // "pid (comm) S ...": the state follows the name
+    return state != nullptr && state[1] == ' ' && (state[2] == 'Z' || state[2] == 'X');
 }
 
 } // namespace
@@ -145,6 +165,14 @@ int main(int argc, char **argv) {
 
     int signal_number = 0;
     sigwait(&stop_signals, &signal_number);
+    // Orphaned (its controller died: PR_SET_PDEATHSIG's SIGTERM), nothing can answer the streams or take a delivery
+    // any more: the front exits at once, its connections reset, so that the agents move to another controller now.
+    // A graceful stop took 2 s (the streams' grace) and more (the last delivery's deadline) before they noticed.
+    if (args.parent_pid > 0 && parent_gone(static_cast<pid_t>(args.parent_pid))) {
+        std::fprintf(stderr, "e3-ingest: its controller (pid %ld) is gone: exiting now\n", args.parent_pid);
+        std::fflush(stderr);
+        std::_Exit(1);
+    }
     std::fprintf(stderr, "e3-ingest: stopping (signal %d)\n", signal_number);
     server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
     link.stop();

@@ -220,16 +220,18 @@ def _cpu_per_hz(cpu_from: tuple, cpu_to: tuple, heartbeats: int) -> dict:
 
 
 class _Killer(threading.Thread):
-    """kill -9 of a controller at a wall-clock time (its CPU read just before, kept by its CpuClock)."""
+    """kill -9 of a controller at a wall-clock time (its CPU, and its front's, read just before, kept by their
+    CpuClocks)."""
 
-    def __init__(self, proc, clock: CpuClock, at: float):
+    def __init__(self, proc, clocks: list[CpuClock], at: float):
         super().__init__(daemon=True, name="controller-killer")
-        self.proc, self.clock, self.at = proc, clock, at
+        self.proc, self.clocks, self.at = proc, clocks, at
         self.killed_at: float | None = None
 
     def run(self) -> None:
         time.sleep(max(0.0, self.at - time.time()))
-        self.clock.read()
+        for clock in self.clocks:
+            clock.read()
         self.proc.send_signal(signal.SIGKILL)
         self.killed_at = time.time()
 
@@ -291,9 +293,9 @@ def run_ingest(cfg: IngestConfig, report=print, probe=None) -> dict:
             controllers.append(controller)
             ports.append(port)
             pids[name] = controller.pid
-        if cfg.front:
-            pids["front"] = next(p.pid for p in psutil.Process(controllers[0].pid).children()
-                                 if p.name() == "e3-ingest")
+        for i, controller in enumerate(controllers if cfg.front else ()):  # each controller's front, its child
+            pids["front" if i == 0 else f"front-{i + 1}"] = next(
+                p.pid for p in psutil.Process(controller.pid).children() if p.name() == "e3-ingest")
 
         ctx = multiprocessing.get_context("spawn")
         ready, go, results = ctx.Queue(), ctx.Queue(), ctx.Queue()
@@ -343,20 +345,23 @@ def run_ingest(cfg: IngestConfig, report=print, probe=None) -> dict:
         clocks = [CpuClock(psutil.Process(c.pid)) for c in controllers]
         postmaster, rproc, me = psutil.Process(pids["postgres"]), psutil.Process(pids["redis"]), psutil.Process()
         controllers_cpu_s = lambda: sum(c.read() for c in clocks)  # noqa: E731
-        killer = _Killer(controllers[0], clocks[0], start_at + cfg.kill_after_s) if cfg.kill_after_s else None
+        # the fronts' CPU, all of them (a killed controller's front dies with it: its clock keeps the last reading)
+        front_clocks = [CpuClock(psutil.Process(pid)) for name, pid in pids.items() if name.startswith("front")]
+        fronts_cpu_s = lambda: sum(c.read() for c in front_clocks)  # noqa: E731
+        killer = _Killer(controllers[0], [clocks[0], *front_clocks[:1]], start_at + cfg.kill_after_s) \
+            if cfg.kill_after_s else None
         report(f"streaming for {cfg.seconds:g} s: {nodes} nodes, one heartbeat per node every {cfg.period_ms} ms "
                f"({nodes * 1000 / cfg.period_ms:,.0f}/s scheduled)")
         for _ in slices:
             go.put(start_at)
         time.sleep(max(0.0, start_at - time.time()))
-        fproc = psutil.Process(pids["front"]) if cfg.front else None
         cpu0 = (controllers_cpu_s(), postgres_cpu_s(postmaster), cpu_s(rproc), cpu_s(me), time.time())
         if killer:
             killer.start()
-        front0 = cpu_s(fproc) if fproc else None
+        front0 = fronts_cpu_s()
         time.sleep(max(0.0, start_at + cfg.seconds - time.time()))
         cpu1 = (controllers_cpu_s(), postgres_cpu_s(postmaster), cpu_s(rproc), cpu_s(me), time.time())
-        front1 = cpu_s(fproc) if fproc else None
+        front1 = fronts_cpu_s()
         with get_engine().connect() as conn:
             counted_in_window = conn.execute(text(ROLLUP_HEARTBEATS)).scalar_one()
         outs = []
@@ -396,7 +401,7 @@ def run_ingest(cfg: IngestConfig, report=print, probe=None) -> dict:
             ticks=sum(o["ticks"] for o in outs), ticks_missed=sum(o["ticks_missed"] for o in outs),
             loadgen=cfg.loadgen, stream_errors=[e for o in outs for e in o.get("stream_errors", ())][:5],
             controller_cpu_pct=pct(0), front=cfg.front,
-            front_cpu_pct=round((front1 - front0) / window * 100, 1) if fproc else None,
+            front_cpu_pct=round((front1 - front0) / window * 100, 1) if cfg.front else None,
             postgres_cpu_pct=pct(1), redis_cpu_pct=pct(2), monitor_cpu_pct=pct(3),
             loadgen_cpu_pct=round(sum(o["cpu_s"] for o in outs) / window * 100, 1), cores=os.cpu_count(),
             cpu_pct_per_100k_hz=_cpu_per_hz(cpu0, cpu2, accepted),

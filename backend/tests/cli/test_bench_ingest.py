@@ -73,13 +73,17 @@ def test_tiny_run_behind_the_ingest_front_loses_nothing_and_reports_its_cpu():
     assert not left, f"still running: {left}"
 
 
-def test_two_controllers_one_killed_its_nodes_move_and_what_was_lost_is_counted():
+@pytest.mark.parametrize("front", [False, True], ids=["python", "behind-fronts"])
+def test_two_controllers_one_killed_its_nodes_move_and_what_was_lost_is_counted(front):
+    """Behind their fronts too: the killed controller's front dies with it, and the figures still come."""
     proc = subprocess.run([sys.executable, "-m", "e3", "bench", "ingest", "--servers", "2", "--seconds", "3",
-                           "--workers", "2", "--controllers", "2", "--kill-after", "1", "--json"],
-                          capture_output=True, text=True, timeout=180)
+                           "--workers", "2", "--controllers", "2", "--kill-after", "1", "--json",
+                           *(["--front"] if front else [])], capture_output=True, text=True, timeout=180)
     assert proc.returncode == 0, proc.stderr
     r = json.loads(proc.stdout)
-    assert r["controllers"] == 2 and set(r["pids"]) == {"controller", "controller-2", "postgres", "redis"}
+    fronts = {"front", "front-2"} if front else set()
+    assert r["controllers"] == 2 and set(r["pids"]) == {"controller", "controller-2", "postgres", "redis", *fronts}
+    assert (r["front_cpu_pct"] is not None) is front
     # worker 0's agent (5 nodes) streamed to the killed controller, and went on at the other
     assert r["moved_nodes"] == r["resumed_nodes"] == 5 and r["moved_streams"] == 1 and 0 < r["move_s_max"] < 3
     assert r["unconfirmed"] > 0  # sent to the killed one: no summary
