@@ -4,15 +4,7 @@
 binary=$1
 dir=$(mktemp -d) || exit 1
 trap 'rm -rf "$dir"' EXIT
-fail() { echo "bad_args.sh: $*" >&2; exit 1; }
-expect() { # expect WORDS ARGS...: exit 2, and stderr contains WORDS
-    words=$1
-    shift
-    err=$("$binary" "$@" 2>&1 >/dev/null)
-    status=$?
-    [ "$status" -eq 2 ] || fail "e3-heartbeat-load $*: exit $status, want 2"
-    case "$err" in *"$words"*) ;; *) fail "e3-heartbeat-load $*: stderr '$err' does not say '$words'" ;; esac
-}
+. "$(dirname "$0")/../../testing/expect_exit2.sh"
 expect "--spec FILE is required"
 expect "--spec FILE is required" --channels 2
 expect "unknown option --bogus" --bogus 1

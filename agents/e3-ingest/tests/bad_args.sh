@@ -2,15 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # e3-ingest with bad arguments: exit status 2 and a message on stderr naming what is wrong.
 binary=$1
-fail() { echo "bad_args.sh: $*" >&2; exit 1; }
-expect() { # expect WORDS ARGS...: exit 2, and stderr contains WORDS
-    words=$1
-    shift
-    err=$("$binary" "$@" 2>&1 >/dev/null)
-    status=$?
-    [ "$status" -eq 2 ] || fail "e3-ingest $*: exit $status, want 2"
-    case "$err" in *"$words"*) ;; *) fail "e3-ingest $*: stderr '$err' does not say '$words'" ;; esac
-}
+. "$(dirname "$0")/../../testing/expect_exit2.sh"
 expect "--listen HOST:PORT is required" --backend unix:/tmp/x.sock
 expect "unknown option --bogus" --bogus 1
 expect "expected HOST:PORT" --listen nowhere --backend unix:/tmp/x.sock
