@@ -10,6 +10,7 @@
 #include <exception>
 #include <limits>
 #include <optional>
+#include <random>
 #include <utility>
 
 namespace ingest {
@@ -34,6 +35,13 @@ constexpr double kStepGraceS = 0.3;
 // heartbeat in the front is at most the grace and this.
 constexpr auto kEndedStepsEvery = std::chrono::milliseconds(250);
 
+std::string random_id() { // 128 random bits as hex
+    std::random_device source;
+    char text[33];
+    for (int i = 0; i < 4; ++i) std::snprintf(text + 8 * i, 9, "%08x", static_cast<unsigned>(source()));
+    return std::string(text, 32);
+}
+
 double wall_s() {
     return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
@@ -43,7 +51,7 @@ double wall_s() {
 BackendLink::BackendLink(std::shared_ptr<grpc::Channel> backend, std::chrono::milliseconds rollup_flush,
                          size_t tail_items, const RedisConfig &redis)
     : controller_(e3::internal::v1::IngestBackend::NewStub(std::move(backend))), rollup_flush_(rollup_flush),
-      tail_(tail_items), pending_(&tail_, redis.enabled) {
+      front_id_(random_id()), tail_(tail_items), pending_(&tail_, redis.enabled) {
     if (redis.enabled) redis_ = std::make_unique<RedisLink>(redis, static_cast<LiveSource *>(this));
 }
 
@@ -358,6 +366,8 @@ void BackendLink::deliver() {
         const bool take_rollups = take_all || Clock::now() >= due;
         const uint64_t live_added = pending_.live_added(); // a flush's items: their live state written first
         e3::internal::v1::Delivery delivery = pending_.take();
+        delivery.set_front_id(front_id_);
+        delivery.set_sequence(++sequence_);
         if (take_rollups) {
             add_rollups(intake_.take_rollup_rows(take_all ? std::numeric_limits<double>::infinity()
                                                           : wall_s() - kStepGraceS), &delivery);

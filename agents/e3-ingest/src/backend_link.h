@@ -147,6 +147,8 @@ private:
 
     std::unique_ptr<e3::internal::v1::IngestBackend::Stub> controller_;
     const std::chrono::milliseconds rollup_flush_;
+    const std::string front_id_;   // random, this process's: its deliveries' numbers are its own
+    uint64_t sequence_ = 0;        // the last delivery's number (the delivery thread's)
 
     RawTail tail_; // its own mutex
 

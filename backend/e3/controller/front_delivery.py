@@ -12,6 +12,7 @@ are written (a stream's summary promises `accepted` heartbeats are).
 """
 
 import json
+import logging
 import time
 import uuid
 from operator import attrgetter
@@ -24,6 +25,7 @@ from e3.rollup.steps import InstanceRollup, NodeRollup
 _NODE_FIELDS = attrgetter(*NodeRollup.__dataclass_fields__)
 _INSTANCE_FIELDS = attrgetter(*InstanceRollup.__dataclass_fields__)
 _MAX_IDS = 200_000  # node id texts kept parsed
+log = logging.getLogger(__name__)
 
 
 def node_rows(delivery) -> list[NodeRollup]:
@@ -41,6 +43,7 @@ class FrontDeliveries:
         """`hub`: the controller's AgentHub."""
         self.hub = hub
         self._ids: dict[str, uuid.UUID] = {}
+        self._front_id, self._applied = "", 0  # the front process and the number of the last delivery applied
 
     def _node(self, text: str):
         return self.hub.nodes.get(self._ids.get(text) or self._parsed(text))
@@ -55,6 +58,16 @@ class FrontDeliveries:
         """Waits while the database or Redis is behind (the front sends no more meanwhile: backpressure), then
         applies all of it at once (nothing of a delivery is applied unless all is), then, asked to, waits for
         the rollups to be written."""
+        if delivery.front_id == self._front_id and delivery.sequence <= self._applied:
+            log.warning("the ingest front sent delivery %d again (its call failed after it was applied): answered, "
+                        "not applied twice", delivery.sequence)
+        else:
+            await self._apply(delivery)
+            self._front_id, self._applied = delivery.front_id, delivery.sequence
+        if delivery.flush:  # a repeat's too: its summary waits for the rollups
+            await self.hub.flush()
+
+    async def _apply(self, delivery) -> None:
         hub = self.hub
         if delivery.items:
             await hub.rollup_writer.room()
@@ -84,8 +97,6 @@ class FrontDeliveries:
                 hub.credentials.front_closed(token_id)
             if end.agent_id:
                 hub.stream_ended(token_id, end.agent_id)
-        if delivery.flush:
-            await hub.flush()
 
     def _count_rollups(self, nodes: list[NodeRollup], instances: list[InstanceRollup]) -> None:
         """Into the rollup writer, and the energy ledger (per node, its account as the intake opens it)."""
