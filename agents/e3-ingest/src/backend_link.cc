@@ -42,9 +42,12 @@ std::string random_id() { // 128 random bits as hex
     return std::string(text, 32);
 }
 
-double wall_s() {
-    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+int64_t now_unix_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
 }
+
+double wall_s() { return static_cast<double>(now_unix_ns()) / 1e9; }
 
 } // namespace
 
@@ -282,11 +285,8 @@ void BackendLink::take_outcome(const std::string &token_id, const e3::agent::v1:
     for (AcceptedHeartbeat &item : outcome->result.items) intake_.recycle(std::move(item.live)); // the tail's old ones
     if (judging_) {
         for (const DetectionSample &sample : outcome->result.samples) {
-            if (std::optional<Detection> found = detector_.observe(sample, sample.bandwidth_mbps)) {
-                const int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                           std::chrono::system_clock::now().time_since_epoch()).count();
-                pending_.add_detection(*found, now_ns);
-            }
+            if (std::optional<Detection> found = detector_.observe(sample, sample.bandwidth_mbps))
+                pending_.add_detection(*found, now_unix_ns());
         }
     }
     for (const Rejection &rejection : outcome->result.rejections) {

@@ -91,6 +91,9 @@ class IngestConfig:
             raise ValueError(f"loadgen must be one of {', '.join(LOADGENS)}, not {self.loadgen!r}")
         if self.loadgen == "native" and self.kill_after_s:
             raise ValueError("--kill-after needs the python load generator: the native one does not move streams")
+        if self.loadgen == "native" and not _native_loadgen():  # said before anything is started
+            raise ValueError("--loadgen native: e3-heartbeat-load is not built (run `make agents`, or set "
+                             "E3_HEARTBEAT_LOAD_BIN)")
         loadgen = self.loadgen
         if loadgen == "auto":
             loadgen = "native" if not self.kill_after_s and _native_loadgen() else "python"

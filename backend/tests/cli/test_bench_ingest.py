@@ -106,3 +106,6 @@ def test_native_generator_with_kill_after_and_an_unknown_generator_are_refused()
     proc = subprocess.run([sys.executable, "-m", "e3", "bench", "ingest", "--loadgen", "rust"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "loadgen must be one of auto, native, python, not 'rust'" in proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "e3", "bench", "ingest", "--loadgen", "native"], capture_output=True,
+                          text=True, timeout=60, env=dict(os.environ, E3_HEARTBEAT_LOAD_BIN="/nonexistent/e3-hl"))
+    assert proc.returncode == 2 and "e3-heartbeat-load is not built" in proc.stderr  # before anything starts
