@@ -17,7 +17,7 @@ namespace ingest {
 namespace {
 
 constexpr auto kNewsWait = std::chrono::milliseconds(50);    // the longest the delivery thread sleeps at once
-// Deliveries start at least this far apart (but for a flush or a detection): each costs the controller a gRPC call
+// Deliveries start at least this far apart (but for a flush): each costs the controller a gRPC call
 // in Python, about 0.1 ms, which per agent batch at low load cost more than the heartbeats themselves.
 constexpr auto kDeliveryGap = std::chrono::milliseconds(10);
 constexpr auto kRetryPause = std::chrono::milliseconds(500); // before calling WatchNodes or Deliver again
@@ -54,7 +54,8 @@ double wall_s() { return static_cast<double>(now_unix_ns()) / 1e9; }
 BackendLink::BackendLink(std::shared_ptr<grpc::Channel> backend, std::chrono::milliseconds rollup_flush,
                          size_t tail_items, const RedisConfig &redis)
     : controller_(e3::internal::v1::IngestBackend::NewStub(std::move(backend))), rollup_flush_(rollup_flush),
-      front_id_(random_id()), tail_(tail_items), pending_(&tail_, redis.enabled) {
+      front_id_(random_id()), tail_(tail_items), pending_(&tail_, redis.enabled),
+      reporter_(front_id_, [this](const e3::internal::v1::DetectionReport &r) { return report(r); }, kRetryPause) {
     if (redis.enabled) redis_ = std::make_unique<RedisLink>(redis, static_cast<LiveSource *>(this));
 }
 
@@ -63,6 +64,7 @@ BackendLink::~BackendLink() { stop(); }
 void BackendLink::start() {
     watcher_ = std::thread(&BackendLink::watch_nodes, this);
     deliverer_ = std::thread(&BackendLink::deliver, this);
+    reporter_.start();
     if (redis_) redis_->start();
 }
 
@@ -71,12 +73,14 @@ void BackendLink::stop() {
         std::lock_guard<std::mutex> lock(mu_);
         stopping_ = true;
         if (watch_call_ != nullptr) watch_call_->TryCancel();
+        if (report_call_ != nullptr) report_call_->TryCancel(); // a detection now is for no one: the controller stops
         // a delivery in flight is answered (the controller is up) or fails (it is gone): then the last one goes
     }
     news_.notify_all();
     stop_or_idle_.notify_all();
     live_written_.notify_all();
     if (watcher_.joinable()) watcher_.join();
+    reporter_.stop();
     if (deliverer_.joinable()) deliverer_.join();
     if (redis_) redis_->stop(); // after the last delivery: no items come any more
     std::unique_lock<std::mutex> lock(mu_);
@@ -286,7 +290,7 @@ void BackendLink::take_outcome(const std::string &token_id, const e3::agent::v1:
     if (judging_) {
         for (const DetectionSample &sample : outcome->result.samples) {
             if (std::optional<Detection> found = detector_.observe(sample, sample.bandwidth_mbps))
-                pending_.add_detection(*found, now_unix_ns());
+                reporter_.add(*found, now_unix_ns());
         }
     }
     for (const Rejection &rejection : outcome->result.rejections) {
@@ -356,7 +360,7 @@ void BackendLink::deliver() {
     const auto take_every = std::min<Clock::duration>(rollup_flush_, kEndedStepsEvery);
     std::unique_lock<std::mutex> lock(mu_);
     while (true) { // until the last delivery, once stopping
-        news_.wait_until(lock, next_start, [&] { return stopping_ || pending_.flush() || pending_.urgent(); });
+        news_.wait_until(lock, next_start, [&] { return stopping_ || pending_.flush(); });
         const Clock::time_point due = last_take + take_every;
         const bool ready = news_.wait_until(lock, std::min(Clock::now() + kNewsWait, due), [&] {
             return stopping_ || pending_.has_news() || Clock::now() >= due;
@@ -432,6 +436,26 @@ bool BackendLink::send_last(const e3::internal::v1::Delivery &delivery) {
                      status.error_message().c_str(), static_cast<unsigned long>(delivery.accepted()),
                      delivery.node_rollups_size() + delivery.instance_rollups_size());
     return status.ok();
+}
+
+bool BackendLink::report(const e3::internal::v1::DetectionReport &report) {
+    grpc::ClientContext context; // no deadline, as a delivery's: the controller answers it on its event loop
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (stopping_) return false; // the reporter sees its own stop next
+        report_call_ = &context;
+    }
+    e3::internal::v1::DetectionAck ack;
+    const grpc::Status status = controller_->Detected(&context, report, &ack);
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        report_call_ = nullptr;
+        if (status.ok() || stopping_) return status.ok();
+    }
+    std::fprintf(stderr, "e3-ingest: reporting %d detections to the controller failed (%d: %s); sending them again "
+                         "in 0.5 s\n", report.detections_size(), static_cast<int>(status.error_code()),
+                 status.error_message().c_str());
+    return false;
 }
 
 bool BackendLink::pause() {

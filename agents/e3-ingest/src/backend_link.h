@@ -8,10 +8,11 @@
 // node table (WatchNodes, called again 0.5 s after it ends), one delivers (a blocking Deliver at a time, the same
 // delivery retried every 0.5 s until it is answered; each 1 s step's rollups taken once it ended (0.3 s grace), or
 // all at once when a delivery asks a flush). And the detector: the SmartNIC heartbeats judged as they are accepted
-// (detector.h, its policy and what the orchestrator tells it coming over the watch), a detection delivered at once.
+// (detector.h, its policy and what the orchestrator tells it coming over the watch), each detection reported at once
+// on a call of its own (detection_reporter.h: a third thread), never behind the delivery in flight.
 // The streams' calls to the controller (OpenStream, Judge) and the tail's (Authorize) are asynchronous: gRPC's
 // callback threads never block here.
-// With a Redis configured (redis_link.h), the front writes the live state itself: a third thread takes the live
+// With a Redis configured (redis_link.h), the front writes the live state itself: another thread takes the live
 // commands from the delivery being filled as they come (the deliveries carry none then), the streams park while
 // more than 20,000 items wait for Redis, and a stream's summary (a flush) waits until its items' live state is
 // written too (or dropped; at most 2 s).
@@ -32,6 +33,7 @@
 #include <vector>
 
 #include "e3/internal/v1/front.grpc.pb.h"
+#include "detection_reporter.h"
 #include "detector.h"
 #include "front_intake.h"
 #include "node_table.h"
@@ -139,6 +141,7 @@ private:
     bool send(const e3::internal::v1::Delivery &delivery);
     bool send_last(const e3::internal::v1::Delivery &delivery); // once, with a deadline; false when it failed
     bool pause(); // false when stopping
+    bool report(const e3::internal::v1::DetectionReport &report); // one Detected call: whether it was answered
     // LiveSource, for the Redis writer: under mu_.
     uint32_t take_live(std::string *commands, size_t *items) override;
     void live_done(size_t items) override;
@@ -169,11 +172,13 @@ private:
     bool stopping_ = false;
     grpc::ClientContext *watch_call_ = nullptr;    // the WatchNodes call in flight
     grpc::ClientContext *delivery_call_ = nullptr; // the Deliver call in flight
+    grpc::ClientContext *report_call_ = nullptr;   // the Detected call in flight
     int calls_in_flight_ = 0;                      // OpenStream, Judge and Authorize
     std::condition_variable news_;                 // the delivery thread's: the pending delivery has news
     std::condition_variable stop_or_idle_;         // stopping_ set, or calls_in_flight_ back to 0
     std::thread watcher_, deliverer_;
     std::unique_ptr<RedisLink> redis_; // null: the front writes no Redis
+    DetectionReporter reporter_;       // last: its thread calls report(), which takes mu_
 };
 
 } // namespace ingest

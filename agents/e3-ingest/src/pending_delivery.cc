@@ -26,16 +26,6 @@ void PendingDelivery::add_accepted(AcceptResult &result, const e3::agent::v1::He
     }
 }
 
-void PendingDelivery::add_detection(const Detection &found, int64_t judged_unix_ns) {
-    e3::internal::v1::FrontDetection *out = delivery_.add_detections();
-    out->set_node_id(found.node_id);
-    out->set_kind(found.kind);
-    out->set_t(found.t);
-    out->set_instance_id(found.instance_id);
-    out->set_detail_json(found.detail_json);
-    out->set_detected_unix_ns(judged_unix_ns);
-}
-
 void PendingDelivery::count_rejected(const std::string &kind, uint64_t heartbeats) {
     (*delivery_.mutable_rejected())[kind] += heartbeats;
 }
@@ -54,7 +44,7 @@ void PendingDelivery::forget(const std::string &node_id) {
 
 bool PendingDelivery::has_news() const {
     return delivery_.accepted() > 0 || !delivery_.rejected().empty() || items_ > 0 ||
-           delivery_.detections_size() > 0 || delivery_.ended_size() > 0 || delivery_.flush();
+           delivery_.ended_size() > 0 || delivery_.flush();
 }
 
 e3::internal::v1::Delivery PendingDelivery::take() {

@@ -16,7 +16,6 @@
 #include <string>
 
 #include "e3/internal/v1/front.pb.h"
-#include "detector.h"
 #include "front_intake.h"
 #include "live_commands.h"
 #include "raw_tail.h"
@@ -41,8 +40,6 @@ public:
     // An accept's heartbeats of `batch`: one live item each (into the live commands, then moved out of `result`
     // into the raw tail, with its heartbeat's timestamp).
     void add_accepted(AcceptResult &result, const e3::agent::v1::HeartbeatBatch &batch);
-    // A detection the front's detector made, judging a heartbeat at `judged_unix_ns` (wall clock).
-    void add_detection(const Detection &found, int64_t judged_unix_ns);
     void count_rejected(const std::string &kind, uint64_t heartbeats = 1);
     // A heartbeat stream ended; with `flush`, the controller answers once every rollup row delivered is written.
     void add_end(const std::string &token_id, const std::string &agent_id, bool flush);
@@ -54,9 +51,7 @@ public:
     size_t live_items() const { return live_.items(); } // items in the live commands being built
     uint64_t live_added() const { return live_added_; } // items ever added to the live commands
     bool flush() const { return delivery_.flush(); }
-    // Whether it holds a detection: the controller decides on it, so it goes without waiting.
-    bool urgent() const { return delivery_.detections_size() > 0; }
-    // Whether it holds anything: counts, items, detections, ended streams or a flush.
+    // Whether it holds anything: counts, items, ended streams or a flush.
     bool has_news() const;
     // The delivery so far (its items' count, youngest timestamp and Redis commands, the nodes heard: those with
     // an item), leaving an empty one.

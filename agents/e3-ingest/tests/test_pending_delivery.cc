@@ -63,7 +63,6 @@ void filling() {
     ingest::RawTail::Read held;
     CHECK(tail.read("n0", 0, 0, 0, &held) && held.holds_since_ns == 1002);
     CHECK(held.items == (std::vector<std::string>{"{\"a\": 2}", "{\"a\": 0}"}));
-    CHECK(delivery.detections_size() == 0); // the SmartNIC heartbeats stay in the front: its detector judges them
     CHECK(delivery.heard_node_ids_size() == 1 && delivery.heard_node_ids(0) == "n0");
     CHECK(delivery.rejected().at("out_of_order") == 2 && delivery.rejected().at("oversized") == 1001);
     CHECK(delivery.ended_size() == 2 && delivery.ended(0).token_id() == "t1" && delivery.ended(1).agent_id().empty());
@@ -76,17 +75,6 @@ void filling() {
 
     pending.forget("n0");
     CHECK(!tail.read("n0", 0, 0, 0, &held));
-
-    // a detection: news, and urgent (it goes without waiting for the gap between deliveries)
-    CHECK(!pending.urgent());
-    pending.add_detection(ingest::Detection{ingest::kOverload, "n1", 12.5, "i1", "{\"x\": 1}"}, 13000000000);
-    CHECK(pending.has_news() && pending.urgent());
-    const e3::internal::v1::Delivery found = pending.take();
-    CHECK(found.detections_size() == 1 && found.detections(0).node_id() == "n1");
-    CHECK(found.detections(0).kind() == "overload" && found.detections(0).t() == 12.5);
-    CHECK(found.detections(0).instance_id() == "i1" && found.detections(0).detail_json() == "{\"x\": 1}");
-    CHECK(found.detections(0).detected_unix_ns() == 13000000000);
-    CHECK(!pending.urgent() && !pending.has_news());
 }
 
 void live_apart() {

@@ -46,6 +46,7 @@ log = logging.getLogger(__name__)
 MAX_REPORTED_REJECTIONS = 100
 ORPHAN_CHECK_S = 0.5  # how often the leader looks for nodes no live controller holds
 FAILOVER_RETRY_S = 10.0  # the leader tries an unfinished failover again at most this often
+VIEW_WARM_S = 1.0  # how often the orchestrator's cluster views are checked for age (controller.cluster_view_cache)
 # Silence is counted from the youngest heartbeat taken, at most this far back: a controller further behind
 # than this still judges, and every agent's clock lagging this much (none checked, NTP keeps them within ms)
 # would delay a down node by no more.
@@ -132,6 +133,7 @@ class AgentHub:
         self._behind_logged_at = float("-inf")
         self._backlogs: deque[tuple[float, float]] = deque()  # (turn, the intake's backlog then), recent turns
         self._mode: asyncio.Task | None = None
+        self._views: asyncio.Task | None = None
         self._failovers: set[asyncio.Task] = set()
         self._failing: set[uuid.UUID] = set()  # the nodes being failed over
         self._failover_tried: dict[uuid.UUID, float] = {}  # finish_failovers: when it last tried each node
@@ -155,10 +157,12 @@ class AgentHub:
                                                "looking for nodes no controller holds"), name="orphans")
         self._mode = asyncio.get_running_loop().create_task(self.orchestrator.follow_mode(self.redis),
                                                             name="orchestrator-mode")
+        self._views = loop.create_task(every(VIEW_WARM_S, self._warm_views, log, "keeping the cluster views read"),
+                                       name="cluster-views")
 
     async def stop(self) -> None:
         await cancel_and_wait(self._monitor, self._orphans)
-        await cancel_and_wait(self._mode)
+        await cancel_and_wait(self._mode, self._views)
         await self.orchestrator.stop()
         await asyncio.gather(*self._failovers, return_exceptions=True)  # a failover under way is finished
         await self.credentials.stop()
@@ -170,6 +174,10 @@ class AgentHub:
         await self.lease.stop()
         await self.live.close()
         await self.redis.aclose()
+
+    async def _warm_views(self) -> None:
+        """The views of the clusters whose SmartNICs this controller runs, read before a decision needs them."""
+        self.orchestrator.keep_views(self.nodes.values())
 
     async def authenticate(self, authorization: str | None, how_to_send: str) -> AgentCredential:
         """The credential of an agent's `Bearer <token>`; it must hold the `agent` scope."""

@@ -5,11 +5,19 @@ decision O(log nodes). Reading it from Postgres (`services.cluster_views.cluster
 costs otherwise: 64 ms at 100 type2 servers and 720 ms at 1,000 on this machine under heartbeat load
 (`e3 bench orchestrator --section real`), against 0.1 ms for `decide` itself.
 
-A view younger than `fresh_s` is used as it is. An older one, still younger than `stale_s`, is used too, and a
-rebuild starts in the background (one at a time per cluster). One older than that, an invalidated one, or none
-is read first, on the caller's thread. A decision that is acted on is written into the view it was made on
-(`ClusterView.begin_migration`, under the view's lock, which also covers `decide`), so the next decision sees
-the instance migrating and the target's room taken before a rebuild does. Out of date or not, a view only
+A view younger than its fresh age is used as it is. An older one, still younger than its stale age, is used too,
+and a rebuild starts in the background (one at a time per cluster). One older than that, an invalidated one, or none
+is read first, on the caller's thread. The fresh age is `fresh_s`, or ten times the cluster's last read if longer,
+so that refreshing never takes more than a tenth of a thread (and of the GIL the event loop needs): at 1,000 type2
+servers under heartbeat load a read takes 1-2 s, and refreshing it every second took more of the controller's
+samples than its event loop did, which delayed every detection waiting there (p50 0.3 s from detection to
+decision; 0.1 s with reads ten times rarer). The stale age is `stale_s`, or twice the fresh age if longer. `warm`
+keeps a cluster's view read before a decision needs it (the orchestrator calls it every second for the clusters
+whose SmartNICs this controller runs), so that the first decision does not read it (1-2 s at 1,000 servers).
+
+A decision that is acted on is written into the view it was made on (`ClusterView.begin_migration`, under the
+view's lock, which also covers `decide`), so the next decision sees the instance migrating and the target's room
+taken before a rebuild does. Out of date or not, a view only
 proposes: the migration request checks again under the cluster's lock (`services.migration.records`), so a
 decision made on an out-of-date view is refused there and never applied; the caller then invalidates the view.
 """
@@ -25,6 +33,7 @@ from e3.core.db import in_session
 from e3.orchestrator.decision import ClusterView
 
 log = logging.getLogger(__name__)
+READ_SHARE = 10  # a view is read again in the background no sooner than this many times its last read took
 
 
 @dataclass
@@ -48,6 +57,7 @@ class ClusterViewCache:
         self._generation: dict[uuid.UUID, int] = {}
         self._all_generation = 0
         self._refreshing: set[uuid.UUID] = set()
+        self._read_s: dict[uuid.UUID, float] = {}  # each cluster's last read, in seconds
         self._lock = threading.Lock()
         self.reads = 0  # views read from the database (on a caller's thread or in the background)
 
@@ -55,18 +65,40 @@ class ClusterViewCache:
         """The view to decide on and its age in seconds (0 when it was read for this call)."""
         return self.kept(cluster_id) or (self._read(session, cluster_id), 0.0)
 
+    def fresh_age(self, cluster_id: uuid.UUID) -> float:
+        """How old the cluster's view may get before it is read again in the background."""
+        return max(self.fresh_s, READ_SHARE * self._read_s.get(cluster_id, 0.0))
+
+    def stale_age(self, cluster_id: uuid.UUID) -> float:
+        """How old it may get before a decision must read it first."""
+        return max(self.stale_s, 2 * self.fresh_age(cluster_id))
+
     def kept(self, cluster_id: uuid.UUID) -> tuple[CachedView, float] | None:
         """The view kept, if one may be used, and its age (starting its refresh when it is no longer fresh);
         None when it must be read first. Never reads: safe on the event loop."""
         with self._lock:
             cached = self._views.get(cluster_id)
             age = None if cached is None else self._clock() - cached.built_at
-            if cached is None or age >= self.stale_s:
+            if cached is None or age >= self.stale_age(cluster_id):
                 return None
-            if age >= self.fresh_s and cluster_id not in self._refreshing:
-                self._refreshing.add(cluster_id)
-                self._in_background(lambda: self._refresh(cluster_id))
+            if age >= self.fresh_age(cluster_id):
+                self._refresh_in_background(cluster_id)
             return cached, age
+
+    def warm(self, cluster_ids) -> None:
+        """Start reading, in the background, the view of each cluster that has none or whose view is no longer
+        fresh. Never reads: safe on the event loop."""
+        with self._lock:
+            now = self._clock()
+            for cluster_id in cluster_ids:
+                cached = self._views.get(cluster_id)
+                if cached is None or now - cached.built_at >= self.fresh_age(cluster_id):
+                    self._refresh_in_background(cluster_id)
+
+    def _refresh_in_background(self, cluster_id: uuid.UUID) -> None:  # under self._lock
+        if cluster_id not in self._refreshing:
+            self._refreshing.add(cluster_id)
+            self._in_background(lambda: self._refresh(cluster_id))
 
     def invalidate(self, cluster_id: uuid.UUID | None = None) -> None:
         """Forget one cluster's view (None: every cluster's), and any read of it under way."""
@@ -86,6 +118,7 @@ class ClusterViewCache:
         cached = CachedView(self._build(session, cluster_id), started)
         with self._lock:
             self.reads += 1
+            self._read_s[cluster_id] = self._clock() - started
             current = self._views.get(cluster_id)
             if generation() == before and (current is None or current.built_at < started):
                 self._views[cluster_id] = cached

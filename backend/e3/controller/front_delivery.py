@@ -6,9 +6,11 @@ counts it in its node's energy and 1 s rollup steps, and encodes its live item, 
 e3.internal.v1.Delivery at a time (rpc.front_servicer): the counts refused (for /metrics), the nodes heard (for
 membership), how far behind the front runs (the youngest live item's timestamp), the Redis commands it made of
 the live items (written as they are; the items themselves stay in the front, its raw tail, which it serves as
-e3.internal.v1.TelemetryTail: the controller's own RawTail stays empty), what the front's detector found in the
-SmartNIC heartbeats (for the orchestrator to decide on: controller.front_detector), the rollup rows (Postgres, and the energy ledger), the streams that ended, and whether to answer only once the rollups
-are written (a stream's summary promises `accepted` heartbeats are).
+e3.internal.v1.TelemetryTail: the controller's own RawTail stays empty), the rollup rows (Postgres, and the energy
+ledger), the streams that ended, and whether to answer only once the rollups are written (a stream's summary
+promises `accepted` heartbeats are). What the front's detector found in the SmartNIC heartbeats comes apart, as soon
+as it is found (`detected`, IngestBackend.Detected), for the orchestrator to decide on (controller.front_detector):
+in a delivery it waited behind the one in flight, which waits for the database and Redis.
 """
 
 import json
@@ -44,6 +46,7 @@ class FrontDeliveries:
         self.hub = hub
         self._ids: dict[str, uuid.UUID] = {}
         self._front_id, self._applied = "", 0  # the front process and the number of the last delivery applied
+        self._reporter, self._reported = "", 0  # the same for its detection reports (numbered apart)
 
     def _node(self, text: str):
         return self.hub.nodes.get(self._ids.get(text) or self._parsed(text))
@@ -67,6 +70,22 @@ class FrontDeliveries:
         if delivery.flush:  # a repeat's too: its summary waits for the rollups
             await self.hub.flush()
 
+    def detected(self, report) -> None:
+        """What the front's detector found, handed to the orchestrator at once (each decision is then made on the
+        loop when the cluster's view is kept: controller.orchestrator). A report sent again is not acted on twice."""
+        if report.front_id == self._reporter and report.sequence <= self._reported:
+            log.warning("the ingest front reported detections %d again (its call failed after they were taken): "
+                        "not acted on twice", report.sequence)
+            return
+        self._reporter, self._reported = report.front_id, report.sequence
+        orchestrator = self.hub.orchestrator
+        for found in report.detections:
+            node = self._node(found.node_id)
+            if node is not None and orchestrator.mode != "off":
+                detection = Detection(found.kind, node.node_id, found.t, json.loads(found.detail_json),
+                                      found.instance_id or None)
+                orchestrator.detected(node, detection, found.detected_unix_ns / 1e9)
+
     async def _apply(self, delivery) -> None:
         hub = self.hub
         if delivery.items:
@@ -83,12 +102,6 @@ class FrontDeliveries:
         if delivery.items:  # the youngest item's age now, the wait for this delivery included
             hub.intake.heard_aged((time.time_ns() - delivery.youngest_item_unix_ns) / 1e9)
             hub.live.add_commands(delivery.live_commands, delivery.live_replies, delivery.items)
-        for found in delivery.detections:  # the front judged the SmartNIC heartbeats (controller.front_detector)
-            node = self._node(found.node_id)
-            if node is not None and hub.orchestrator.mode != "off":
-                detection = Detection(found.kind, node.node_id, found.t, json.loads(found.detail_json),
-                                      found.instance_id or None)
-                hub.orchestrator.detected(node, detection, found.detected_unix_ns / 1e9)
         if delivery.node_rollups:
             self._count_rollups(node_rows(delivery), instance_rows(delivery))
         for end in delivery.ended:

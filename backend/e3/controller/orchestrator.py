@@ -173,9 +173,19 @@ class DataplaneOrchestrator:
 
     def _decide_now(self, cluster_id: uuid.UUID, detection: Detection, mode: str) -> Decided | None:
         """On the loop, when the cluster's view is kept and no worker holds it (decide takes ~0.1 ms); else None
-        and the worker thread decides, reading the view if it must."""
+        and the worker thread decides, reading the view if it must. A decision a kept view gives is only proposed
+        (the migration request checks it again), but finding none is final: the detector keeps the node latched
+        until its trouble clears. So none found on a view older than `views.fresh_s` is looked for again on one
+        read now (the view may miss a host that came up since it was read, e.g. during registration)."""
         kept = self.views.kept(cluster_id)
-        return decide_on(*kept, 0.0, detection, mode, wait=False) if kept else None
+        if kept is None:
+            return None
+        decided = decide_on(*kept, 0.0, detection, mode, wait=False)
+        if decided is not None and isinstance(decided.outcome, NoDecision) \
+                and kept[1] >= self.views.fresh_s:
+            self.views.invalidate(cluster_id)
+            return None
+        return decided
 
     async def _handle(self, node, detection: Detection, mode: str, detected_at: float,
                       decided: Decided | None) -> None:
@@ -205,6 +215,12 @@ class DataplaneOrchestrator:
             except Exception as exc:  # Redis away: keep the mode in force
                 log.warning("reading the orchestrator mode from Redis failed: %s", exc)
             await asyncio.sleep(MODE_POLL_S)
+
+    def keep_views(self, nodes) -> None:
+        """Keep read the views of the clusters of `nodes` (TrackedNodes: cluster_id, kind) that have SmartNICs, unless
+        nothing is judged (mode `off`): the first decision then finds its view (controller.cluster_view_cache)."""
+        if self.mode != "off":
+            self.views.warm({node.cluster_id for node in nodes if node.kind == SMARTNIC})
 
     def forget(self, node_id: uuid.UUID) -> None:
         """A node went down or left: its detection state starts afresh when it is back, and no decision is made

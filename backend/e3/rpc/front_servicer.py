@@ -62,3 +62,8 @@ class IngestBackendServicer(front_pb2_grpc.IngestBackendServicer):
                           request.accepted)
             raise
         return front_pb2.DeliveryAck()
+
+    async def Detected(self, request, context):
+        """The front's detections, apart from its deliveries: none waits behind one (controller.front_delivery)."""
+        self.hub.front.detected(request)
+        return front_pb2.DetectionAck()

@@ -90,3 +90,41 @@ def test_a_read_under_way_when_the_view_is_invalidated_is_not_kept():
 def test_the_ages_must_be_in_order():
     with pytest.raises(ValueError, match="fresh age"):
         ClusterViewCache(lambda s, c: None, fresh_s=5, stale_s=1)
+
+
+def test_a_slow_read_is_refreshed_ten_times_as_rarely_and_kept_twice_as_long():
+    clock, background = _Clock(), []
+
+    def build(session, cluster_id):
+        clock.now += 2.0  # a read that takes 2 s, as at 1,000 servers under heartbeat load
+        return object()
+
+    views = ClusterViewCache(build, fresh_s=1.0, stale_s=10.0, clock=clock, in_background=background.append)
+    first, _ = views.get(None, CLUSTER)
+    assert views.fresh_age(CLUSTER) == pytest.approx(20.0) and views.stale_age(CLUSTER) == pytest.approx(40.0)
+    clock.now += 15.0  # 17 s old (its age counts from the read's start): past fresh_s and stale_s, not ten reads
+    kept, age = views.kept(CLUSTER)
+    assert kept is first and age == pytest.approx(17.0) and not background
+    clock.now += 10.0
+    assert views.kept(CLUSTER)[0] is first and len(background) == 1  # refreshed in the background
+    clock.now += 20.0
+    assert views.kept(CLUSTER) is None  # 47 s old: read first
+
+
+def test_warm_reads_in_the_background_what_has_no_view_or_no_fresh_one(cache, monkeypatch):
+    views, clock, built, background = cache
+    monkeypatch.setattr("e3.controller.cluster_view_cache.in_session", lambda fn, *args: fn(None, *args))
+    other = uuid.uuid4()
+    views.warm([CLUSTER, other])
+    views.warm([CLUSTER])  # its read is under way: not a second one
+    assert len(background) == 2 and not built
+    for work in background:
+        work()
+    background.clear()
+    assert views.kept(CLUSTER)[1] == 0.0 and views.kept(other)[1] == 0.0 and views.reads == 2
+    clock.now += 0.5
+    views.warm([CLUSTER, other])
+    assert not background  # both fresh
+    clock.now += 1.0
+    views.warm([CLUSTER])
+    assert len(background) == 1
