@@ -265,13 +265,15 @@ class EnergyLedger:
         return nodes, instances
 
     def close(self, before: float, idle_watts: Callable[[str], float],
-              reserved_cores: Callable[[str], float | None]) -> list[EnergyRow]:
+              reserved_cores: Callable[[str], float | None], node_ids: Iterable[str] | None = None) -> list[EnergyRow]:
         """Close every step that ended at or before `before` (seconds since the epoch; pass `float("inf")`
         to close them all), attribute each, add the instances' shares to their totals, and return the rows:
         per step, the node's row, then its instances' (in the order they first reported).
-        `idle_watts(node_id)`: the node's idle draw; `reserved_cores(instance_id)`: its reservation or None."""
+        `idle_watts(node_id)`: the node's idle draw; `reserved_cores(instance_id)`: its reservation or None.
+        `node_ids`: those nodes' steps only (the caller closes a few at a time between turns of its event loop)."""
         rows: list[EnergyRow] = []
-        for node in self.nodes.values():
+        nodes = self.nodes.values() if node_ids is None else [self.nodes[n] for n in node_ids if n in self.nodes]
+        for node in nodes:
             done = [s for s in node._steps.values() if s.end <= before]
             for step in sorted(done, key=lambda s: s.start):
                 node._closing(step)

@@ -33,3 +33,28 @@ def test_unknown_ids_are_looked_up_again_only_after_the_recheck_interval(monkeyp
     learn()  # the ones not found are asked again; the found ones never
     assert asked[1:] == [(["n2"], ["i2"])]
     assert writer._idle == {"n1": 40.0} and writer.counts_requests("i1") is True and writer.counts_requests("i2") is None
+
+
+def test_steps_closed_a_few_nodes_at_a_time_give_the_rows_one_close_gives(monkeypatch):
+    monkeypatch.setattr(energy_rollups, "in_session", lambda fn, *args: fn(None, *args))
+    monkeypatch.setattr(energy_rollups, "_look_up", lambda session, nodes, instances: ({n: 10.0 for n in nodes}, {}))
+
+    def held(close_nodes: int) -> list:
+        monkeypatch.setattr(energy_rollups, "CLOSE_NODES", close_nodes)
+        ledger = EnergyLedger(step_s=1)
+        for k in range(5):
+            node = ledger.account(f"n{k}", "c", "host", f"s{k}")
+            for t in (1000.0, 1000.5, 1001.2):  # a step ended, one not
+                node.add(t, 100.0 + k, "model", 0.5, [(f"i{k}", 3, 0.2)])
+        writer = EnergyRollups(ledger, clock=lambda: 1003.5)
+
+        async def no_write():
+            return 0
+
+        writer._write = no_write
+        asyncio.run(writer._tick(1001.0))
+        return [stored.row for batch in writer._pending for stored in batch]
+
+    whole, by_two = held(500), held(2)
+    assert by_two == whole and len(whole) == 10  # each node's ended step and its instance's, in the ledger's order
+    assert [r.node_id for r in whole if r.instance_id is None] == ["n0", "n1", "n2", "n3", "n4"]

@@ -50,3 +50,33 @@ def test_a_repeated_detection_report_is_not_acted_on_twice_and_mode_off_acts_on_
     orchestrator.mode = "off"
     deliveries.detected(report("b", 2, 4.0))
     assert acted == [("nic-1", "overload", 1.0, 2.0), ("nic-1", "overload", 3.0, 2.0)]
+
+
+def test_a_delivery_whose_call_is_cancelled_while_its_rows_are_counted_is_counted_once_in_full(monkeypatch):
+    monkeypatch.setattr("e3.controller.front_delivery.CHUNK_ROWS", 1)  # a turn of the loop after each row
+    handed, added = [], []
+    account = SimpleNamespace(add_rollup=lambda row, instances: added.append((row.node_id, len(instances))))
+    hub = SimpleNamespace(rejected=Counter(), clock=lambda: 0.0, nodes={},
+                          rollups=SimpleNamespace(hand=lambda nodes, instances: handed.append(
+                              ([n.node_id for n in nodes], [i.instance_id for i in instances]))),
+                          energy=SimpleNamespace(nodes={}, account=lambda *args: account))
+    deliveries = FrontDeliveries(hub)
+    ids = [str(uuid.uuid4()) for _ in range(3)]
+    delivery = front_pb2.Delivery(
+        front_id="a", sequence=1,
+        node_rollups=[front_pb2.NodeRollupRow(node_id=n, cluster_id="c", start=10, step_s=1) for n in ids],
+        instance_rollups=[front_pb2.InstanceRollupRow(instance_id=f"i{k}", node_id=n, cluster_id="c", start=10,
+                                                      step_s=1) for k, n in enumerate(ids)]
+        + [front_pb2.InstanceRollupRow(instance_id="alone", node_id=ids[0], cluster_id="c", start=9, step_s=1)])
+
+    async def run():
+        call = asyncio.ensure_future(deliveries.apply(delivery))
+        while not added:
+            await asyncio.sleep(0)
+        assert len(added) < 3  # under way
+        call.cancel()  # the front's call fails: it sends the delivery again
+        await deliveries.apply(delivery)
+
+    asyncio.run(run())
+    assert [n for nodes, _ in handed for n in nodes] == ids and len(added) == 3  # all of it, once
+    assert sorted(i for _, instances in handed for i in instances) == ["alone", "i0", "i1", "i2"]

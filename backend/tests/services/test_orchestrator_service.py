@@ -241,6 +241,33 @@ def test_a_detection_is_decided_on_the_loop_when_the_clusters_view_is_kept(monke
     assert second.outcome.reason.endswith("not in the cluster view")
 
 
+def test_no_decision_on_a_view_older_than_its_fresh_age_is_looked_for_again_on_a_fresh_read(monkeypatch):
+    monkeypatch.setattr("e3.controller.orchestrator.in_session", lambda fn, *args: fn(None, *args))  # no database
+    decided, now = [], [100.0]
+
+    def act(session, cluster_id, detection, mode, detected_at, early):
+        decided.append(early)
+        return Acted(False)
+
+    async def run():
+        views = ClusterViewCache(lambda session, cluster_id: ClusterView([], []), fresh_s=1.0, stale_s=120,
+                                 clock=lambda: now[0], in_background=lambda work: None)
+        orch = DataplaneOrchestrator("observe", DetectionPolicy(cooldown_s=0.0), act=act, views=views)
+        nic = _node()
+        views.get(None, nic.cluster_id)  # read at 100 s
+        for k, queue in enumerate([200] * 4 + [0] * 2 + [200] * 4):  # trouble, cleared, trouble again
+            now[0] = 100.5 if k < 6 else 102.0
+            orch.observe(nic, _beat(1000 + k * 0.05, queue, 10**6 + k * 1000))
+            await asyncio.sleep(0.01)
+        await orch.stop()
+        return views, nic
+
+    views, nic = asyncio.run(run())
+    first, second = decided
+    assert first is not None and first.outcome.reason.endswith("not in the cluster view")  # 0.5 s old: final
+    assert second is None and views.kept(nic.cluster_id) is None  # 2 s old: the worker reads the view again
+
+
 def test_the_detector_judges_a_heartbeat_message_as_the_agent_sent_it():
     orch = DataplaneOrchestrator("migrate", act=lambda *a: pytest.fail("acted"))
     samples = []
