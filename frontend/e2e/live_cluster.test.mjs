@@ -88,6 +88,12 @@ describe("a live cluster of real agents", () => {
     // The gateway's writes reach the application's entry: a throughput and a J/request, not dashes.
     await waitFor(async () => /\d/.test(await dash.locator(`${byId(`app-row-${APP}`)} ${byId("app-joules")}`).innerText()),
                   "a joules-per-request figure");
+    // The model beside it is the model at the load measured now, the knee apart as capacity, and the gap a ratio.
+    const row = dash.locator(byId(`app-row-${APP}`));
+    await waitFor(async () => /^model at [\d.,]+ .*req\/s: [\d.,]+ .*J/.test(await row.locator(byId("app-model-joules")).innerText()),
+                  "the model's J/request at the measured load");
+    assert.match(await row.locator(byId("app-capacity")).innerText(), /^capacity: [\d.,]+ .*req\/s/);
+    assert.match(await row.locator(byId("app-joules-gap")).innerText(), /measured [\d.]+×/);
 
     // Heartbeat → pixel and frame times, measured in the page over MEASURE_MS while heartbeats stream in; and
     // how busy the page's main thread was meanwhile (Chromium's own task timings), which tells the page's own

@@ -109,3 +109,28 @@ class JobPublic(BaseModel):
 
 class JobsPublic(PageMeta):
     items: list[JobPublic]
+
+
+MAX_OFFERED_RPS = 1e9
+OFFERED_RPS_DESCRIPTION = ("Entry requests/s to evaluate the model at (the dashboard sends the measured throughput); "
+                           "the knee when omitted")
+
+
+class ModelAtLoadPublic(BaseModel):
+    """The cost model's figures for the deployment's current placement at one entry load (source: model)."""
+
+    deployment_id: uuid.UUID
+    offered_rps: float | None = Field(description="The entry load asked; null: the knee")
+    throughput_rps: float = Field(description="Served: the offered load, capped at saturation")
+    knee_rps: float | None = Field(description="The placement's capacity: the entry rate at which its bottleneck "
+                                               "reaches the knee")
+    capacity_rps: float | None = Field(description="The entry rate at which its bottleneck saturates")
+    saturated: bool
+    avg_latency_ms: float | None = Field(description="null: unbounded (saturated)")
+    p99_latency_ms: float | None
+    power_watts: float = Field(description="Modelled watts charged to the application as the measured figure is: on "
+                                           "each node running its instances, idle by reserved cores among all the "
+                                           "node's instances, the power above idle to it")
+    joules_per_request: float | None = Field(description="power_watts over throughput_rps")
+    servers_power_watts: float = Field(description="Modelled watts of the whole servers it runs on")
+    source: str = Field(description="Always model")

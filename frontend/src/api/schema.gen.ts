@@ -480,6 +480,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/deployments/{deployment_id}/model": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Model At Load
+         * @description The cost model's throughput, latencies and joules per request of the current placement at an entry load, its
+         *     power charged to the application as the measured figure is; with the knee as its capacity. Computes only.
+         */
+        get: operations["get_model_at_load"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/deployments/{deployment_id}/placement": {
         parameters: {
             query?: never;
@@ -2612,6 +2633,66 @@ export interface components {
              * @description Items in the whole collection, across pages
              */
             total: number;
+        };
+        /**
+         * ModelAtLoadPublic
+         * @description The cost model's figures for the deployment's current placement at one entry load (source: model).
+         */
+        ModelAtLoadPublic: {
+            /**
+             * Avg Latency Ms
+             * @description null: unbounded (saturated)
+             */
+            avg_latency_ms: number | null;
+            /**
+             * Capacity Rps
+             * @description The entry rate at which its bottleneck saturates
+             */
+            capacity_rps: number | null;
+            /**
+             * Deployment Id
+             * Format: uuid
+             */
+            deployment_id: string;
+            /**
+             * Joules Per Request
+             * @description power_watts over throughput_rps
+             */
+            joules_per_request: number | null;
+            /**
+             * Knee Rps
+             * @description The placement's capacity: the entry rate at which its bottleneck reaches the knee
+             */
+            knee_rps: number | null;
+            /**
+             * Offered Rps
+             * @description The entry load asked; null: the knee
+             */
+            offered_rps: number | null;
+            /** P99 Latency Ms */
+            p99_latency_ms: number | null;
+            /**
+             * Power Watts
+             * @description Modelled watts charged to the application as the measured figure is: on each node running its instances, idle by reserved cores among all the node's instances, the power above idle to it
+             */
+            power_watts: number;
+            /** Saturated */
+            saturated: boolean;
+            /**
+             * Servers Power Watts
+             * @description Modelled watts of the whole servers it runs on
+             */
+            servers_power_watts: number;
+            /**
+             * Source
+             * @description Always model
+             */
+            source: string;
+            /**
+             * Throughput Rps
+             * @description Served: the offered load, capped at saturation
+             */
+            throughput_rps: number;
         };
         /** NodePublic */
         NodePublic: {
@@ -6977,6 +7058,121 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Precondition Failed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_model_at_load: {
+        parameters: {
+            query?: {
+                /** @description Entry requests/s to evaluate the model at (the dashboard sends the measured throughput); the knee when omitted */
+                offered_rps?: number | null;
+            };
+            header?: never;
+            path: {
+                deployment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelAtLoadPublic"];
+                };
             };
             /** @description Bad Request */
             400: {

@@ -6,8 +6,10 @@ import { Figure } from "./Figure";
 import { formatJoulesPerRequest, formatLatencyMs, formatLatencyUs, formatRps } from "./format";
 import { type Freshness, partialNote, shownFigure } from "./freshness";
 import type { ApplicationHistory, LiveRecorder } from "./recorder";
+import { energyGapTitle, gapRatio, type ModelAtLoad } from "./modelAtLoad";
 import { ModelLine, SourceBadge } from "./SourceBadge";
 import { Sparkline } from "./Sparkline";
+import { useModelAtLoad } from "./useModelAtLoad";
 
 /** The measured p99 in µs when the live channel sends one (agents measure each request from arrival at the
  * entry instance to its reply; null when none was answered in the window, or from agents that do not measure). */
@@ -29,6 +31,40 @@ export function latencyBasis(app: LiveApplication): { badge: string; title: stri
       };
 }
 
+type ModelFigures = { avg_latency_ms?: number | null; p99_latency_ms?: number | null; joules_per_request?: number | null };
+
+const CAPACITY_TITLE =
+  "the cost model's knee for this placement: the entry rate at which its busiest node reaches the knee of its " +
+  "latency curve (a capacity, not a prediction of the load)";
+
+/** The model's figures beside a measured one: at the measured load when the API has answered for it, else the
+ * placement's prediction at its knee, labelled so. */
+function modelSub(
+  atLoad: ModelAtLoad | null,
+  predicted: LiveApplication["predicted"],
+  figure: (m: ModelFigures) => string,
+  testId: string,
+) {
+  if (atLoad !== null && atLoad.offered_rps !== null && atLoad.offered_rps !== undefined)
+    return (
+      <ModelLine
+        label={`model at ${formatRps(atLoad.offered_rps)}`}
+        text={figure(atLoad)}
+        title="the cost model's prediction for this placement at the measured load, not a measurement"
+        testId={testId}
+      />
+    );
+  if (!predicted) return null;
+  return (
+    <ModelLine
+      label="model at its knee"
+      text={figure(predicted)}
+      title="the cost model's prediction for this placement at its knee (no load measured yet), not a measurement"
+      testId={testId}
+    />
+  );
+}
+
 const ROW_REM = 5.25; // .dash-app-row's height, to reserve the rows expected before data comes
 
 interface RowProps {
@@ -42,6 +78,9 @@ interface RowProps {
 const ApplicationRow = memo(function ApplicationRow({ app, freshness, history, version, windowEnd }: RowProps) {
   const spark = { version, windowEnd, gapMs: 1_000, width: 120 };
   const predicted = app.predicted;
+  const atLoad = useModelAtLoad(app.deployment_id, app.throughput_rps);
+  const knee = atLoad?.knee_rps ?? predicted?.throughput_rps ?? null;
+  const ratio = atLoad ? gapRatio(app.joules_per_request, atLoad.joules_per_request) : null;
   const p99 = measuredP99Us(app);
   const basis = latencyBasis(app);
   const partial = partialNote(app.complete, app.nodes_stale);
@@ -65,7 +104,16 @@ const ApplicationRow = memo(function ApplicationRow({ app, freshness, history, v
         {...shownFigure(formatRps(app.throughput_rps), freshness)}
         title="requests/s completed by the primaries of the DAG's entry nodes"
         spark={<Sparkline series={history?.throughput} {...spark} label="throughput" formatTop={formatRps} />}
-        sub={predicted ? <ModelLine text={formatRps(predicted.throughput_rps)} /> : null}
+        sub={
+          knee !== null ? (
+            <ModelLine
+              label="capacity"
+              text={formatRps(knee)}
+              title={CAPACITY_TITLE}
+              testId="app-capacity"
+            />
+          ) : null
+        }
       />
       <Figure
         label="Avg latency"
@@ -78,7 +126,7 @@ const ApplicationRow = memo(function ApplicationRow({ app, freshness, history, v
           </span>
         }
         spark={<Sparkline series={history?.avgUs} {...spark} label="average latency" formatTop={formatLatencyUs} />}
-        sub={predicted ? <ModelLine text={formatLatencyMs(predicted.avg_latency_ms)} /> : null}
+        sub={modelSub(atLoad, predicted, (m) => formatLatencyMs(m.avg_latency_ms), "app-model-avg")}
       />
       {p99 !== null ? (
         <Figure
@@ -88,7 +136,7 @@ const ApplicationRow = memo(function ApplicationRow({ app, freshness, history, v
           title="the highest p99 of one 50 ms heartbeat in the last second at its entry instances: an upper bound of the second's p99"
           badge={<span className="dash-basis">measured ≤</span>}
           spark={<Sparkline series={history?.p99Us} {...spark} label="p99 latency" formatTop={formatLatencyUs} />}
-          sub={predicted ? <ModelLine text={formatLatencyMs(predicted.p99_latency_ms)} /> : null}
+          sub={modelSub(atLoad, predicted, (m) => formatLatencyMs(m.p99_latency_ms), "app-model-p99")}
         />
       ) : (
         <Figure
@@ -97,7 +145,7 @@ const ApplicationRow = memo(function ApplicationRow({ app, freshness, history, v
           text="not measured"
           old={false}
           title="no request answered at its entry in the last second, or its agents do not measure latency"
-          sub={predicted ? <ModelLine text={formatLatencyMs(predicted.p99_latency_ms)} /> : null}
+          sub={modelSub(atLoad, predicted, (m) => formatLatencyMs(m.p99_latency_ms), "app-model-p99")}
         />
       )}
       <Figure
@@ -109,7 +157,17 @@ const ApplicationRow = memo(function ApplicationRow({ app, freshness, history, v
         spark={
           <Sparkline series={history?.joulesPerRequest} {...spark} label="joules per request" formatTop={formatJoulesPerRequest} />
         }
-        sub={predicted ? <ModelLine text={formatJoulesPerRequest(predicted.joules_per_request)} /> : null}
+        sub={
+          <>
+            {modelSub(atLoad, predicted, (m) => formatJoulesPerRequest(m.joules_per_request), "app-model-joules")}
+            {ratio !== null && atLoad?.offered_rps ? (
+              <span className="dash-gap" data-testid="app-joules-gap" title={energyGapTitle(ratio, atLoad.offered_rps)}>
+                {" "}
+                · measured {ratio}
+              </span>
+            ) : null}
+          </>
+        }
       />
     </div>
   );

@@ -1,3 +1,5 @@
+import type { ReactNode } from "react";
+
 import { sourceLabel, sourceTone } from "./format";
 
 /** The source of a figure: RAPL, IPMI or LIVE (measured), MODEL (estimated), MIXED, or PAPER / REQUEST (given);
@@ -25,11 +27,24 @@ export function SourceBadge({
   );
 }
 
-/** A figure the cost model predicted, as a small labelled line. */
-export function ModelLine({ text }: { text: string }) {
+/** A figure the cost model predicted, as a small labelled line: "model at 100 req/s: 3.1 J/req". */
+export function ModelLine({
+  text,
+  label = "model",
+  title = "the cost model's prediction for this placement, not a measurement",
+  testId,
+  children,
+}: {
+  text: string;
+  label?: string;
+  title?: string;
+  testId?: string;
+  children?: ReactNode;
+}) {
   return (
-    <span className="dash-model" title="the cost model's prediction for this placement, not a measurement">
-      model: {text}
+    <span className="dash-model" title={title} data-testid={testId}>
+      {label}: {text}
+      {children}
     </span>
   );
 }

@@ -7,9 +7,9 @@ from fastapi import APIRouter, Query, Response, status
 
 from e3.api.deps import DeployDep, PageDep, ReadDep, SessionDep
 from e3.core.task_queue import PLACE_DEPLOYMENT, ROLL_DEPLOYMENT, enqueue_after_commit
-from e3.schemas.deployment import (DeploymentCreate, DeploymentPublic, DeploymentsPublic, JobAccepted, PlacementPublic,
-                                   RolloutCreate)
-from e3.services import deployments, rollouts
+from e3.schemas.deployment import (MAX_OFFERED_RPS, OFFERED_RPS_DESCRIPTION, DeploymentCreate, DeploymentPublic,
+                                   DeploymentsPublic, JobAccepted, ModelAtLoadPublic, PlacementPublic, RolloutCreate)
+from e3.services import deployment_model, deployments, rollouts
 
 router = APIRouter(prefix="/deployments", tags=["deployments"])
 
@@ -64,6 +64,15 @@ def get_placement(deployment_id: uuid.UUID, session: SessionDep, actor: ReadDep,
     """List every instance with its computing node, server, rack, role and state."""
     items, total = deployments.placement(session, deployment_id, page, role, state)
     return dict(deployment_id=deployment_id, items=items, total=total, limit=page.limit, offset=page.offset)
+
+
+@router.get("/{deployment_id}/model", response_model=ModelAtLoadPublic)
+def get_model_at_load(deployment_id: uuid.UUID, session: SessionDep, actor: ReadDep,
+                      offered_rps: Annotated[float | None, Query(gt=0, le=MAX_OFFERED_RPS, allow_inf_nan=False,
+                                                                 description=OFFERED_RPS_DESCRIPTION)] = None) -> dict:
+    """The cost model's throughput, latencies and joules per request of the current placement at an entry load, its
+    power charged to the application as the measured figure is; with the knee as its capacity. Computes only."""
+    return deployment_model.model_at_load(session, deployment_id, offered_rps)
 
 
 @router.delete("/{deployment_id}", status_code=status.HTTP_204_NO_CONTENT)
