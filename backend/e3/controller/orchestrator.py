@@ -217,10 +217,13 @@ class DataplaneOrchestrator:
             await asyncio.sleep(MODE_POLL_S)
 
     def keep_views(self, nodes) -> None:
-        """Keep read the views of the clusters of `nodes` (TrackedNodes: cluster_id, kind) that have SmartNICs, unless
-        nothing is judged (mode `off`): the first decision then finds its view (controller.cluster_view_cache)."""
+        """Keep read the views of the clusters of `nodes` (TrackedNodes: cluster_id, kind, state, heard) that have a
+        SmartNIC up and heard from here, unless nothing is judged (mode `off`): the first decision then finds its view
+        (controller.cluster_view_cache). A cluster whose SmartNICs are all down, or only watched for the leader, is
+        left alone: nothing is decided for it here."""
         if self.mode != "off":
-            self.views.warm({node.cluster_id for node in nodes if node.kind == SMARTNIC})
+            self.views.warm({node.cluster_id for node in nodes
+                             if node.kind == SMARTNIC and node.state != "down" and node.heard})
 
     def forget(self, node_id: uuid.UUID) -> None:
         """A node went down or left: its detection state starts afresh when it is back, and no decision is made

@@ -40,6 +40,7 @@ from e3.energy.attribution import InstanceUsage, NodeInterval, attribute
 from e3.energy.joules import joules_per_request, requests_per_joule
 from e3.heartbeat_record import INSTANCE_FIELDS, NODE_FIELDS, public_dict, read_instance, read_node
 from e3.live.channel import parse_ts
+from e3.live.dag_figures import dag_node_figures, edge_figures
 
 STALE_AFTER_MS = 500  # ten heartbeat periods (50 ms) without one
 RATE_WINDOW_S = 1.0
@@ -248,17 +249,23 @@ def aggregate(meta: ClusterMeta, windows: dict[str, NodeWindow], now: float) -> 
     rates: dict[str, tuple[float, float | None]] = {}
     latencies: dict[str, tuple[int, float, float]] = {}
     watts_of: dict[str, float] = {}  # instance -> watts attributed to it
+    shares: dict[str, float] = {}  # instance -> its CPU share in its node's latest heartbeat
     for nid, w in fresh.items():
         node_rates, node_latencies = w.instance_stats()
         rates.update(node_rates)
         latencies.update(node_latencies)
         hb = w.latest
         reported = {i["id"]: i["cpu_share"] for i in hb["instances"]}
+        shares.update(reported)
         on_node = list(reported) + [iid for iid, i in meta.instances.items() if i.node_id == nid and iid not in reported]
         usage = [InstanceUsage(iid, reported.get(iid, 0.0), reserved_cores=_reserved(meta, iid)) for iid in on_node]
         energy = attribute(NodeInterval.from_watts(nid, w.mean_watts(), 1.0, meta.nodes[nid].idle_watts,
                                                    hb["power_source"], usage, hb["cpu_util"]))
         watts_of.update((e.instance_id, e.joules) for e in energy.instances)  # joules over 1 s: watts
+    def kind_of(node_id: str) -> str:
+        node = meta.nodes.get(node_id)
+        return node.kind if node else "unknown"
+
     by_app: dict[str, list[InstanceMeta]] = {}
     for inst in meta.instances.values():
         by_app.setdefault(inst.deployment_id, []).append(inst)
@@ -280,6 +287,8 @@ def aggregate(meta: ClusterMeta, windows: dict[str, NodeWindow], now: float) -> 
         path = slowest_path_us(app, {n: total / n_rps for n, (n_rps, total) in weighted.items()})
         watts = sum(watts_of.get(i.id, 0.0) for i in live) if live else None
         sources = {fresh[i.node_id].latest["power_source"] for i in live}
+        dag_nodes = dag_node_figures(app.dag_nodes, insts, fresh.__contains__, kind_of, rates, latencies, watts_of,
+                                     shares, lambda n: fresh[n].latest["queue_len"] if n in fresh else None)
         predicted = None
         if app.predicted:
             p = app.predicted
@@ -293,7 +302,8 @@ def aggregate(meta: ClusterMeta, windows: dict[str, NodeWindow], now: float) -> 
             latency=entry_latency([i for i in live if i.dag_node in entries and i.role == "primary"], latencies, path),
             power=dict(watts=_round(watts), source=_source(sources), sources=sorted(sources)),
             joules_per_request=_round(joules_per_request(watts, throughput)),
-            predicted=predicted))
+            predicted=predicted, dag_nodes=dag_nodes,
+            edges=edge_figures(app.edges, {d["dag_node"]: d["throughput_rps"] for d in dag_nodes})))
     watts = sum(w.latest["power_watts"] for w in fresh.values())
     sources = {w.latest["power_source"] for w in fresh.values()}
     known = [a["throughput_rps"] for a in apps if a["throughput_rps"] is not None]

@@ -2,7 +2,7 @@
 
 from typing import Literal
 
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from e3.heartbeat_record import INSTANCE_FIELDS, NODE_FIELDS
 from e3.schemas.record_fields import live_instance_fields, live_node_fields
@@ -78,6 +78,37 @@ class LivePredicted(BaseModel):
     source: str = Field(description="model: the cost model's prediction for the placement")
 
 
+class LiveDagNode(BaseModel):
+    """One DAG node of a live application (e3.live.dag_figures)."""
+
+    dag_node: str
+    instances: dict[str, int] = Field(description="its instances by platform: host, smartnic (unknown: a node the "
+                                                  "channel does not know)")
+    primaries: int
+    instances_stale: int = Field(description="its instances on nodes not reporting (left out of the figures)")
+    throughput_rps: float | None = Field(description="requests/s its primaries completed")
+    avg_latency_us: float | None = Field(description="request-weighted mean of its primaries' measured latency, "
+                                                     "arrival to reply (its downstream calls included)")
+    p99_latency_us: float | None = Field(description="the highest per-heartbeat p99 among its primaries: an upper "
+                                                     "bound")
+    joules_per_request: float | None = Field(description="the watts attributed to its instances over its throughput")
+    cpu_share: float | None = Field(description="mean CPU share of its primaries, 0..1")
+    queue_max: int | None = Field(description="the deepest queue of the nodes its primaries run on, packets")
+
+
+class LiveEdge(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+
+    from_: str = Field(alias="from")
+    to: str
+    rate_rps: float | None = Field(description="requests/s along it: its target's throughput, split by its callers' "
+                                               "throughputs when it has several (an estimate: the agents count "
+                                               "requests per instance, not per caller)")
+    basis: Literal["target_throughput", "split_by_caller_rate", "not_measured"]
+    per_request: float | None = Field(description="its rate over its source's: calls a request of the source makes "
+                                                  "along it")
+
+
 class LiveApplication(BaseModel):
     deployment_id: str
     application: str
@@ -90,6 +121,8 @@ class LiveApplication(BaseModel):
     power: LiveAggregatePower
     joules_per_request: float | None
     predicted: LivePredicted | None
+    dag_nodes: list[LiveDagNode] = Field(default_factory=list, description="per DAG node, in the spec's order")
+    edges: list[LiveEdge] = Field(default_factory=list, description="per edge, the direction requests flow")
 
 
 class LiveTotals(BaseModel):

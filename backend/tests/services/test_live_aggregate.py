@@ -112,6 +112,15 @@ def test_application_figures_from_its_instances():
     assert totals["power"]["watts"] == approx(140.0) and totals["nodes_reporting"] == 2
     assert totals["throughput_rps"] == approx(300.0)
     assert totals["requests_per_joule"] == approx(300.0 / 140.0) and not totals["complete"]
+    # its graph: each DAG node's figures (the entry's throughput is the application's), each edge's rate
+    api, db = a["dag_nodes"]
+    assert (api["dag_node"], db["dag_node"]) == ("api", "db")
+    assert api["throughput_rps"] == a["throughput_rps"] and api["instances"] == {"host": 1, "smartnic": 0}
+    assert api["joules_per_request"] == approx(50.0 / 200.0) and api["queue_max"] == 3
+    assert db["instances"] == {"host": 2, "smartnic": 0} and db["instances_stale"] == 1  # its backup, on n3
+    assert a["edges"] == [{"from": "api", "to": "db", "rate_rps": db["throughput_rps"], "basis": "target_throughput",
+                           "per_request": approx(db["throughput_rps"] / api["throughput_rps"])}]
+    assert b["edges"] == [] and [d["dag_node"] for d in b["dag_nodes"]] == ["kv"]
 
 
 def test_a_stale_node_counts_in_no_figure():

@@ -2167,8 +2167,18 @@ export interface components {
             application: string;
             /** Complete */
             complete: boolean;
+            /**
+             * Dag Nodes
+             * @description per DAG node, in the spec's order
+             */
+            dag_nodes?: components["schemas"]["LiveDagNode"][];
             /** Deployment Id */
             deployment_id: string;
+            /**
+             * Edges
+             * @description per edge, the direction requests flow
+             */
+            edges?: components["schemas"]["LiveEdge"][];
             /** Instances */
             instances: number;
             /** Joules Per Request */
@@ -2195,6 +2205,80 @@ export interface components {
             id: string;
             /** Name */
             name: string;
+        };
+        /**
+         * LiveDagNode
+         * @description One DAG node of a live application (e3.live.dag_figures).
+         */
+        LiveDagNode: {
+            /**
+             * Avg Latency Us
+             * @description request-weighted mean of its primaries' measured latency, arrival to reply (its downstream calls included)
+             */
+            avg_latency_us: number | null;
+            /**
+             * Cpu Share
+             * @description mean CPU share of its primaries, 0..1
+             */
+            cpu_share: number | null;
+            /** Dag Node */
+            dag_node: string;
+            /**
+             * Instances
+             * @description its instances by platform: host, smartnic (unknown: a node the channel does not know)
+             */
+            instances: {
+                [key: string]: number;
+            };
+            /**
+             * Instances Stale
+             * @description its instances on nodes not reporting (left out of the figures)
+             */
+            instances_stale: number;
+            /**
+             * Joules Per Request
+             * @description the watts attributed to its instances over its throughput
+             */
+            joules_per_request: number | null;
+            /**
+             * P99 Latency Us
+             * @description the highest per-heartbeat p99 among its primaries: an upper bound
+             */
+            p99_latency_us: number | null;
+            /** Primaries */
+            primaries: number;
+            /**
+             * Queue Max
+             * @description the deepest queue of the nodes its primaries run on, packets
+             */
+            queue_max: number | null;
+            /**
+             * Throughput Rps
+             * @description requests/s its primaries completed
+             */
+            throughput_rps: number | null;
+        };
+        /** LiveEdge */
+        LiveEdge: {
+            /**
+             * Basis
+             * @enum {string}
+             */
+            basis: "target_throughput" | "split_by_caller_rate" | "not_measured";
+            /** From */
+            from: string;
+            /**
+             * Per Request
+             * @description its rate over its source's: calls a request of the source makes along it
+             */
+            per_request: number | null;
+            /**
+             * Rate Rps
+             * @description requests/s along it: its target's throughput, split by its callers' throughputs when it has several (an estimate: the agents count requests per instance, not per caller)
+             */
+            rate_rps: number | null;
+            /** To */
+            to: string;
         };
         /** LiveInstance */
         LiveInstance: {
