@@ -2,11 +2,13 @@ import { memo } from "react";
 
 import { routeHref } from "../lib/route";
 import type { LiveApplication } from "../live/types";
+import { hasGraph } from "./appGraph";
+import { ApplicationGraph } from "./ApplicationGraph";
 import { Figure } from "./Figure";
 import { formatJoulesPerRequest, formatLatencyMs, formatLatencyUs, formatRps } from "./format";
 import { type Freshness, partialNote, shownFigure } from "./freshness";
 import type { ApplicationHistory, LiveRecorder } from "./recorder";
-import { energyGapTitle, gapRatio, type ModelAtLoad } from "./modelAtLoad";
+import { energyGapTitle, formatLoad, gapRatio, type ModelAtLoad } from "./modelAtLoad";
 import { ModelLine, SourceBadge } from "./SourceBadge";
 import { Sparkline } from "./Sparkline";
 import { useModelAtLoad } from "./useModelAtLoad";
@@ -48,7 +50,7 @@ function modelSub(
   if (atLoad !== null && atLoad.offered_rps !== null && atLoad.offered_rps !== undefined)
     return (
       <ModelLine
-        label={`model at ${formatRps(atLoad.offered_rps)}`}
+        label={`model at ${formatLoad(atLoad.offered_rps)}`}
         text={figure(atLoad)}
         title="the cost model's prediction for this placement at the measured load, not a measurement"
         testId={testId}
@@ -65,17 +67,27 @@ function modelSub(
   );
 }
 
-const ROW_REM = 5.25; // .dash-app-row's height, to reserve the rows expected before data comes
+// .dash-app-row's height without its graph, to reserve the rows expected before data comes: the graph under the
+// figures (as tall as its DAG) makes a row taller once its data is in.
+const ROW_REM = 5.25;
 
 interface RowProps {
   app: LiveApplication;
+  clusterName: string;
   freshness: Freshness;
   history: ApplicationHistory | undefined;
   version: number;
   windowEnd: number;
 }
 
-const ApplicationRow = memo(function ApplicationRow({ app, freshness, history, version, windowEnd }: RowProps) {
+const ApplicationRow = memo(function ApplicationRow({
+  app,
+  clusterName,
+  freshness,
+  history,
+  version,
+  windowEnd,
+}: RowProps) {
   const spark = { version, windowEnd, gapMs: 1_000, width: 120 };
   const predicted = app.predicted;
   const atLoad = useModelAtLoad(app.deployment_id, app.throughput_rps);
@@ -85,7 +97,11 @@ const ApplicationRow = memo(function ApplicationRow({ app, freshness, history, v
   const basis = latencyBasis(app);
   const partial = partialNote(app.complete, app.nodes_stale);
   return (
-    <div className={`dash-app-row dash-fresh-${freshness}`} data-testid={`app-row-${app.application}`} data-deployment={app.deployment_id}>
+    <div
+      className={`dash-app-row dash-fresh-${freshness}${hasGraph(app) ? " dash-app-row-graph" : ""}`}
+      data-testid={`app-row-${app.application}`}
+      data-deployment={app.deployment_id}
+    >
       <div className="dash-app-name">
         <strong title={`${app.application}: its versions, deployments and energy over time`}>
           <a href={routeHref({ name: "application", application: app.application })} data-testid="app-link">
@@ -155,27 +171,26 @@ const ApplicationRow = memo(function ApplicationRow({ app, freshness, history, v
         title="the watts of its nodes, shared among their instances by CPU share, over its throughput"
         badge={app.power.source !== null ? <SourceBadge source={app.power.source} sources={app.power.sources} /> : null}
         spark={
-          <Sparkline series={history?.joulesPerRequest} {...spark} label="joules per request" formatTop={formatJoulesPerRequest} />
-        }
-        sub={
           <>
-            {modelSub(atLoad, predicted, (m) => formatJoulesPerRequest(m.joules_per_request), "app-model-joules")}
+            <Sparkline series={history?.joulesPerRequest} {...spark} label="joules per request" formatTop={formatJoulesPerRequest} />
             {ratio !== null && atLoad?.offered_rps ? (
               <span className="dash-gap" data-testid="app-joules-gap" title={energyGapTitle(ratio, atLoad.offered_rps)}>
-                {" "}
-                · measured {ratio}
+                {ratio} the model
               </span>
             ) : null}
           </>
         }
+        sub={modelSub(atLoad, predicted, (m) => formatJoulesPerRequest(m.joules_per_request), "app-model-joules")}
       />
+      <ApplicationGraph app={app} clusterName={clusterName} />
     </div>
   );
 });
 
 /** Per application: throughput, latency (with its basis), p99 (measured only if the channel sends it), J/request
- * with its power source, the model's predictions beside them, and their history. */
+ * with its power source, the model's predictions beside them, their history, and its DAG as a live graph. */
 export function ApplicationPanel({
+  clusterName,
   applications,
   freshness,
   note,
@@ -183,6 +198,8 @@ export function ApplicationPanel({
   windowEnd,
   expected,
 }: {
+  /** The cluster shown: the graph's details link to its placement view. */
+  clusterName: string;
   applications: LiveApplication[];
   freshness: Freshness;
   note: string;
@@ -212,6 +229,7 @@ export function ApplicationPanel({
               <ApplicationRow
                 key={app.deployment_id}
                 app={app}
+                clusterName={clusterName}
                 freshness={freshness}
                 history={h}
                 version={h?.version ?? 0}

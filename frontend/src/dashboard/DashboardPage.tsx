@@ -69,6 +69,7 @@ export function DashboardPage({ clusterName }: { clusterName: string }) {
             streamCurrent={live.view.current}
             planned={info.nodes} history={history} windowEnd={windowEnd} />
           <ApplicationPanel
+            clusterName={clusterName}
             applications={live.view.applications}
             freshness={stream.freshness}
             note={stream.note}

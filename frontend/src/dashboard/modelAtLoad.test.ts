@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 
-import { energyGapTitle, gapRatio, loadToAsk } from "./modelAtLoad";
+import { energyGapTitle, formatLoad, gapRatio, loadToAsk } from "./modelAtLoad";
 
 describe("the load the model is asked at", () => {
   test("two significant figures of the measured throughput, so a steady load is one question", () => {
@@ -39,4 +39,10 @@ describe("the gap between measured and modelled", () => {
     expect(title).toContain("reserved cores");
     expect(title).toContain("source in the badge");
   });
+});
+
+test("a model line's load is short: the rate per second without its unit's name", () => {
+  expect(formatLoad(1000)).toBe("1,000/s");
+  expect(formatLoad(29000)).toBe("29,000/s");
+  expect(formatLoad(0.5)).toBe("0.5/s");
 });

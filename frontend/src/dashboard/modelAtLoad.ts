@@ -31,6 +31,11 @@ export async function fetchModelAtLoad(
   );
 }
 
+/** The load a model line is at, short enough to sit before its figure: "1,000/s", "29,000/s". */
+export function formatLoad(rps: number): string {
+  return `${formatSignificant(rps) ?? "?"}/s`;
+}
+
 /** measured / modelled as "1.07×" (two significant figures), or null when either is missing or the model is 0. */
 export function gapRatio(measured: number | null | undefined, modelled: number | null | undefined): string | null {
   if (typeof measured !== "number" || typeof modelled !== "number") return null;
