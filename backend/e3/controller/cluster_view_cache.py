@@ -13,7 +13,7 @@ servers under heartbeat load a read takes 1-2 s, and refreshing it every second 
 samples than its event loop did, which delayed every detection waiting there (p50 0.3 s from detection to
 decision; 0.1 s with reads ten times rarer). The stale age is `stale_s`, or twice the fresh age if longer. `warm`
 keeps a cluster's view read before a decision needs it (the orchestrator calls it every second for the clusters
-whose SmartNICs this controller runs), so that the first decision does not read it (1-2 s at 1,000 servers).
+with a SmartNIC this controller runs, up), so that the first decision does not read it (1-2 s at 1,000 servers).
 
 A decision that is acted on is written into the view it was made on (`ClusterView.begin_migration`, under the
 view's lock, which also covers `decide`), so the next decision sees the instance migrating and the target's room

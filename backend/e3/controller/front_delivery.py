@@ -75,9 +75,16 @@ class FrontDeliveries:
                         "not applied twice", delivery.sequence)
         else:
             await self._room(delivery)
+            before = self._front_id, self._applied
             self._front_id, self._applied = delivery.front_id, delivery.sequence
             self._applying = asyncio.ensure_future(self._apply(delivery))
-            await asyncio.shield(self._applying)
+            try:
+                await asyncio.shield(self._applying)
+            except asyncio.CancelledError:
+                raise  # the call, not the applying: that goes on
+            except Exception:  # failed part way (a fault here): the front sends it again, and it is applied again
+                self._front_id, self._applied = before
+                raise
         if delivery.flush:  # a repeat's too: its summary waits for the rollups
             await self.hub.flush()
 

@@ -80,3 +80,31 @@ def test_a_delivery_whose_call_is_cancelled_while_its_rows_are_counted_is_counte
     asyncio.run(run())
     assert [n for nodes, _ in handed for n in nodes] == ids and len(added) == 3  # all of it, once
     assert sorted(i for _, instances in handed for i in instances) == ["alone", "i0", "i1", "i2"]
+
+
+def test_a_delivery_whose_applying_fails_part_way_is_applied_when_sent_again():
+    handed, failures = [], [1]
+
+    def hand(nodes, instances):
+        if failures:
+            failures.pop()
+            raise RuntimeError("a fault while counting")
+        handed.extend(n.node_id for n in nodes)
+
+    account = SimpleNamespace(add_rollup=lambda row, instances: None)
+    hub = SimpleNamespace(rejected=Counter(), clock=lambda: 0.0, nodes={}, rollups=SimpleNamespace(hand=hand),
+                          energy=SimpleNamespace(nodes={}, account=lambda *args: account))
+    deliveries = FrontDeliveries(hub)
+    node = str(uuid.uuid4())
+    delivery = front_pb2.Delivery(front_id="a", sequence=1, node_rollups=[
+        front_pb2.NodeRollupRow(node_id=node, cluster_id="c", start=10, step_s=1)])
+
+    async def run():
+        try:
+            await deliveries.apply(delivery)
+        except RuntimeError:
+            pass  # the call fails: the front sends the delivery again
+        await deliveries.apply(delivery)
+
+    asyncio.run(run())
+    assert handed == [node]  # applied by the second call, not answered as a repeat
