@@ -155,6 +155,24 @@ describe("a live cluster of real agents", () => {
     assert.ok(changed.length > 0, "no queue depth or J/request figure changed over the samples");
     assert.ok(differs(samples.at(-1)), "the figures did not follow the load's change");
     await screenshot(dash, "live-dashboard");
+
+    // A reload shows the last minutes at once: the server's stored 1 s steps go before the live samples, so the
+    // sparklines hold samples from before the page was loaded, which no live message can give.
+    const reloadedAt = Date.now();
+    await dash.reload();
+    const oldest = async (locator) => Number((await locator.getAttribute("data-since")) || "NaN");
+    const sparks = {
+      "the application's throughput": dash.locator(`${byId(`app-row-${APP}`)} svg.dash-spark[aria-label^="throughput"]`),
+      [`node ${nodes[0]}'s queue`]: card(nodes[0]).locator("svg.dash-spark").first(),
+    };
+    for (const [what, spark] of Object.entries(sparks)) {
+      const since = await waitFor(async () => {
+        const t = await oldest(spark);
+        return t < reloadedAt - 10_000 ? t : null;
+      }, `${what}'s sparkline holding samples from before the reload`, 15_000);
+      console.log(`after the reload, ${what}'s sparkline starts ${((reloadedAt - since) / 1000).toFixed(0)} s ` +
+                  `before it (the server's stored steps)`);
+    }
   });
 
   /** Every instance mark one may drag, with its tooltip's text. */

@@ -1,5 +1,6 @@
 """The live channel's messages (e3.live.hub, docs/live.md): the same JSON over WebSocket, SSE and polling."""
 
+from datetime import datetime
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
@@ -153,3 +154,33 @@ class LiveMessage(BaseModel):
     totals: LiveTotals
     cluster: LiveCluster | None = None
     instances: list[LiveInstance] | None = None
+
+
+class LiveHistoryNode(BaseModel):
+    node_id: str
+    points: list[tuple[int, float | None, float | None, float | None, str]] = Field(
+        description="per 1 s step: [its end in ms since the epoch, mean queue depth (packets), mean CPU utilisation "
+                    "(0..1), mean watts, their source]")
+
+
+class LiveHistoryApplication(BaseModel):
+    deployment_id: str
+    application: str
+    points: list[tuple[int, float, float | None, float | None]] = Field(
+        description="per 1 s step: [its end in ms, requests/s its entry primaries completed, their mean latency µs "
+                    "(null: none answered), the highest p99 µs (an upper bound)]")
+
+
+class LiveHistory(BaseModel):
+    """The last minutes of the live channel's figures, from the stored 1 s rollups (e3.live.recent_history)."""
+
+    cluster: str
+    since: datetime
+    minutes: int
+    step_s: int
+    nodes: list[LiveHistoryNode]
+    nodes_left_out: int = Field(description="nodes past the first 500 (by name), whose series are not given")
+    applications: list[LiveHistoryApplication]
+    totals: list[tuple[int, float, float | None, float | None]] = Field(
+        description="per 1 s step: [its end in ms, the nodes' watts summed, the applications' requests/s summed, "
+                    "requests per joule]")

@@ -241,6 +241,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/clusters/{cluster}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Live History
+         * @description The last minutes of the live channel's figures from the stored 1 s rollups (per node: queue, CPU, watts
+         *     with their source; per application: throughput and latency at its entry; the cluster's totals), so that a
+         *     dashboard opens showing them; the live channel goes on from there.
+         */
+        get: operations["get_live_history"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/clusters/{cluster}/live/snapshot": {
         parameters: {
             query?: never;
@@ -2279,6 +2301,75 @@ export interface components {
             rate_rps: number | null;
             /** To */
             to: string;
+        };
+        /**
+         * LiveHistory
+         * @description The last minutes of the live channel's figures, from the stored 1 s rollups (e3.live.recent_history).
+         */
+        LiveHistory: {
+            /** Applications */
+            applications: components["schemas"]["LiveHistoryApplication"][];
+            /** Cluster */
+            cluster: string;
+            /** Minutes */
+            minutes: number;
+            /** Nodes */
+            nodes: components["schemas"]["LiveHistoryNode"][];
+            /**
+             * Nodes Left Out
+             * @description nodes past the first 500 (by name), whose series are not given
+             */
+            nodes_left_out: number;
+            /**
+             * Since
+             * Format: date-time
+             */
+            since: string;
+            /** Step S */
+            step_s: number;
+            /**
+             * Totals
+             * @description per 1 s step: [its end in ms, the nodes' watts summed, the applications' requests/s summed, requests per joule]
+             */
+            totals: [
+                number,
+                number,
+                number | null,
+                number | null
+            ][];
+        };
+        /** LiveHistoryApplication */
+        LiveHistoryApplication: {
+            /** Application */
+            application: string;
+            /** Deployment Id */
+            deployment_id: string;
+            /**
+             * Points
+             * @description per 1 s step: [its end in ms, requests/s its entry primaries completed, their mean latency µs (null: none answered), the highest p99 µs (an upper bound)]
+             */
+            points: [
+                number,
+                number,
+                number | null,
+                number | null
+            ][];
+        };
+        /** LiveHistoryNode */
+        LiveHistoryNode: {
+            /** Node Id */
+            node_id: string;
+            /**
+             * Points
+             * @description per 1 s step: [its end in ms since the epoch, mean queue depth (packets), mean CPU utilisation (0..1), mean watts, their source]
+             */
+            points: [
+                number,
+                number | null,
+                number | null,
+                number | null,
+                string
+            ][];
         };
         /** LiveInstance */
         LiveInstance: {
@@ -5432,6 +5523,121 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ClusterAccepted"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Precondition Failed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_live_history: {
+        parameters: {
+            query?: {
+                /** @description How far back, in minutes (1-60) */
+                minutes?: number;
+            };
+            header?: never;
+            path: {
+                cluster: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveHistory"];
                 };
             };
             /** @description Bad Request */

@@ -5,6 +5,7 @@ import { type KeyboardEvent, useId, useMemo, useState } from "react";
 import { routeHref } from "../lib/route";
 import type { LiveApplication } from "../live/types";
 import type { XY } from "../viz/dagLayout";
+import { HEAT_GRADIENT, readableInk } from "../viz/heatRamp";
 import {
   COLOUR_CHOICES,
   COLOUR_ORDER,
@@ -15,7 +16,6 @@ import {
   type LiveDagNode,
   type LiveEdge,
   NOT_MEASURED_FILL,
-  RAMP_GRADIENT,
   boxTitle,
   colourScale,
   dagNodeDetails,
@@ -29,7 +29,6 @@ import {
   maxEdgeRate,
   nodeLatencyText,
   platformText,
-  readableInk,
   staleText,
 } from "./appGraph";
 import { MISSING, formatJoulesPerRequest, formatRps } from "./format";
@@ -171,7 +170,7 @@ function GraphLegend({ by, scale }: { by: ColourBy; scale: ColourScale }) {
       title={`colour: ${choice.title}, in ${scale.unit}; yellow the least among its DAG nodes, red the most`}
     >
       <span className="app-graph-legend-min">{measured ? choice.format(scale.min) : MISSING}</span>
-      <span className="app-graph-ramp" style={{ background: RAMP_GRADIENT }} />
+      <span className="app-graph-ramp" style={{ background: HEAT_GRADIENT }} />
       <span className="app-graph-legend-max">{measured ? choice.format(scale.max) : MISSING}</span>
       <span className="app-graph-legend-none">
         <span className="app-graph-swatch" style={{ background: NOT_MEASURED_FILL }} /> grey: not measured

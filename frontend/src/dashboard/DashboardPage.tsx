@@ -10,6 +10,7 @@ import { useClusterInfo } from "./useClusterInfo";
 import { useCostControls } from "./useCostControls";
 import { useCostEfficiency } from "./useCostEfficiency";
 import { useLiveHistory } from "./useLiveHistory";
+import { useServerHistory } from "./useServerHistory";
 import { useSession } from "../hooks/useSession";
 import { routeHref } from "../lib/route";
 import { useLive } from "../live/useLive";
@@ -21,6 +22,7 @@ export function DashboardPage({ clusterName }: { clusterName: string }) {
   const session = useSession();
   const live = useLive(clusterName, session.token);
   const history = useLiveHistory(live.view);
+  useServerHistory(clusterName, history); // the last minutes from the server, so a reload starts with them
   const info = useClusterInfo(clusterName);
   const costControls = useCostControls();
   const cost = useCostEfficiency(clusterName, costControls.controls);

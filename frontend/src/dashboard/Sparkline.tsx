@@ -35,7 +35,15 @@ export const Sparkline = memo(function Sparkline({
   const line = sparklinePath(series, { t0: windowEnd - HISTORY_MS, t1: windowEnd, width, height, gapMs, reduce, minTop });
   const title = `${label}, last ${HISTORY_MS / 60_000} min${formatTop ? ` (top: ${formatTop(line.top)})` : ""}`;
   return (
-    <svg className="dash-spark" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img" aria-label={title}>
+    <svg
+      className="dash-spark"
+      width={width}
+      height={height}
+      viewBox={`0 0 ${width} ${height}`}
+      role="img"
+      aria-label={title}
+      data-since={line.since ?? ""}
+    >
       <title>{title}</title>
       <path d={line.d} />
     </svg>

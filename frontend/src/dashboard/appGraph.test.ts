@@ -1,4 +1,3 @@
-import { interpolateYlOrRd } from "d3";
 import { describe, expect, it } from "vitest";
 
 import {
@@ -17,10 +16,10 @@ import {
   maxEdgeRate,
   nodeLatencyText,
   platformText,
-  readableInk,
   type LiveDagNode,
   type LiveEdge,
 } from "./appGraph";
+import { heatColour, readableInk } from "../viz/heatRamp";
 
 function dagNode(id: string, patch: Partial<LiveDagNode> = {}): LiveDagNode {
   return {
@@ -170,9 +169,9 @@ describe("colour", () => {
     expect(scale.min).toBe(0.02);
     expect(scale.max).toBe(0.06);
     expect(scale.unit).toBe("J/req");
-    expect(scale.colour(0.02)).toBe(interpolateYlOrRd(0));
-    expect(scale.colour(0.06)).toBe(interpolateYlOrRd(1));
-    expect(scale.colour(0.04)).toBe(interpolateYlOrRd(0.5));
+    expect(scale.colour(0.02)).toBe(heatColour(0));
+    expect(scale.colour(0.06)).toBe(heatColour(1));
+    expect(scale.colour(0.04)).toBe(heatColour(0.5));
     expect(scale.colour(null)).toBe(NOT_MEASURED_FILL);
     expect(NOT_MEASURED_FILL).toBe("#c9ced6");
   });
@@ -180,9 +179,9 @@ describe("colour", () => {
   it("puts a single value, or all equal, in the middle of the ramp", () => {
     const one = colourScale([dagNode("a", { queue_max: 7 }), dagNode("b", { queue_max: null })], "queue");
     expect([one.min, one.max]).toEqual([7, 7]);
-    expect(one.colour(7)).toBe(interpolateYlOrRd(0.5));
+    expect(one.colour(7)).toBe(heatColour(0.5));
     const equal = colourScale([dagNode("a", { cpu_share: 0.3 }), dagNode("b", { cpu_share: 0.3 })], "utilisation");
-    expect(equal.colour(0.3)).toBe(interpolateYlOrRd(0.5));
+    expect(equal.colour(0.3)).toBe(heatColour(0.5));
     expect(equal.unit).toBe("%");
   });
 
@@ -202,9 +201,9 @@ describe("colour", () => {
   });
 
   it("writes dark on the yellows and white on the deep reds", () => {
-    expect(readableInk(interpolateYlOrRd(0))).toBe("#1d2430");
-    expect(readableInk(interpolateYlOrRd(0.5))).toBe("#1d2430");
-    expect(readableInk(interpolateYlOrRd(1))).toBe("#ffffff");
+    expect(readableInk(heatColour(0))).toBe("#1d2430");
+    expect(readableInk(heatColour(0.5))).toBe("#1d2430");
+    expect(readableInk(heatColour(1))).toBe("#ffffff");
     expect(readableInk(NOT_MEASURED_FILL)).toBe("#1d2430");
   });
 });

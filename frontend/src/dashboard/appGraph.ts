@@ -1,11 +1,10 @@
 // The live graph of one application's DAG: where its boxes and edges go, how thick an edge is by its rate, and
 // which colour a DAG node takes by the figure chosen. Pure: ApplicationGraph.tsx draws what these return.
 
-import { interpolateYlOrRd, rgb } from "d3";
-
 import { formatRatio } from "../lib/figures";
 import type { LiveApplication } from "../live/types";
 import { layoutDag, type XY } from "../viz/dagLayout";
+import { heatColour } from "../viz/heatRamp";
 import {
   MISSING,
   formatCount,
@@ -231,35 +230,10 @@ export function colourScale(nodes: readonly LiveDagNode[], by: ColourBy): Colour
   const max = values.length > 0 ? Math.max(...values) : null;
   const colour = (value: number | null): string => {
     if (!finite(value) || min === null || max === null) return NOT_MEASURED_FILL;
-    if (max === min) return interpolateYlOrRd(0.5);
-    return interpolateYlOrRd(Math.min(1, Math.max(0, (value - min) / (max - min))));
+    if (max === min) return heatColour(0.5);
+    return heatColour((value - min) / (max - min));
   };
   return { colour, min, max, unit: COLOUR_CHOICES[by].unit };
-}
-
-/** The ramp as a CSS gradient, left (least) to right (most), for the legend. */
-export const RAMP_GRADIENT = `linear-gradient(to right, ${[0, 0.25, 0.5, 0.75, 1].map(interpolateYlOrRd).join(", ")})`;
-
-const DARK_INK = "#1d2430"; // the page's --fg
-const LIGHT_INK = "#ffffff";
-
-// WCAG relative luminance of an sRGB channel 0..255.
-const linear = (channel: number): number => {
-  const c = channel / 255;
-  return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-};
-
-const luminance = (colour: string): number => {
-  const { r, g, b } = rgb(colour);
-  return 0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b);
-};
-
-/** The text colour with the higher contrast on `fill`: dark on the yellows and oranges, white on the reds. */
-export function readableInk(fill: string): string {
-  const l = luminance(fill);
-  const onDark = (l + 0.05) / (luminance(DARK_INK) + 0.05);
-  const onLight = (luminance(LIGHT_INK) + 0.05) / (l + 0.05);
-  return onDark >= onLight ? DARK_INK : LIGHT_INK;
 }
 
 // ---- text ----

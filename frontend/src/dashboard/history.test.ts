@@ -44,4 +44,17 @@ describe("RingSeries", () => {
     expect(() => new RingSeries(0)).toThrow(RangeError);
     expect(() => new RingSeries(1.5)).toThrow(RangeError);
   });
+
+  it("takes older samples before those held, in order, keeping the newest `capacity`", () => {
+    const series = new RingSeries(4);
+    series.push(10, 1);
+    series.push(11, 2);
+    expect(series.seedBefore([[7, 7], [8, null], [9, 9], [10, 99]])).toBe(3); // 10 is held already
+    expect(series.toArray().map(([t]) => t)).toEqual([8, 9, 10, 11]); // 7 dropped: the ring holds 4
+    expect(Number.isNaN(series.toArray()[0]?.[1])).toBe(true);
+    expect(series.seedBefore([[3, 1]])).toBe(1);
+    expect(series.toArray().map(([t]) => t)).toEqual([8, 9, 10, 11]); // older than all: the ring keeps the newest
+    expect(new RingSeries(3).seedBefore([[1, 1], [2, 2]])).toBe(2); // an empty series takes them all
+  });
 });
+

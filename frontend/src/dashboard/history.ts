@@ -38,6 +38,21 @@ export class RingSeries {
     return true;
   }
 
+  /** Puts `points` (time order) that are older than the oldest sample held before it: history read from the server
+   * after the first live samples came. The newest `capacity` are kept. Returns how many were taken. */
+  seedBefore(points: readonly (readonly [number, number | null | undefined])[]): number {
+    const first = this.count === 0 ? Number.POSITIVE_INFINITY : (this.times[this.start] as number);
+    const older = points.filter(([time]) => Number.isFinite(time) && time < first);
+    if (older.length === 0) return 0;
+    const held = this.toArray();
+    this.start = 0;
+    this.count = 0;
+    let taken = 0;
+    for (const [time, value] of older) if (this.push(time, value)) taken += 1;
+    for (const [time, value] of held) this.push(time, value);
+    return taken;
+  }
+
   /** Calls `fn(time, value)` for every sample with time >= `since`, oldest first. */
   forEachSince(since: number, fn: (time: number, value: number) => void): void {
     for (let i = 0; i < this.count; i++) {

@@ -85,4 +85,30 @@ describe("LiveRecorder", () => {
     rec.record(liveView(applyMessage(emptyLiveData, msg, 0), "live", 0), 0);
     expect(rec.applications.get("d1")?.p99Us.toArray()).toEqual([[0, 900]]);
   });
+
+  it("puts the server's last minutes before the live samples, once, the node's and the application's", () => {
+    const rec = new LiveRecorder(10);
+    const t = (s: number) => Date.parse("2026-01-01T00:00:00Z") + 1000 * s;
+    const data = applyMessage(emptyLiveData, message("snapshot", 1, [node("a", { ts: "2026-01-01T00:00:10Z" })]), t(10));
+    rec.record(liveView(data, "live", t(10)), t(10)); // a live message first: the history's answer comes after it
+    const history = {
+      cluster: "c", since: "2026-01-01T00:00:00Z", minutes: 5, step_s: 1, nodes_left_out: 0,
+      nodes: [{ node_id: "a", points: [[t(8), 1, 0.5, 90, "model"], [t(9), 2, null, 91, "model"],
+                                        [t(10), 7, 0.7, 95, "model"]] }],
+      applications: [{ deployment_id: "d1", application: "iot-ts", points: [[t(9), 100, 300, null]] }],
+      totals: [[t(9), 181, 100, 0.55]],
+    } as unknown as Parameters<LiveRecorder["seed"]>[0];
+    const before = rec.nodes.get("a")!.version;
+    rec.seed(history);
+    const a = rec.nodes.get("a")!;
+    // the steps before the live sample go first; the one at its time is not taken twice
+    expect(a.queue.toArray()).toEqual([[t(8), 1], [t(9), 2], [t(10), 3]]);
+    expect(Number.isNaN(a.cpu.toArray()[1]?.[1])).toBe(true); // no figure: a gap
+    expect(a.version).toBe(before + 1); // the sparklines redraw
+    expect(rec.applications.get("d1")?.throughput.toArray()).toEqual([[t(9), 100]]);
+    expect(rec.totals.requestsPerJoule.toArray()[0]).toEqual([t(9), 0.55]); // before the live message's
+    rec.seed(history); // again: nothing older than what is held, nothing taken
+    expect(rec.nodes.get("a")!.queue.length).toBe(3);
+  });
 });
+

@@ -76,7 +76,17 @@ describe("sparklinePath", () => {
       [-500, 1],
       [2000, 1],
     ]);
-    expect(sparklinePath(s, box)).toEqual({ d: "", top: 1, points: 0 });
+    expect(sparklinePath(s, box)).toEqual({ d: "", top: 1, points: 0, since: null });
     expect(sparklinePath(null, box).d).toBe("");
+  });
+
+  it("tells the time of the oldest sample it draws (a gap is not one)", () => {
+    const s = series([
+      [-500, 1],
+      [100, Number.NaN],
+      [200, 3],
+      [900, 4],
+    ]);
+    expect(sparklinePath(s, box).since).toBe(200);
   });
 });

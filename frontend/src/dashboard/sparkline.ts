@@ -25,6 +25,8 @@ export interface Sparkline {
   top: number;
   /** Points drawn. */
   points: number;
+  /** The time (ms) of the oldest sample drawn, null when none. */
+  since: number | null;
 }
 
 /** A "nice" ceiling: 1, 2, 2.5, 5 × 10^k at or above `value` (for a y axis that does not jitter). */
@@ -44,7 +46,7 @@ const round = (v: number) => Math.round(v * 10) / 10;
 export function sparklinePath(series: RingSeries | null | undefined, options: SparklineOptions): Sparkline {
   const { t0, t1, width, height, gapMs, reduce = "mean", minTop = 0 } = options;
   const span = t1 - t0;
-  if (!series || series.length === 0 || !(span > 0) || width < 1) return { d: "", top: niceCeiling(minTop), points: 0 };
+  if (!series || series.length === 0 || !(span > 0) || width < 1) return { d: "", top: niceCeiling(minTop), points: 0, since: null };
 
   // Pass 1: one point per pixel column; a column with a NaN sample ends the run before it.
   const columns = Math.max(1, Math.floor(width));
@@ -55,6 +57,7 @@ export function sparklinePath(series: RingSeries | null | undefined, options: Sp
   let sum = 0;
   let n = 0;
   let lastTime: number | null = null;
+  let oldest: number | null = null;
   let pendingBreak = false;
   let peak = 0;
   const flush = () => {
@@ -82,6 +85,7 @@ export function sparklinePath(series: RingSeries | null | undefined, options: Sp
       pendingBreak = true;
       return;
     }
+    oldest ??= time;
     const column = Math.min(columns - 1, Math.floor(((time - t0) / span) * columns));
     if (column !== current) {
       flush();
@@ -109,5 +113,5 @@ export function sparklinePath(series: RingSeries | null | undefined, options: Sp
     if (starts && endsRun) parts.push(`M${round(px - 1)},${py}h2`);
     else parts.push(`${starts ? "M" : "L"}${px},${py}`);
   }
-  return { d: parts.join(""), top, points: colValue.length };
+  return { d: parts.join(""), top, points: colValue.length, since: oldest };
 }

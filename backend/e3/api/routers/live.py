@@ -14,18 +14,20 @@ import asyncio
 import json
 import logging
 import time
+from typing import Annotated
 
-from fastapi import APIRouter, Request, WebSocket
+from fastapi import APIRouter, Query, Request, WebSocket
 from fastapi.responses import StreamingResponse
 from starlette.websockets import WebSocketDisconnect
 
 from e3.api.deps import authorize
 from e3.api.stream_revocation import REVOKED_MESSAGE, ended_on_revocation, until_revoked
 from e3.core.config import get_settings
-from e3.core.db import session_scope
+from e3.core.db import in_session, session_scope
 from e3.core.errors import E3Error
 from e3.core.security import Actor
-from e3.schemas.live import LiveMessage
+from e3.schemas.live import LiveHistory, LiveMessage
+from e3.live import recent_history
 from e3.live.hub import LiveHub, hub
 from e3.services.tokens import authorize_bearer
 
@@ -129,3 +131,15 @@ async def get_live_snapshot(request: Request, cluster: str) -> dict:
         return sub.next_message(time.time())
     finally:
         hub.unsubscribe(sub)
+
+
+@router.get("/{cluster}/history", response_model=LiveHistory)
+async def get_live_history(
+        request: Request, cluster: str,
+        minutes: Annotated[int, Query(ge=1, le=recent_history.MAX_MINUTES,
+                                      description="How far back, in minutes (1-60)")] = 5) -> dict:
+    """The last minutes of the live channel's figures from the stored 1 s rollups (per node: queue, CPU, watts
+    with their source; per application: throughput and latency at its entry; the cluster's totals), so that a
+    dashboard opens showing them; the live channel goes on from there."""
+    await asyncio.to_thread(authorize, request, "read")
+    return await asyncio.to_thread(in_session, recent_history.recent, cluster, minutes)
