@@ -100,6 +100,15 @@ describe("a live cluster of real agents", () => {
                      ["gw", "kv"]);
     const edgeRate = async () => Number((await edge.getAttribute("data-rate")) || "0");
     await waitFor(async () => (await edgeRate()) > 0, "a rate on the gw → kv edge");
+    // A click on a DAG node lists its instances: where each runs, and its node's state; a second click closes it.
+    const kvBox = row.locator(`${byId("graph-node")}[data-dag-node="kv"]`);
+    await kvBox.click();
+    const listed = await row.locator(`${byId("graph-details")} ${byId("graph-instance")}`).evaluateAll(
+      (rows) => rows.map((r) => [...r.querySelectorAll("td")].map((td) => td.textContent)));
+    assert.deepEqual(listed.map(([, role, node, , state]) => [role, node, state]),
+                     [["primary", placed.kv.node, "up"], ["backup", placed["kv-backup"].node, "up"]]);
+    await kvBox.click();
+    await row.locator(byId("graph-details")).waitFor({ state: "detached" });
 
     // Heartbeat → pixel and frame times, measured in the page over MEASURE_MS while heartbeats stream in; and
     // how busy the page's main thread was meanwhile (Chromium's own task timings), which tells the page's own

@@ -3,7 +3,7 @@ import "./appGraph.css";
 import { type KeyboardEvent, useId, useMemo, useState } from "react";
 
 import { routeHref } from "../lib/route";
-import type { LiveApplication } from "../live/types";
+import type { LiveApplication, LiveInstance, LiveNode } from "../live/types";
 import type { XY } from "../viz/dagLayout";
 import { HEAT_GRADIENT, readableInk } from "../viz/heatRamp";
 import {
@@ -19,6 +19,7 @@ import {
   boxTitle,
   colourScale,
   dagNodeDetails,
+  dagNodeInstances,
   edgeKey,
   edgeLabel,
   edgeLook,
@@ -203,7 +204,18 @@ function GraphControls({ by, onChange, scale }: GraphControlsProps) {
   );
 }
 
-function DagNodeDetails({ node, clusterName }: { node: LiveDagNode; clusterName: string }) {
+type GraphNodes = readonly Pick<LiveNode, "id" | "name" | "kind" | "state">[];
+
+interface DetailsProps {
+  node: LiveDagNode;
+  deploymentId: string;
+  clusterName: string;
+  instances: readonly LiveInstance[];
+  nodes: GraphNodes;
+}
+
+function DagNodeDetails({ node, deploymentId, clusterName, instances, nodes }: DetailsProps) {
+  const placed = dagNodeInstances(node.dag_node, deploymentId, instances, nodes);
   return (
     <div className="app-graph-details" data-testid="graph-details" data-dag-node={node.dag_node}>
       <strong>{node.dag_node}</strong>
@@ -215,6 +227,31 @@ function DagNodeDetails({ node, clusterName }: { node: LiveDagNode; clusterName:
           </div>
         ))}
       </dl>
+      {placed.length > 0 ? (
+        <table className="app-graph-instances">
+          <caption>Its instances</caption>
+          <thead>
+            <tr>
+              <th scope="col">shard</th>
+              <th scope="col">role</th>
+              <th scope="col">node</th>
+              <th scope="col">platform</th>
+              <th scope="col">node state</th>
+            </tr>
+          </thead>
+          <tbody>
+            {placed.map((i) => (
+              <tr key={i.id} data-testid="graph-instance" data-state={i.state}>
+                <td>{i.shard}</td>
+                <td>{i.role}</td>
+                <td>{i.node}</td>
+                <td>{i.platform}</td>
+                <td>{i.state}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
       <a href={routeHref({ name: "cluster", cluster: clusterName })} data-testid="graph-placement-link">
         its instances on the placement view
       </a>
@@ -227,7 +264,18 @@ const useMarkerId = (): string => `app-graph-arrow-${useId().replace(/[^A-Za-z0-
 
 /** The application's DAG, live: boxes coloured by the figure chosen, edges as thick as their rate. A click (or
  * Enter/Space) on a DAG node shows its figures below the graph. Nothing when the channel sends no DAG. */
-export function ApplicationGraph({ app, clusterName }: { app: LiveApplication; clusterName: string }) {
+export function ApplicationGraph({
+  app,
+  clusterName,
+  instances = [],
+  clusterNodes = [],
+}: {
+  app: LiveApplication;
+  clusterName: string;
+  /** The cluster's instances and nodes (the live view's): a selected DAG node lists its instances, where and how. */
+  instances?: readonly LiveInstance[];
+  clusterNodes?: GraphNodes;
+}) {
   const [colourBy, setColourBy] = useState<ColourBy>("joules");
   const [selected, setSelected] = useState<string | null>(null);
   const markerId = useMarkerId();
@@ -277,7 +325,15 @@ export function ApplicationGraph({ app, clusterName }: { app: LiveApplication; c
           })}
         </svg>
       </div>
-      {chosen ? <DagNodeDetails node={chosen} clusterName={clusterName} /> : null}
+      {chosen ? (
+        <DagNodeDetails
+          node={chosen}
+          deploymentId={app.deployment_id}
+          clusterName={clusterName}
+          instances={instances}
+          nodes={clusterNodes}
+        />
+      ) : null}
     </div>
   );
 }

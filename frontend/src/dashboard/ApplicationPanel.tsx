@@ -1,7 +1,7 @@
 import { memo } from "react";
 
 import { routeHref } from "../lib/route";
-import type { LiveApplication } from "../live/types";
+import type { LiveApplication, LiveInstance, LiveNode } from "../live/types";
 import { hasGraph } from "./appGraph";
 import { ApplicationGraph } from "./ApplicationGraph";
 import { Figure } from "./Figure";
@@ -74,6 +74,8 @@ const ROW_REM = 5.25;
 interface RowProps {
   app: LiveApplication;
   clusterName: string;
+  instances: readonly LiveInstance[];
+  nodes: readonly LiveNode[];
   freshness: Freshness;
   history: ApplicationHistory | undefined;
   version: number;
@@ -83,6 +85,8 @@ interface RowProps {
 const ApplicationRow = memo(function ApplicationRow({
   app,
   clusterName,
+  instances,
+  nodes,
   freshness,
   history,
   version,
@@ -182,7 +186,7 @@ const ApplicationRow = memo(function ApplicationRow({
         }
         sub={modelSub(atLoad, predicted, (m) => formatJoulesPerRequest(m.joules_per_request), "app-model-joules")}
       />
-      <ApplicationGraph app={app} clusterName={clusterName} />
+      <ApplicationGraph app={app} clusterName={clusterName} instances={instances} clusterNodes={nodes} />
     </div>
   );
 });
@@ -191,6 +195,8 @@ const ApplicationRow = memo(function ApplicationRow({
  * with its power source, the model's predictions beside them, their history, and its DAG as a live graph. */
 export function ApplicationPanel({
   clusterName,
+  instances,
+  nodes,
   applications,
   freshness,
   note,
@@ -200,6 +206,9 @@ export function ApplicationPanel({
 }: {
   /** The cluster shown: the graph's details link to its placement view. */
   clusterName: string;
+  /** The live view's instances and nodes: the graph's details list a DAG node's instances, where and how. */
+  instances: readonly LiveInstance[];
+  nodes: readonly LiveNode[];
   applications: LiveApplication[];
   freshness: Freshness;
   note: string;
@@ -230,6 +239,8 @@ export function ApplicationPanel({
                 key={app.deployment_id}
                 app={app}
                 clusterName={clusterName}
+                instances={instances}
+                nodes={nodes}
                 freshness={freshness}
                 history={h}
                 version={h?.version ?? 0}

@@ -72,6 +72,8 @@ export function DashboardPage({ clusterName }: { clusterName: string }) {
             planned={info.nodes} history={history} windowEnd={windowEnd} />
           <ApplicationPanel
             clusterName={clusterName}
+            instances={live.view.instances}
+            nodes={live.view.nodes}
             applications={live.view.applications}
             freshness={stream.freshness}
             note={stream.note}

@@ -15,6 +15,7 @@ import {
   hasGraph,
   maxEdgeRate,
   nodeLatencyText,
+  dagNodeInstances,
   platformText,
   type LiveDagNode,
   type LiveEdge,
@@ -240,3 +241,30 @@ describe("text", () => {
     });
   });
 });
+
+describe("a DAG node's instances", () => {
+  const instance = (id: string, dag: string, shard: number, replica: number, node: string, dep = "d1") => ({
+    id, node_id: node, deployment_id: dep, application: "a", dag_node: dag, service: "kvs",
+    role: replica === 0 ? ("primary" as const) : ("backup" as const), shard, replica,
+  });
+  const nodes = [
+    { id: "n1", name: "r0/nic0", kind: "smartnic" as const, state: "up" as const },
+    { id: "h1", name: "r0/host", kind: "host" as const, state: "down" as const },
+  ];
+
+  it("lists this deployment's instances of it by shard and replica, each with its node, platform and state", () => {
+    const rows = dagNodeInstances("kv", "d1", [
+      instance("b", "kv", 0, 1, "h1"),
+      instance("c", "kv", 1, 0, "gone"),
+      instance("a", "kv", 0, 0, "n1"),
+      instance("x", "gw", 0, 0, "h1"),
+      instance("y", "kv", 0, 0, "n1", "d2"),
+    ], nodes);
+    expect(rows.map((r) => [r.id, r.role, r.node, r.platform, r.state])).toEqual([
+      ["a", "primary", "r0/nic0", "NIC", "up"],
+      ["b", "backup", "r0/host", "host", "down"],
+      ["c", "primary", "gone", "unknown", "unknown"], // a node the channel does not list
+    ]);
+  });
+});
+

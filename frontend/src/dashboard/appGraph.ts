@@ -2,7 +2,7 @@
 // which colour a DAG node takes by the figure chosen. Pure: ApplicationGraph.tsx draws what these return.
 
 import { formatRatio } from "../lib/figures";
-import type { LiveApplication } from "../live/types";
+import type { LiveApplication, LiveInstance, LiveNode } from "../live/types";
 import { layoutDag, type XY } from "../viz/dagLayout";
 import { heatColour } from "../viz/heatRamp";
 import {
@@ -280,4 +280,41 @@ export function dagNodeDetails(node: LiveDagNode): [label: string, text: string]
     ["CPU share", formatPercent(node.cpu_share)],
     ["Queue", formatQueue(node.queue_max)],
   ];
+}
+
+/** One instance of a DAG node as its details list it: where it runs and in what state. */
+export interface DagNodeInstance {
+  id: string;
+  role: string;
+  shard: number;
+  replica: number;
+  node: string;
+  platform: string;
+  state: string;
+}
+
+/** The DAG node's instances (of one deployment), by shard then replica (the primary first), each with its node's
+ * name, platform and membership state ("unknown" for a node the channel does not list). */
+export function dagNodeInstances(
+  dagNode: string,
+  deploymentId: string,
+  instances: readonly LiveInstance[],
+  nodes: readonly Pick<LiveNode, "id" | "name" | "kind" | "state">[],
+): DagNodeInstance[] {
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  return instances
+    .filter((i) => i.deployment_id === deploymentId && i.dag_node === dagNode)
+    .sort((a, b) => a.shard - b.shard || a.replica - b.replica)
+    .map((i) => {
+      const node = byId.get(i.node_id);
+      return {
+        id: i.id,
+        role: i.role,
+        shard: i.shard,
+        replica: i.replica,
+        node: node?.name ?? i.node_id,
+        platform: node ? (PLATFORM_NAMES[node.kind] ?? node.kind) : "unknown",
+        state: node?.state ?? "unknown",
+      };
+    });
 }
