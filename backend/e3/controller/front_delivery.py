@@ -78,15 +78,20 @@ class FrontDeliveries:
             before = self._front_id, self._applied
             self._front_id, self._applied = delivery.front_id, delivery.sequence
             self._applying = asyncio.ensure_future(self._apply(delivery))
-            try:
-                await asyncio.shield(self._applying)
-            except asyncio.CancelledError:
-                raise  # the call, not the applying: that goes on
-            except Exception:  # failed part way (a fault here): the front sends it again, and it is applied again
-                self._front_id, self._applied = before
-                raise
+            self._applying.add_done_callback(lambda task: self._failed(task, before))
+            await asyncio.shield(self._applying)  # a cancel ends the call, not the applying
         if delivery.flush:  # a repeat's too: its summary waits for the rollups
             await self.hub.flush()
+
+    def _failed(self, task: asyncio.Task, before: tuple[str, int]) -> None:
+        """A delivery that failed part way (a fault here), its call waiting or cancelled: not counted as applied,
+        so the front's resend applies it again (what the failed attempt counted may count twice). Runs before the
+        next delivery's call, which waits for this one, looks at the number."""
+        if task.cancelled() or task.exception() is None:
+            return
+        self._front_id, self._applied = before
+        log.error("applying the ingest front's delivery failed part way; it is applied again when sent again",
+                  exc_info=task.exception())
 
     def detected(self, report) -> None:
         """What the front's detector found, handed to the orchestrator at once (each decision is then made on the

@@ -47,7 +47,8 @@ def dag_node_figures(dag_nodes: Sequence[str], instances: Sequence[_Instance], r
     for dag_node, insts in by_dag.items():
         counts = {"host": 0, "smartnic": 0}
         for inst in insts:
-            counts[kind_of(inst.node_id)] = counts.get(kind_of(inst.node_id), 0) + 1
+            kind = kind_of(inst.node_id)
+            counts[kind] = counts.get(kind, 0) + 1
         live = [i for i in insts if reporting(i.node_id)]
         primaries = [i for i in live if i.role == "primary"]
         measured = [rates[i.id][0] for i in primaries if i.id in rates]

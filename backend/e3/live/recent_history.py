@@ -68,8 +68,9 @@ def recent(session: Session, cluster_name: str, minutes: int, now: datetime | No
 def _applications(session: Session, meta, since: datetime) -> list[dict]:
     """Per deployment: [t, requests/s, mean latency µs or None, highest p99 µs or None] per step of its entry
     primaries (the DAG nodes no edge leads to), as the live channel's throughput and latency."""
+    entries = {dep: app.entries for dep, app in meta.apps.items()}  # each derived once, not per instance
     entry = {iid: inst.deployment_id for iid, inst in meta.instances.items()
-             if inst.role == "primary" and inst.dag_node in meta.apps[inst.deployment_id].entries}
+             if inst.role == "primary" and inst.dag_node in entries[inst.deployment_id]}
     steps: dict[str, dict[int, list]] = {dep: {} for dep in meta.apps}
     if entry:
         c = instance_rollups.c

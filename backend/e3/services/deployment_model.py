@@ -30,7 +30,7 @@ from e3.services.energy_labels import idle_watts
 
 def model_at_load(session: Session, deployment_id: uuid.UUID, offered_rps: float | None) -> dict:
     """The model's throughput, latencies and power of the deployment's placement at `offered_rps` entry requests/s
-    (None: at the knee). Conflict when it has no placement yet."""
+    (None: at the knee). Conflict when it has no placement yet, or an instance is on a node that is down."""
     deployment = get_deployment(session, deployment_id)
     instances = list(session.scalars(select(Instance).where(Instance.deployment_id == deployment.id)))
     if not instances:
@@ -39,8 +39,12 @@ def model_at_load(session: Session, deployment_id: uuid.UUID, offered_rps: float
     spec = session.get(ApplicationVersion, deployment.application_version_id).spec
     problem = problem_from_document(spec, anti_affinity=deployment.anti_affinity)
     placement = Placement("current", {(i.dag_node, i.shard, i.replica): i.node_id for i in instances})
-    prediction = predict(problem, cluster_capacities(session, deployment.cluster_id), placement,
-                         offered_rps=offered_rps, count_empty_servers=False)
+    try:
+        prediction = predict(problem, cluster_capacities(session, deployment.cluster_id), placement,
+                             offered_rps=offered_rps, count_empty_servers=False)
+    except ValueError as exc:  # an instance on a node that is down (until its failover places it again)
+        raise Conflict(f"deployment {deployment_id} cannot be modelled now: {exc} (a node that is down?)",
+                       code="not_modelled") from None
     watts = attributed_watts(session, {i.id for i in instances}, {n.id: n.power_watts for n in prediction.nodes})
     return dict(deployment_id=deployment.id, offered_rps=offered_rps, throughput_rps=prediction.throughput_rps,
                 knee_rps=prediction.knee_rps, capacity_rps=prediction.capacity_rps, saturated=prediction.saturated,

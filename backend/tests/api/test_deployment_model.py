@@ -4,6 +4,10 @@ capacity; and its refusals. A real worker places the deployments."""
 
 import pytest
 from helpers import deploy_on_new_cluster, wait_for_job
+from sqlalchemy import update
+
+from e3.core.db import session_scope
+from e3.models import ComputeNode
 
 APP = {"apiVersion": "e3/v1", "kind": "Application", "metadata": {"name": "modelled"},
        "spec": {"nodes": [{"id": "gw", "service": "api_gateway", "replicas": 0, "constraints": {"platform": "host"}},
@@ -73,3 +77,12 @@ def test_an_unknown_deployment_is_404_and_one_without_a_placement_409(client, wo
     refused = client.get(f"/api/v1/deployments/{accepted['deployment_id']}/model")
     assert refused.status_code == 409 and refused.json()["code"] == "not_placed"
     assert "failed" in refused.json()["message"]
+
+
+def test_a_placement_with_an_instance_on_a_node_that_is_down_is_409_naming_it(client, deployment_id):
+    item = client.get(f"/api/v1/deployments/{deployment_id}/placement").json()["items"][0]
+    with session_scope() as session:
+        session.execute(update(ComputeNode).where(ComputeNode.name == item["node"]).values(state="down"))
+    refused = client.get(f"/api/v1/deployments/{deployment_id}/model", params={"offered_rps": 100})
+    assert refused.status_code == 409 and refused.json()["code"] == "not_modelled", refused.text
+    assert item["dag_node"] in refused.json()["message"]

@@ -108,3 +108,32 @@ def test_a_delivery_whose_applying_fails_part_way_is_applied_when_sent_again():
 
     asyncio.run(run())
     assert handed == [node]  # applied by the second call, not answered as a repeat
+
+
+def test_a_delivery_that_fails_after_its_call_was_cancelled_is_applied_when_sent_again(monkeypatch):
+    monkeypatch.setattr("e3.controller.front_delivery.CHUNK_ROWS", 1)  # a turn of the loop after each row
+    handed = []
+
+    def hand(nodes, instances):
+        if len(handed) == 1:
+            handed.append("fault")
+            raise RuntimeError("a fault while counting the second row")
+        handed.extend(n.node_id for n in nodes)
+
+    account = SimpleNamespace(add_rollup=lambda row, instances: None)
+    hub = SimpleNamespace(rejected=Counter(), clock=lambda: 0.0, nodes={}, rollups=SimpleNamespace(hand=hand),
+                          energy=SimpleNamespace(nodes={}, account=lambda *args: account))
+    deliveries = FrontDeliveries(hub)
+    ids = [str(uuid.uuid4()) for _ in range(2)]
+    delivery = front_pb2.Delivery(front_id="a", sequence=1, node_rollups=[
+        front_pb2.NodeRollupRow(node_id=n, cluster_id="c", start=10, step_s=1) for n in ids])
+
+    async def run():
+        call = asyncio.ensure_future(deliveries.apply(delivery))
+        while not handed:
+            await asyncio.sleep(0)
+        call.cancel()  # the front's call fails first; the applying goes on, and then fails
+        await deliveries.apply(delivery)  # sent again: applied again, not answered as a repeat
+
+    asyncio.run(run())
+    assert handed == [ids[0], "fault", ids[0], ids[1]]

@@ -7,8 +7,8 @@ import { type ModelAtLoad, fetchModelAtLoad, loadToAsk } from "./modelAtLoad";
 const ASK_EVERY_MS = 1000;
 
 /** The model of the deployment's placement at its measured load (modelAtLoad.ts), asked again when the measured
- * load moves past its two significant figures, one question at a time. Null before the first answer and while
- * nothing is measured; a failed request keeps the last answer, whose `offered_rps` says the load it is for. */
+ * load moves past its two significant figures, one question at a time. Null before the first answer, while
+ * nothing is measured, and after a request failed (until one is answered). */
 export function useModelAtLoad(deploymentId: string, measuredRps: number | null | undefined): ModelAtLoad | null {
   const load = loadToAsk(measuredRps);
   const wanted = useRef(load);
@@ -32,7 +32,10 @@ export function useModelAtLoad(deploymentId: string, measuredRps: number | null 
         },
         () => {
           asking = false;
-          asked = null; // aborted, or the API away: asked again at the next look
+          asked = null; // asked again at the next look
+          // refused (e.g. 409: an instance on a node that is down) or the API away: the last answer was for another
+          // moment's placement, so it goes; the line falls back to the placement's prediction, labelled so
+          if (!controller.signal.aborted) setAnswer(null);
         },
       );
     };
