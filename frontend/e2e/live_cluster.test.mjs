@@ -41,6 +41,7 @@ recordFailures(() => page);
 let deploymentId;
 let placed; // gw, kv, kv-backup as the API placed them
 let target; // the node the kvs primary is moved to
+let movedFrom; // and the one it was on
 
 before(async () => {
   backend = await startBackend(RACK ? { rackServers: 3 } : { localServers: 3 });
@@ -107,6 +108,17 @@ describe("a live cluster of real agents", () => {
       (rows) => rows.map((r) => [...r.querySelectorAll("td")].map((td) => td.textContent)));
     assert.deepEqual(listed.map(([, role, node, , state]) => [role, node, state]),
                      [["primary", placed.kv.node, "up"], ["backup", placed["kv-backup"].node, "up"]]);
+    // Its link opens the placement view with those instances listed (and highlighted), with their recent events.
+    const href = await row.locator(byId("graph-placement-link")).getAttribute("href");
+    await page.goto(`${backend.url}/${href}`);
+    const focus = page.locator(byId("dag-focus"));
+    await focus.waitFor({ timeout: 60_000 });
+    const focusRows = focus.locator(byId("dag-focus-instance"));
+    await waitFor(async () => (await focusRows.count()) === 2, "the kvs's two instances listed on the placement view");
+    assert.match(await focus.innerText(), new RegExp(`DAG node kv · ${APP}`));
+    assert.deepEqual(await focusRows.evaluateAll((rows) => rows.map((r) => r.querySelectorAll("td")[2].textContent)),
+                     [placed.kv.node, placed["kv-backup"].node]);
+    console.log(`the kvs's recent events on the placement view: ${await focus.locator("li").count()}`);
     await kvBox.click();
     await row.locator(byId("graph-details")).waitFor({ state: "detached" });
 
@@ -182,14 +194,51 @@ describe("a live cluster of real agents", () => {
       console.log(`after the reload, ${what}'s sparkline starts ${((reloadedAt - since) / 1000).toFixed(0)} s ` +
                   `before it (the server's stored steps)`);
     }
+
+    // The cluster's power as a chart, opened from its sparkline: a time axis, a value axis in W, the source named in
+    // the legend, a read-out under the pointer with a time and watts, another range read from the server; Esc closes.
+    await dash.getByRole("button", { name: `chart of total power, cluster ${CLUSTER}` }).click();
+    const chartPanel = dash.locator(byId("chart-panel"));
+    await chartPanel.waitFor();
+    const chart = chartPanel.locator(byId("figure-chart"));
+    const points = async () => Number((await chart.getAttribute("data-points")) || "0");
+    await waitFor(async () => (await points()) > 0, "points on the power chart", 15_000);
+    const xTicks = await chartPanel.locator(byId("chart-x-tick")).evaluateAll((ts) => ts.map((t) => t.textContent));
+    assert.ok(xTicks.length >= 3, `x axis ticks: ${xTicks.join(", ")}`);
+    assert.match(await chartPanel.locator(byId("chart-y-unit")).textContent(), /^k?W$/);
+    const legend = await chartPanel.locator(byId("chart-legend-measured")).innerText();
+    assert.match(legend, /sources?: (RAPL|IPMI|IPMI-SPLIT|MODEL|MIXED)/, legend);
+    // The newest data is at the plot's right end (the time axis' line spans the plot): a young cluster has only
+    // its last minute or so, a few pixels of the hour. Leftwards from the end until the read-out gives watts.
+    const axis = await chartPanel.locator(`${byId("chart-x-axis")} line`).boundingBox();
+    const readout = chartPanel.locator(byId("chart-readout"));
+    const hovered = await waitFor(async () => {
+      for (let dx = 1; dx <= 60; dx += 3) {
+        await dash.mouse.move(axis.x + axis.width - dx, axis.y - 20);
+        const text = await readout.innerText();
+        if (/^\d\d:\d\d:\d\d · [\d.,]+ k?W$/.test(text)) return text;
+      }
+      return null;
+    }, "a read-out with a time and watts under the pointer", 10_000);
+    console.log(`power chart (last 1 h): x axis ${xTicks.join(" ")}; legend "${legend}"; read-out "${hovered}"`);
+    await screenshot(dash, "live-dashboard-chart", { fullPage: false });
+    await chartPanel.getByRole("button", { name: "15 min" }).click();
+    await waitFor(async () => (await chartPanel.locator("h2").innerText()).includes("last 15 min"), "the 15 min range");
+    const status = chartPanel.locator(byId("chart-status"));
+    await waitFor(async () => (await status.innerText()) === "" && (await points()) > 0,
+                  "the power chart over 15 min read from the server", 15_000);
+    console.log(`power chart (last 15 min): ${await points()} points`);
+    await dash.keyboard.press("Escape");
+    await chartPanel.waitFor({ state: "detached" });
   });
 
   /** Every instance mark one may drag, with its tooltip's text. */
-  async function markTexts() {
+  /** The instance marks' tooltips: those one may drag ("move"), or in a replay, where dragging is off, "pointer". */
+  async function markTexts(on = page, cursor = "move") {
     const marks = [];
-    for (const at of await canvasMarks(page)) {
+    for (const at of await canvasMarks(on, cursor)) {
       const point = { x: at.x + 1, y: at.y + 1 };
-      marks.push({ at: point, text: await tooltipAt(page, point) });
+      marks.push({ at: point, text: await tooltipAt(on, point) });
     }
     return marks;
   }
@@ -198,8 +247,8 @@ describe("a live cluster of real agents", () => {
   const primaryOf = (marks, dagNode) =>
     marks.find((m) => m.text.includes(`${dagNode} (`) && /\bprimary\b/.test(m.text)) ?? null;
 
-  async function findPrimary(dagNode) {
-    return primaryOf(await markTexts(), dagNode);
+  async function findPrimary(dagNode, on = page, cursor = "move") {
+    return primaryOf(await markTexts(on, cursor), dagNode);
   }
 
   /** A point well inside node `name`'s box: the middle of the stretch of the column through `from` (else of the
@@ -229,6 +278,7 @@ describe("a live cluster of real agents", () => {
 
   test("migration: drag the kvs primary onto another server's node of its kind, confirm, the steps complete, drawn on its new node",
        { timeout: 120_000 }, async () => {
+    movedFrom = placed.kv.node;
     const taken = new Set([placed.kv.server, placed["kv-backup"].server]);
     const candidates = await nodeNames(KV_KIND);
     target = candidates.find((n) => !taken.has(n.split("/")[0]));
@@ -298,6 +348,55 @@ describe("a live cluster of real agents", () => {
     await details.waitFor();
     assert.match(await details.innerText(), new RegExp(`Node\\s+${target.replace("/", "\\/")} \\(${KV_KIND}\\)`));
     await screenshot(page, "live-migrate-done");
+  });
+
+  test("replay: just before the migration the kvs primary is on its old node; a link with the moment shows the same; " +
+       "compared with now, the move is listed", { timeout: 120_000 }, async () => {
+    assert.ok(movedFrom && target, "the migration test did not move the kvs primary");
+    const bar = page.locator(byId("replay-bar"));
+    const showsOldNode = async (on) => {
+      await on.locator(`${byId("replay-bar")}[data-loading="false"]`).waitFor({ timeout: 30_000 });
+      return waitFor(async () => {
+        const kv = await findPrimary("kv", on, "pointer");
+        return kv?.text.includes(`${movedFrom} (${KV_KIND})`) ? kv : null;
+      }, `the kvs primary drawn on ${movedFrom} at the replayed moment`, 30_000, 500);
+    };
+    // The slider marks the migration's start (with the node events beside it, one mark); the list of changes
+    // shows the cluster just before it.
+    await page.locator(`${byId("replay-mark")}[data-kinds~="migration.started"]`).last().waitFor({ timeout: 30_000 });
+    const changes = page.locator(byId("replay-changes"));
+    const started = await changes.locator('option[data-kind="migration.started"]').first().getAttribute("value");
+    await changes.selectOption(started);
+    await page.locator(byId("replay-moment")).waitFor();
+    const at = await bar.getAttribute("data-at");
+    assert.match(page.url(), /\?at=\d{4}-\d{2}-\d{2}T/, "the URL holds the moment");
+    await showsOldNode(page);
+    await screenshot(page, "live-replay-before-move");
+
+    // The link opens the same picture in another tab.
+    const other = await newTestPage(browser);
+    try {
+      await other.goto(page.url());
+      await other.locator(`${byId("cluster-canvas")}[data-render-ms]`).waitFor({ timeout: 60_000 });
+      assert.equal(await other.locator(byId("replay-bar")).getAttribute("data-at"), at);
+      await showsOldNode(other);
+    } finally {
+      await other.close();
+    }
+
+    // Compared with now: the move is listed, from its old node to its new.
+    await page.locator(byId("replay-compare")).click();
+    const moved = page.locator(`${byId("moment-diff")} ${byId("diff-moved")}`);
+    await moved.waitFor({ timeout: 30_000 });
+    const text = await moved.innerText();
+    assert.match(text, new RegExp(`kv shard 0 primary: ${movedFrom.replace("/", "\\/")} → ${target.replace("/", "\\/")}`), text);
+    assert.match(await page.locator(byId("diff-figures")).innerText(), new RegExp(APP));
+    await screenshot(page, "live-replay-diff");
+    await page.locator(byId("replay-bar")).getByRole("button", { name: "Stop comparing" }).click();
+    await moved.waitFor({ state: "detached" });
+    await page.locator(byId("replay-back-live")).click();
+    await page.locator(byId("replay-live")).waitFor();
+    assert.doesNotMatch(page.url(), /[?&](at|compare)=/, "live again: the URL holds no moment");
   });
 
   test("failover: kill -9 the agent of the kvs primary's node; the node goes down, failover in the timeline",

@@ -6,7 +6,7 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 /** Each feature owns its page, components, hooks and pure logic. */
-const FEATURES = ["admin", "applications", "cluster", "clusters", "dashboard", "deploy", "deployments", "editor", "energy", "live", "migrate", "planner", "timeline"];
+const FEATURES = ["admin", "applications", "cluster", "clusters", "dashboard", "deploy", "deployments", "editor", "energy", "live", "migrate", "planner", "replay", "timeline"];
 /** Feature-free code any feature may use. */
 const SHARED = ["api", "components", "hooks", "lib", "viz"];
 /** App.tsx and main.tsx: the shell's wiring, which may import anything. */

@@ -24,7 +24,7 @@ from e3.core.aio import cancel_and_wait
 from e3.controller.periodic_writer import RetentionSchedule, write_periodically
 from e3.core.db import in_session
 from e3.energy.ledger import EnergyLedger, EnergyRow
-from e3.services import energy_history, energy_labels, energy_rollup_writes
+from e3.services import cluster_moments, energy_history, energy_labels, energy_rollup_writes
 from e3.services.energy_labels import InstanceLabels
 
 log = logging.getLogger(__name__)
@@ -176,7 +176,9 @@ class EnergyRollups:
 
 
 def _drop_expired(session) -> int:
-    return energy_history.drop_expired_rollups(session, datetime.now(timezone.utc))
+    """The energy rollups and instance history past their retention (replay reads both): rows deleted."""
+    now = datetime.now(timezone.utc)
+    return energy_history.drop_expired_rollups(session, now) + cluster_moments.drop_expired_history(session, now)
 
 
 def _look_up(session, nodes: list[str], instances: list[str]) -> tuple[dict[str, float], dict[str, InstanceLabels]]:

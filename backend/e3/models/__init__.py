@@ -8,6 +8,7 @@ from e3.models.command import NodeCommand
 from e3.models.deployment import Deployment, Instance
 from e3.models.energy_rollup import energy_rollups
 from e3.models.event import Event
+from e3.models.instance_history import instance_history
 from e3.models.job import Job
 from e3.models.lease import controllers, node_leases
 from e3.models.migration import Migration
@@ -15,5 +16,5 @@ from e3.models.telemetry_rollup import instance_rollups, node_rollups
 from e3.models.topology import Cluster, ComputeNode, Rack, Server
 
 __all__ = ["Application", "ApplicationVersion", "ApiToken", "AuditEntry", "Base", "ServerTypeRow",
-           "ServiceTypeRow", "NodeCommand", "Deployment", "Instance", "energy_rollups", "Event", "Job", "controllers", "node_leases", "Migration",
+           "ServiceTypeRow", "NodeCommand", "Deployment", "Instance", "energy_rollups", "Event", "instance_history", "Job", "controllers", "node_leases", "Migration",
            "node_rollups", "instance_rollups", "Cluster", "ComputeNode", "Rack", "Server"]

@@ -5,6 +5,7 @@ wire and quick to parse in the browser.
 """
 
 import uuid
+from datetime import datetime
 
 from pydantic import BaseModel, Field
 
@@ -68,3 +69,37 @@ class ClusterLayout(BaseModel):
     nodes: list[LayoutNode]
     deployments: list[LayoutDeployment]
     instances: LayoutInstances
+
+
+class MomentEnergy(BaseModel):
+    joules_per_request: float | None = Field(description="Over the energy step holding the moment; null when none "
+                                                         "was recorded")
+    watts: float | None = Field(description="Mean power over that step")
+    energy_source: str | None = Field(description="rapl | ipmi | ipmi-split | model | mixed: where the watts came "
+                                                  "from")
+    energy_from: datetime | None = Field(description="The energy step's start")
+    energy_to: datetime | None = Field(description="The energy step's end")
+
+
+class MomentApplication(MomentEnergy):
+    deployment_id: uuid.UUID
+    application: str
+    window_s: int = Field(description="Throughput and latency are over this many seconds before the moment")
+    throughput_rps: float = Field(description="Requests/s completed by its entry primaries (measured)")
+    avg_latency_us: float | None
+    p99_latency_us: float | None = Field(description="The highest per-heartbeat p99 in the window: an upper bound")
+
+
+class ClusterMoment(BaseModel):
+    """The cluster as it was at a moment (replay): its placement, node states and figures then."""
+
+    cluster: str
+    at: datetime
+    placement_recorded_since: datetime | None = Field(
+        description="The first recorded placement change of this cluster: before it the placement is not known")
+    placement_known: bool = Field(description="False before placement_recorded_since: `layout` then shows no "
+                                              "instances because none is known, not because none ran")
+    layout: ClusterLayout = Field(description="As GET /clusters/{name}/layout, as it was at the moment (today's "
+                                              "topology; instances' refusals are not kept)")
+    applications: list[MomentApplication]
+    power: MomentEnergy = Field(description="The cluster's power over the energy step holding the moment")

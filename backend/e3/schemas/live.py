@@ -159,20 +159,21 @@ class LiveMessage(BaseModel):
 class LiveHistoryNode(BaseModel):
     node_id: str
     points: list[tuple[int, float | None, float | None, float | None, str]] = Field(
-        description="per 1 s step: [its end in ms since the epoch, mean queue depth (packets), mean CPU utilisation "
-                    "(0..1), mean watts, their source]")
+        description="per step (`step_s`): [its end in ms since the epoch, mean queue depth (packets), mean CPU "
+                    "utilisation (0..1), mean watts, their source (`mixed` when they differ within the step)]")
 
 
 class LiveHistoryApplication(BaseModel):
     deployment_id: str
     application: str
     points: list[tuple[int, float, float | None, float | None]] = Field(
-        description="per 1 s step: [its end in ms, requests/s its entry primaries completed, their mean latency µs "
-                    "(null: none answered), the highest p99 µs (an upper bound)]")
+        description="per step (`step_s`): [its end in ms, requests/s its entry primaries completed, their mean "
+                    "latency µs (null: none answered), the highest p99 µs (an upper bound)]")
 
 
 class LiveHistory(BaseModel):
-    """The last minutes of the live channel's figures, from the stored 1 s rollups (e3.live.recent_history)."""
+    """The last minutes (up to 7 days) of the live channel's figures, from the stored 1 s rollups merged into
+    steps of `step_s` seconds, at most 720 over the window (e3.live.recent_history)."""
 
     cluster: str
     since: datetime
@@ -182,5 +183,5 @@ class LiveHistory(BaseModel):
     nodes_left_out: int = Field(description="nodes past the first 500 (by name), whose series are not given")
     applications: list[LiveHistoryApplication]
     totals: list[tuple[int, float, float | None, float | None]] = Field(
-        description="per 1 s step: [its end in ms, the nodes' watts summed, the applications' requests/s summed, "
-                    "requests per joule]")
+        description="per step (`step_s`): [its end in ms, the nodes' watts summed, the applications' requests/s "
+                    "summed, requests per joule]")

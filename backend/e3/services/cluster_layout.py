@@ -1,30 +1,46 @@
-"""The cluster layout for the placement view: one read of the cluster (services/cluster_read.py), in columns."""
+"""The cluster layout for the placement view: one read of the cluster (services/cluster_read.py), in columns.
+
+`layout_columns` builds the answer from nodes, deployments and instances however they were read: now (here) or as
+they were at a past moment (services/cluster_moments.py).
+"""
+
+from collections.abc import Callable, Iterable, Sequence
 
 from sqlalchemy.orm import Session
 
 from e3.models import ComputeNode
 from e3.schemas.dag import ApplicationSpec
-from e3.services.cluster_read import Usage, read_cluster
+from e3.services.cluster_read import NodeRow, Usage, read_cluster
 from e3.services.clusters import get_cluster
+
+INSTANCE_COLUMNS = ("id", "node", "deployment", "dag_node", "service", "shard", "replica", "state", "error")
 
 
 def cluster_layout(session: Session, name: str) -> dict:
     cluster = get_cluster(session, name)
     read = read_cluster(session, cluster.id, usage=True, placed=True)
+    return layout_columns(cluster.name, read.nodes, read.usage_of, read.deployments, read.instances,
+                          node_state=lambda node: node.state)
+
+
+def layout_columns(cluster: str, nodes: Sequence[NodeRow], usage_of: Callable, deployments: Sequence,
+                   instances: Iterable, node_state: Callable[[ComputeNode], str]) -> dict:
+    """The layout's answer. `deployments`: rows with id, application, version, algorithm and spec; `instances`:
+    rows with id, node_id, deployment_id, dag_node, service, shard, replica, state and error, in listing order;
+    `usage_of(node_id)`: what is reserved on a node; `node_state(node)`: its state."""
     # Every rack holds a server and every server a node, so the nodes' rows name them all, in index order.
     racks, servers, rack_index, server_index = [], [], {}, {}
-    for row in read.nodes:
+    for row in nodes:
         if row.rack_id not in rack_index:
             rack_index[row.rack_id] = len(racks)
             racks.append(dict(name=row.rack, pod=row.pod))
         if row.server_id not in server_index:
             server_index[row.server_id] = len(servers)
             servers.append(dict(name=row.server, server_type=row.server_type, rack=rack_index[row.rack_id]))
-    node_index = {row.node.id: i for i, row in enumerate(read.nodes)}
-    deployment_index = {d.id: i for i, d in enumerate(read.deployments)}
-    columns = {k: [] for k in ("id", "node", "deployment", "dag_node", "service", "shard", "replica", "state",
-                               "error")}
-    for row in read.instances:
+    node_index = {row.node.id: i for i, row in enumerate(nodes)}
+    deployment_index = {d.id: i for i, d in enumerate(deployments)}
+    columns = {k: [] for k in INSTANCE_COLUMNS}
+    for row in instances:
         columns["id"].append(row.id)
         columns["node"].append(node_index[row.node_id])
         columns["deployment"].append(deployment_index[row.deployment_id])
@@ -35,13 +51,14 @@ def cluster_layout(session: Session, name: str) -> dict:
         columns["state"].append(row.state)
         columns["error"].append(_refusal(row.error))
     return dict(
-        cluster=cluster.name,
+        cluster=cluster,
         racks=racks,
         servers=servers,
-        nodes=[_layout_node(row.node, server_index[row.server_id], read.usage_of(row.node.id)) for row in read.nodes],
+        nodes=[_layout_node(row.node, server_index[row.server_id], usage_of(row.node.id), node_state(row.node))
+               for row in nodes],
         deployments=[dict(id=d.id, application=d.application, version=d.version, algorithm=d.algorithm,
                           edges=[(e.from_, e.to) for e in ApplicationSpec.from_document(d.spec).edges])
-                     for d in read.deployments],
+                     for d in deployments],
         instances=columns)
 
 
@@ -52,7 +69,7 @@ def _refusal(error: dict | None) -> dict | None:
     return dict(code=error.get("code") or "error", message=error.get("message") or error.get("code") or "")
 
 
-def _layout_node(node: ComputeNode, server: int, usage: Usage) -> dict:
+def _layout_node(node: ComputeNode, server: int, usage: Usage, state: str) -> dict:
     cores, memory_mb, _, _ = usage
     return dict(id=node.id, name=node.name, kind=node.kind, server=server, cores=node.cores,
-                memory_mb=node.memory_mb, used_cores=cores, used_memory_mb=memory_mb, state=node.state)
+                memory_mb=node.memory_mb, used_cores=cores, used_memory_mb=memory_mb, state=state)

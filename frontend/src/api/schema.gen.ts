@@ -250,9 +250,10 @@ export interface paths {
         };
         /**
          * Get Live History
-         * @description The last minutes of the live channel's figures from the stored 1 s rollups (per node: queue, CPU, watts
-         *     with their source; per application: throughput and latency at its entry; the cluster's totals), so that a
-         *     dashboard opens showing them; the live channel goes on from there.
+         * @description The last minutes (up to 7 days) of the live channel's figures from the stored 1 s rollups, merged into
+         *     steps of at most 720 over the window (per node: queue, CPU, watts with their source; per application:
+         *     throughput and latency at its entry; the cluster's totals), so that a dashboard opens showing them and its
+         *     time-range picker can show longer windows; the live channel goes on from there.
          */
         get: operations["get_live_history"];
         put?: never;
@@ -381,6 +382,27 @@ export interface paths {
          * @description The topology and every placed instance, in columns, for the placement view.
          */
         get: operations["get_cluster_layout"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/clusters/{name}/moment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Cluster Moment
+         * @description The cluster as it was at a past moment (replay): which instance was on which node, the nodes' states, and
+         *     each application's throughput, latency, joules per request and power then (docs/replay.md).
+         */
+        get: operations["get_cluster_moment"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1295,6 +1317,35 @@ export interface components {
             racks: components["schemas"]["LayoutRack"][];
             /** Servers */
             servers: components["schemas"]["LayoutServer"][];
+        };
+        /**
+         * ClusterMoment
+         * @description The cluster as it was at a moment (replay): its placement, node states and figures then.
+         */
+        ClusterMoment: {
+            /** Applications */
+            applications: components["schemas"]["MomentApplication"][];
+            /**
+             * At
+             * Format: date-time
+             */
+            at: string;
+            /** Cluster */
+            cluster: string;
+            /** @description As GET /clusters/{name}/layout, as it was at the moment (today's topology; instances' refusals are not kept) */
+            layout: components["schemas"]["ClusterLayout"];
+            /**
+             * Placement Known
+             * @description False before placement_recorded_since: `layout` then shows no instances because none is known, not because none ran
+             */
+            placement_known: boolean;
+            /**
+             * Placement Recorded Since
+             * @description The first recorded placement change of this cluster: before it the placement is not known
+             */
+            placement_recorded_since: string | null;
+            /** @description The cluster's power over the energy step holding the moment */
+            power: components["schemas"]["MomentEnergy"];
         };
         /** ClusterPublic */
         ClusterPublic: {
@@ -2304,7 +2355,8 @@ export interface components {
         };
         /**
          * LiveHistory
-         * @description The last minutes of the live channel's figures, from the stored 1 s rollups (e3.live.recent_history).
+         * @description The last minutes (up to 7 days) of the live channel's figures, from the stored 1 s rollups merged into
+         *     steps of `step_s` seconds, at most 720 over the window (e3.live.recent_history).
          */
         LiveHistory: {
             /** Applications */
@@ -2329,7 +2381,7 @@ export interface components {
             step_s: number;
             /**
              * Totals
-             * @description per 1 s step: [its end in ms, the nodes' watts summed, the applications' requests/s summed, requests per joule]
+             * @description per step (`step_s`): [its end in ms, the nodes' watts summed, the applications' requests/s summed, requests per joule]
              */
             totals: [
                 number,
@@ -2346,7 +2398,7 @@ export interface components {
             deployment_id: string;
             /**
              * Points
-             * @description per 1 s step: [its end in ms, requests/s its entry primaries completed, their mean latency µs (null: none answered), the highest p99 µs (an upper bound)]
+             * @description per step (`step_s`): [its end in ms, requests/s its entry primaries completed, their mean latency µs (null: none answered), the highest p99 µs (an upper bound)]
              */
             points: [
                 number,
@@ -2361,7 +2413,7 @@ export interface components {
             node_id: string;
             /**
              * Points
-             * @description per 1 s step: [its end in ms since the epoch, mean queue depth (packets), mean CPU utilisation (0..1), mean watts, their source]
+             * @description per step (`step_s`): [its end in ms since the epoch, mean queue depth (packets), mean CPU utilisation (0..1), mean watts, their source (`mixed` when they differ within the step)]
              */
             points: [
                 number,
@@ -2868,6 +2920,86 @@ export interface components {
              * @description Served: the offered load, capped at saturation
              */
             throughput_rps: number;
+        };
+        /** MomentApplication */
+        MomentApplication: {
+            /** Application */
+            application: string;
+            /** Avg Latency Us */
+            avg_latency_us: number | null;
+            /**
+             * Deployment Id
+             * Format: uuid
+             */
+            deployment_id: string;
+            /**
+             * Energy From
+             * @description The energy step's start
+             */
+            energy_from: string | null;
+            /**
+             * Energy Source
+             * @description rapl | ipmi | ipmi-split | model | mixed: where the watts came from
+             */
+            energy_source: string | null;
+            /**
+             * Energy To
+             * @description The energy step's end
+             */
+            energy_to: string | null;
+            /**
+             * Joules Per Request
+             * @description Over the energy step holding the moment; null when none was recorded
+             */
+            joules_per_request: number | null;
+            /**
+             * P99 Latency Us
+             * @description The highest per-heartbeat p99 in the window: an upper bound
+             */
+            p99_latency_us: number | null;
+            /**
+             * Throughput Rps
+             * @description Requests/s completed by its entry primaries (measured)
+             */
+            throughput_rps: number;
+            /**
+             * Watts
+             * @description Mean power over that step
+             */
+            watts: number | null;
+            /**
+             * Window S
+             * @description Throughput and latency are over this many seconds before the moment
+             */
+            window_s: number;
+        };
+        /** MomentEnergy */
+        MomentEnergy: {
+            /**
+             * Energy From
+             * @description The energy step's start
+             */
+            energy_from: string | null;
+            /**
+             * Energy Source
+             * @description rapl | ipmi | ipmi-split | model | mixed: where the watts came from
+             */
+            energy_source: string | null;
+            /**
+             * Energy To
+             * @description The energy step's end
+             */
+            energy_to: string | null;
+            /**
+             * Joules Per Request
+             * @description Over the energy step holding the moment; null when none was recorded
+             */
+            joules_per_request: number | null;
+            /**
+             * Watts
+             * @description Mean power over that step
+             */
+            watts: number | null;
         };
         /** NodePublic */
         NodePublic: {
@@ -5620,7 +5752,7 @@ export interface operations {
     get_live_history: {
         parameters: {
             query?: {
-                /** @description How far back, in minutes (1-60) */
+                /** @description How far back, in minutes (1-10080, 7 days). The answer's step is the finest of 1 s to 1 h giving at most 720 steps: 1 s up to 12 minutes, 5 s for 1 h, 120 s for 24 h, 900 s for 7 days */
                 minutes?: number;
             };
             header?: never;
@@ -6432,6 +6564,121 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ClusterLayout"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Precondition Failed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_cluster_moment: {
+        parameters: {
+            query: {
+                /** @description The moment, with a time zone (e.g. 2026-11-21T10:00:00Z) */
+                at: string;
+            };
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClusterMoment"];
                 };
             };
             /** @description Bad Request */

@@ -3,6 +3,9 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } fr
 import { ClusterLegend } from "./ClusterLegend";
 import { ClusterToolbar } from "./ClusterToolbar";
 import { ClusterTooltip, type TooltipLiveNode } from "./ClusterTooltip";
+import { DagNodeFocus } from "./DagNodeFocus";
+import { focusedEvents, focusedInstances } from "./dagFocus";
+import { parseDagFocus, withDagFocus } from "../lib/dagFocusQuery";
 import { InstanceDetails } from "./InstanceDetails";
 import { LiveLegend } from "./LiveLegend";
 import { liveOverlay } from "../viz/liveOverlay";
@@ -10,6 +13,7 @@ import { instanceRelations, roleOf } from "./relations";
 import "./cluster.css";
 import { useClusterCanvas } from "./useClusterCanvas";
 import { useClusterLayout } from "./useClusterLayout";
+import { useHash } from "../hooks/useHash";
 import { useSession } from "../hooks/useSession";
 import { shortId } from "../lib/format";
 import { LiveBanner } from "../live/LiveBanner";
@@ -28,9 +32,14 @@ import type { ClusterCanvasModel } from "../viz/clusterCanvas";
 import { type Hit, computeClusterLayout } from "../viz/clusterLayout";
 import { appColors } from "../viz/colors";
 import { countLooks } from "../viz/instanceLook";
+import { MomentDiffPanel } from "../replay/MomentDiffPanel";
+import { ReplayBar } from "../replay/ReplayBar";
+import { replayMarks } from "../replay/replayMarks";
+import { useReplay } from "../replay/useReplay";
 
 const EMPTY: readonly number[] = [];
 const READ_ONLY = "read-only token: moving an instance needs the deploy scope";
+const REPLAYING = "a past moment is shown: go back to live to move an instance";
 /** Events after which the placement is drawn again: an instance moved or was failed over, a deployment was
  * placed, or an agent answered a command (its instance now runs, or was refused). */
 const REDRAWS = new Set(["migration.succeeded", "migration.rolled_back", "migration.failed", "failover.done",
@@ -40,7 +49,14 @@ const REDRAWS = new Set(["migration.succeeded", "migration.rolled_back", "migrat
 export function ClusterPage({ clusterName }: { clusterName: string }) {
   const session = useSession();
   const canDeploy = session.can("deploy");
-  const { layout, arrivedAt, loading, error, reload } = useClusterLayout(clusterName);
+  const { layout: liveLayout, arrivedAt: liveArrivedAt, loading, error, reload } = useClusterLayout(clusterName);
+  // A past moment (the URL's `at`) is drawn instead of the live placement; `compare` lists what changed.
+  const replay = useReplay(clusterName, liveArrivedAt);
+  const replaying = replay.query.at !== null;
+  const moment = replay.shown.moment;
+  const replayArrivedAt = useMemo(() => (moment ? performance.now() : null), [moment]);
+  const layout = replaying ? (moment?.layout ?? null) : liveLayout;
+  const arrivedAt = replaying ? replayArrivedAt : liveArrivedAt;
   const live = useLive(clusterName, session.token);
   const timeline = useEventTimeline(clusterName, session.token);
   const [historyKey, setHistoryKey] = useState(0);
@@ -79,10 +95,28 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
   const serverNames = useMemo(() => layout?.servers.map((s) => s.name) ?? [], [layout]);
   const relations = useMemo(() => (layout && selected !== null ? instanceRelations(layout, selected) : null), [layout, selected]);
 
+  // A DAG node named by the URL (the dashboard's graph links here): its instances highlighted and listed.
+  const { hash, setHash } = useHash();
+  const dagFocus = useMemo(() => parseDagFocus(hash), [hash]);
+  const focused = useMemo(() => (layout && dagFocus ? focusedInstances(layout, dagFocus) : EMPTY), [layout, dagFocus]);
+  const focusedApplication = layout?.deployments.find((d) => d.id === dagFocus?.deployment)?.application ?? null;
+  const firstFocused = focused[0] ?? null;
+  const focusedNode = firstFocused === null || !layout ? null : (layout.instances.node[firstFocused] ?? null);
+  useEffect(() => {
+    // Shown once per DAG node named: its application only, the drawing centred on its first instance's node.
+    if (focusedApplication === null) return;
+    setApplication(focusedApplication);
+    setCollapsed(false);
+    setExpandedRacks(new Set());
+    setFocus((f) => ({ node: focusedNode, key: f.key + 1 }));
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- not again when the layout is read again
+  }, [dagFocus?.deployment, dagFocus?.dagNode, focusedApplication]);
+
   // Live colouring, unless the person chose application colours (or no node has ever reported).
   const liveNodes = live.view.nodes;
   const reportingEver = useMemo(() => liveNodes.some((n) => n.ts !== null), [liveNodes]);
-  const colorMode = colorChoice ?? (reportingEver ? "live" : "application");
+  // A past moment is drawn in application colours: the live figures are now's, not that moment's.
+  const colorMode = replaying ? "application" : (colorChoice ?? (reportingEver ? "live" : "application"));
   // useLive hands out new node objects on every render (ages are reckoned at render time); the overlay and
   // the drawing change only when a node's heartbeat or staleness does, not on every hover.
   const liveKey = liveNodes.map((n) => `${n.stale ? 1 : 0}${n.ts ?? ""}`).join("|");
@@ -103,7 +137,8 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
 
   // Migrations: dragging is offered to deploy tokens while no migration of this page is under way.
   const busy = isBusy(flow.state);
-  const dragNote = !canDeploy ? READ_ONLY : busy ? "a migration is under way" : "drag onto another node to migrate";
+  const canMove = canDeploy && !replaying;
+  const dragNote = !canDeploy ? READ_ONLY : replaying ? REPLAYING : busy ? "a migration is under way" : "drag onto another node to migrate";
   // By instance id: the layout may have been fetched again (and reordered) since the proposal.
   const move = pendingMove(flow.state);
   const moveInstance = move ? (lookup.instanceById.get(move.instanceId) ?? null) : null;
@@ -121,20 +156,20 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
             serverNames,
             nodeNames: layout.nodes.map((n) => n.name),
             selected,
-            highlighted: relations?.peerInstances ?? EMPTY,
+            highlighted: relations?.peerInstances ?? focused,
             fitKey: `${clusterName}|${collapsed}|${fits}`,
             dataArrivedAt: arrivedAt,
             instanceColors: overlay?.instanceColors ?? null,
             staleNodes: overlay?.staleNodes ?? null,
             edges: overlay?.edges ?? null,
-            dragNodes: canDeploy && !busy ? layout.nodes : null,
+            dragNodes: canMove && !busy ? layout.nodes : null,
             ghost: move && moveInstance !== null ? { instance: moveInstance, target: move.target } : null,
             anchorInstance: noteText !== null ? noteInstance : null,
             focusNode: focus.node,
             focusKey: focus.key,
           }
         : null,
-    [geometry, layout, deploymentColors, serverNames, selected, relations, clusterName, collapsed, fits, arrivedAt, overlay, canDeploy, busy, move, moveInstance, noteText, noteInstance, focus],
+    [geometry, layout, deploymentColors, serverNames, selected, relations, focused, clusterName, collapsed, fits, arrivedAt, overlay, canMove, busy, move, moveInstance, noteText, noteInstance, focus],
   );
 
   const onSelect = useCallback(
@@ -285,6 +320,20 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
   const nodeName = useCallback((n: number) => layout?.nodes[n]?.name ?? "?", [layout]);
 
   const selectedDeployment = relations ? layout?.deployments[relations.self.deployment] : undefined;
+  const events = timeline.events;
+  const marks = useCallback((t0: number, t1: number) => replayMarks(events, lookup, t0, t1), [events, lookup]);
+  const focusRows = useMemo(
+    () =>
+      layout
+        ? focused.map((i) => {
+            const node = layout.nodes[layout.instances.node[i] ?? -1];
+            return { index: i, shard: layout.instances.shard[i] ?? 0, replica: layout.instances.replica[i] ?? 0,
+                     node: node?.name ?? "?", nodeState: node?.state ?? "?", state: layout.instances.state[i] ?? "?" };
+          })
+        : [],
+    [layout, focused],
+  );
+  const focusEvents = useMemo(() => focusedEvents(events, lookup, focused), [events, lookup, focused]);
 
   return (
     <div className="cluster-page">
@@ -305,7 +354,17 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
         colorMode={colorMode}
         onColorMode={setColorChoice}
       />
-      {error && (
+      <ReplayBar
+        query={replay.query}
+        setQuery={replay.setQuery}
+        problems={replay.problems}
+        marks={marks}
+        loading={replay.shown.loading}
+        error={replay.shown.error}
+        placementKnown={moment?.placement_known ?? null}
+        recordedSince={moment?.placement_recorded_since ?? null}
+      />
+      {error && !replaying && (
         <p className="error" role="alert">
           Could not load the cluster layout: {error}
         </p>
@@ -317,11 +376,11 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
           <div className="cluster-stage-banner">
             {colorMode === "live" && <LiveBanner connection={live.connection} error={live.error} attempt={live.attempt} />}
           </div>
-          {loading && !layout && <p className="cluster-hint">Loading layout…</p>}
+          {(replaying ? replay.shown.loading : loading) && !layout && <p className="cluster-hint">Loading layout…</p>}
           {layout && (
             <p className="cluster-hint">
               Scroll to zoom · drag to pan · hover for details · click an instance to pin it ·{" "}
-              {canDeploy ? "drag an instance onto another node to migrate it" : `no dragging: ${READ_ONLY}`}
+              {canMove ? "drag an instance onto another node to migrate it" : `no dragging: ${canDeploy ? REPLAYING : READ_ONLY}`}
             </p>
           )}
           {layout && geometry && hover && (
@@ -346,6 +405,19 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
           )}
         </div>
         <aside className="cluster-side">
+          {dagFocus && (
+            <DagNodeFocus
+              application={focusedApplication ?? "a deployment not placed here"}
+              dagNode={dagFocus.dagNode}
+              instances={focusRows}
+              events={focusEvents}
+              onPin={pin}
+              onClose={() => setHash(withDagFocus(window.location.hash, null))}
+            />
+          )}
+          {replay.query.compare !== null && (
+            <MomentDiffPanel diff={replay.diff} loading={replay.diffLoading} error={replay.diffError} />
+          )}
           <MigrationPanel state={flow.state} instanceLabel={labelById} sourceName={nodeName} onConfirm={flow.confirm} onDismiss={flow.dismiss} />
           {relations && selectedDeployment && layout && selected !== null ? (
             <InstanceDetails
@@ -359,7 +431,7 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
                 key={selectedId}
                 nodes={layout.nodes}
                 source={layout.instances.node[selected] ?? -1}
-                disabledReason={canDeploy ? null : `Read-only session: ${READ_ONLY}.`}
+                disabledReason={!canDeploy ? `Read-only session: ${READ_ONLY}.` : replaying ? `Replay: ${REPLAYING}.` : null}
                 busy={busy}
                 onPick={(target) => proposeMove(selected, target)}
               />

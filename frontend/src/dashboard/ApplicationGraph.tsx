@@ -2,6 +2,7 @@ import "./appGraph.css";
 
 import { type KeyboardEvent, useId, useMemo, useState } from "react";
 
+import { withDagFocus } from "../lib/dagFocusQuery";
 import { routeHref } from "../lib/route";
 import type { LiveApplication, LiveInstance, LiveNode } from "../live/types";
 import type { XY } from "../viz/dagLayout";
@@ -252,8 +253,11 @@ function DagNodeDetails({ node, deploymentId, clusterName, instances, nodes }: D
           </tbody>
         </table>
       ) : null}
-      <a href={routeHref({ name: "cluster", cluster: clusterName })} data-testid="graph-placement-link">
-        its instances on the placement view
+      <a
+        href={withDagFocus(routeHref({ name: "cluster", cluster: clusterName }), { deployment: deploymentId, dagNode: node.dag_node })}
+        data-testid="graph-placement-link"
+      >
+        its instances on the placement view, with their recent events
       </a>
     </div>
   );

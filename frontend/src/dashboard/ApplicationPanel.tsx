@@ -3,6 +3,7 @@ import { memo } from "react";
 import { routeHref } from "../lib/route";
 import type { LiveApplication, LiveInstance, LiveNode } from "../live/types";
 import { hasGraph } from "./appGraph";
+import { type ApplicationFigure, type ChartRef, chartButtonLabel } from "./chartFigures";
 import { ApplicationGraph } from "./ApplicationGraph";
 import { Figure } from "./Figure";
 import { formatJoulesPerRequest, formatLatencyMs, formatLatencyUs, formatRps } from "./format";
@@ -80,6 +81,7 @@ interface RowProps {
   history: ApplicationHistory | undefined;
   version: number;
   windowEnd: number;
+  onChart: (chart: ChartRef) => void;
 }
 
 const ApplicationRow = memo(function ApplicationRow({
@@ -91,7 +93,12 @@ const ApplicationRow = memo(function ApplicationRow({
   history,
   version,
   windowEnd,
+  onChart,
 }: RowProps) {
+  const chartOf = (figure: ApplicationFigure) => {
+    const chart: ChartRef = { scope: "application", id: app.deployment_id, name: app.application, figure };
+    return { chart, chartLabel: chartButtonLabel(chart, clusterName), onChart };
+  };
   const spark = { version, windowEnd, gapMs: 1_000, width: 120 };
   const predicted = app.predicted;
   const atLoad = useModelAtLoad(app.deployment_id, app.throughput_rps);
@@ -123,7 +130,15 @@ const ApplicationRow = memo(function ApplicationRow({
         testId="app-throughput"
         {...shownFigure(formatRps(app.throughput_rps), freshness)}
         title="requests/s completed by the primaries of the DAG's entry nodes"
-        spark={<Sparkline series={history?.throughput} {...spark} label="throughput" formatTop={formatRps} />}
+        spark={
+          <Sparkline
+            series={history?.throughput}
+            {...spark}
+            {...chartOf("throughput")}
+            label="throughput"
+            formatTop={formatRps}
+          />
+        }
         sub={
           knee !== null ? (
             <ModelLine
@@ -145,7 +160,15 @@ const ApplicationRow = memo(function ApplicationRow({
             {basis.badge}
           </span>
         }
-        spark={<Sparkline series={history?.avgUs} {...spark} label="average latency" formatTop={formatLatencyUs} />}
+        spark={
+          <Sparkline
+            series={history?.avgUs}
+            {...spark}
+            {...chartOf("avgUs")}
+            label="average latency"
+            formatTop={formatLatencyUs}
+          />
+        }
         sub={modelSub(atLoad, predicted, (m) => formatLatencyMs(m.avg_latency_ms), "app-model-avg")}
       />
       {p99 !== null ? (
@@ -155,7 +178,15 @@ const ApplicationRow = memo(function ApplicationRow({
           {...shownFigure(formatLatencyUs(p99), freshness)}
           title="the highest p99 of one 50 ms heartbeat in the last second at its entry instances: an upper bound of the second's p99"
           badge={<span className="dash-basis">measured ≤</span>}
-          spark={<Sparkline series={history?.p99Us} {...spark} label="p99 latency" formatTop={formatLatencyUs} />}
+          spark={
+            <Sparkline
+              series={history?.p99Us}
+              {...spark}
+              {...chartOf("p99Us")}
+              label="p99 latency"
+              formatTop={formatLatencyUs}
+            />
+          }
           sub={modelSub(atLoad, predicted, (m) => formatLatencyMs(m.p99_latency_ms), "app-model-p99")}
         />
       ) : (
@@ -176,7 +207,13 @@ const ApplicationRow = memo(function ApplicationRow({
         badge={app.power.source !== null ? <SourceBadge source={app.power.source} sources={app.power.sources} /> : null}
         spark={
           <>
-            <Sparkline series={history?.joulesPerRequest} {...spark} label="joules per request" formatTop={formatJoulesPerRequest} />
+            <Sparkline
+              series={history?.joulesPerRequest}
+              {...spark}
+              {...chartOf("joulesPerRequest")}
+              label="joules per request"
+              formatTop={formatJoulesPerRequest}
+            />
             {ratio !== null && atLoad?.offered_rps ? (
               <span className="dash-gap" data-testid="app-joules-gap" title={energyGapTitle(ratio, atLoad.offered_rps)}>
                 {ratio} the model
@@ -203,6 +240,7 @@ export function ApplicationPanel({
   history,
   windowEnd,
   expected,
+  onChart,
 }: {
   /** The cluster shown: the graph's details link to its placement view. */
   clusterName: string;
@@ -216,6 +254,8 @@ export function ApplicationPanel({
   windowEnd: number;
   /** Deployments on the cluster (GET /clusters/{name}): rows reserved before data comes. */
   expected: number;
+  /** Opens a figure's chart from its sparkline. */
+  onChart: (chart: ChartRef) => void;
 }) {
   const rows = Math.max(1, expected, applications.length);
   return (
@@ -245,6 +285,7 @@ export function ApplicationPanel({
                 history={h}
                 version={h?.version ?? 0}
                 windowEnd={windowEnd}
+                onChart={onChart}
               />
             );
           })

@@ -1,4 +1,5 @@
 import type { LiveTotals } from "../live/types";
+import { type ChartRef, type ClusterFigure, chartButtonLabel } from "./chartFigures";
 import { Figure } from "./Figure";
 import { formatRequestsPerJoule, formatRps, formatWatts } from "./format";
 import { type Freshness, partialNote, shownFigure } from "./freshness";
@@ -6,8 +7,11 @@ import type { LiveRecorder } from "./recorder";
 import { SourceBadge } from "./SourceBadge";
 import { Sparkline } from "./Sparkline";
 
-/** Cluster totals: watts (with the mix of sources), requests per joule, throughput, nodes reporting. */
+/** Cluster totals: watts (with the mix of sources), requests per joule, throughput, nodes reporting; each
+ * sparkline opens its figure's chart. */
 export function ClusterPanel({
+  clusterName,
+  onChart,
   totals,
   freshness,
   note,
@@ -15,6 +19,9 @@ export function ClusterPanel({
   windowEnd,
   receivedAt,
 }: {
+  clusterName: string;
+  /** Opens a figure's chart from its sparkline. */
+  onChart: (chart: ChartRef) => void;
   totals: LiveTotals | null;
   freshness: Freshness;
   note: string;
@@ -23,6 +30,10 @@ export function ClusterPanel({
   receivedAt: number | null;
 }) {
   const h = history.totals;
+  const chartOf = (figure: ClusterFigure) => {
+    const chart: ChartRef = { scope: "cluster", figure };
+    return { chart, chartLabel: chartButtonLabel(chart, clusterName), onChart };
+  };
   const spark = { version: h.version, windowEnd, gapMs: 1_000, width: 120 };
   const f = totals ? freshness : "none";
   const partial = totals ? partialNote(totals.complete, totals.nodes_stale) : null;
@@ -45,7 +56,16 @@ export function ClusterPanel({
           {...shownFigure(formatWatts(totals?.power.watts), f)}
           title="the watts of the reporting nodes"
           badge={totals?.power.source ? <SourceBadge source={totals.power.source} sources={totals.power.sources} /> : null}
-          spark={<Sparkline series={h.watts} {...spark} minTop={10} label="total power" formatTop={formatWatts} />}
+          spark={
+            <Sparkline
+              series={h.watts}
+              {...spark}
+              {...chartOf("watts")}
+              minTop={10}
+              label="total power"
+              formatTop={formatWatts}
+            />
+          }
         />
         <Figure
           label="Efficiency"
@@ -53,13 +73,29 @@ export function ClusterPanel({
           {...shownFigure(formatRequestsPerJoule(totals?.requests_per_joule), f)}
           title="the applications' throughput over the reporting nodes' watts"
           badge={totals?.power.source ? <SourceBadge source={totals.power.source} sources={totals.power.sources} /> : null}
-          spark={<Sparkline series={h.requestsPerJoule} {...spark} label="requests per joule" formatTop={formatRequestsPerJoule} />}
+          spark={
+            <Sparkline
+              series={h.requestsPerJoule}
+              {...spark}
+              {...chartOf("requestsPerJoule")}
+              label="requests per joule"
+              formatTop={formatRequestsPerJoule}
+            />
+          }
         />
         <Figure
           label="Throughput"
           testId="cluster-throughput"
           {...shownFigure(formatRps(totals?.throughput_rps), f)}
-          spark={<Sparkline series={h.throughput} {...spark} label="throughput" formatTop={formatRps} />}
+          spark={
+            <Sparkline
+              series={h.throughput}
+              {...spark}
+              {...chartOf("throughput")}
+              label="throughput"
+              formatTop={formatRps}
+            />
+          }
         />
         <Figure
           label="Nodes reporting"

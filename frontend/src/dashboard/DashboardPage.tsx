@@ -1,12 +1,17 @@
 import "./dashboard.css";
 
+import { useState } from "react";
+
 import { ApplicationPanel } from "./ApplicationPanel";
+import { type ChartRef, chartKey } from "./chartFigures";
+import { type ChartRangeId, DEFAULT_CHART_RANGE } from "./chartRange";
 import { ClusterPanel } from "./ClusterPanel";
 import { CostPanel } from "./CostPanel";
+import { FigureChartPanel } from "./FigureChartPanel";
 import { streamFreshness } from "./freshness";
 import { NodePanel } from "./NodePanel";
 import { StatusLine } from "./StatusLine";
-import { useClusterInfo } from "./useClusterInfo";
+import { useClusterInfo } from "../hooks/useClusterInfo";
 import { useCostControls } from "./useCostControls";
 import { useCostEfficiency } from "./useCostEfficiency";
 import { useLiveHistory } from "./useLiveHistory";
@@ -26,6 +31,9 @@ export function DashboardPage({ clusterName }: { clusterName: string }) {
   const info = useClusterInfo(clusterName);
   const costControls = useCostControls();
   const cost = useCostEfficiency(clusterName, costControls.controls);
+  // One figure's chart open at a time, from its sparkline; the range is kept for the next one opened.
+  const [chart, setChart] = useState<ChartRef | null>(null);
+  const [chartRange, setChartRange] = useState<ChartRangeId>(DEFAULT_CHART_RANGE);
 
   const now = Date.now();
   // Sparkline windows move on whole seconds: an idle card is then redrawn once a second, not every render.
@@ -50,6 +58,8 @@ export function DashboardPage({ clusterName }: { clusterName: string }) {
       )}
       <div className="dash-top">
         <ClusterPanel
+          clusterName={clusterName}
+          onChart={setChart}
           totals={live.view.totals}
           freshness={stream.freshness}
           note={stream.note}
@@ -69,7 +79,7 @@ export function DashboardPage({ clusterName }: { clusterName: string }) {
             cluster={clusterName}
             nodes={live.view.nodes}
             streamCurrent={live.view.current}
-            planned={info.nodes} history={history} windowEnd={windowEnd} />
+            planned={info.nodes} history={history} windowEnd={windowEnd} onChart={setChart} />
           <ApplicationPanel
             clusterName={clusterName}
             instances={live.view.instances}
@@ -80,8 +90,22 @@ export function DashboardPage({ clusterName }: { clusterName: string }) {
             history={history}
             windowEnd={windowEnd}
             expected={info.deployments}
+            onChart={setChart}
           />
         </>
+      )}
+      {chart && (
+        <FigureChartPanel
+          key={chartKey(chart)}
+          chart={chart}
+          clusterName={clusterName}
+          view={live.view}
+          recorder={history}
+          windowEnd={windowEnd}
+          range={chartRange}
+          onRange={setChartRange}
+          onClose={() => setChart(null)}
+        />
       )}
     </div>
   );

@@ -1,6 +1,7 @@
 import { memo } from "react";
 
 import { routeHref } from "../lib/route";
+import { type ChartRef, type NodeFigure, chartButtonLabel } from "./chartFigures";
 import { Figure } from "./Figure";
 import { formatPercent, formatQueue, formatWatts } from "./format";
 import { type Freshness, shownFigure, stateTone } from "./freshness";
@@ -29,6 +30,8 @@ export interface NodeCardProps {
   history: NodeHistory | undefined;
   version: number;
   windowEnd: number;
+  /** Opens a figure's chart (its sparkline is then a button); stable across renders. */
+  onChart?: (chart: ChartRef) => void;
 }
 
 const pct = (v: number) => formatPercent(v);
@@ -39,6 +42,10 @@ export const NodeCard = memo(function NodeCard(props: NodeCardProps) {
   const queue = shownFigure(formatQueue(props.queue), freshness);
   const cpu = shownFigure(formatPercent(props.cpu), freshness);
   const watts = shownFigure(formatWatts(props.watts), freshness);
+  const chartOf = (figure: NodeFigure) => {
+    const chart: ChartRef = { scope: "node", id, name, figure };
+    return { chart, chartLabel: chartButtonLabel(chart, cluster), onChart: props.onChart };
+  };
   const spark = { version, windowEnd, gapMs: 1_000 };
   return (
     <article
@@ -74,21 +81,47 @@ export const NodeCard = memo(function NodeCard(props: NodeCardProps) {
         {...queue}
         title="traffic-manager ingress queue depth"
         spark={
-          <Sparkline series={history?.queue} {...spark} reduce="max" minTop={10} label="queue depth" formatTop={formatQueue} />
+          <Sparkline
+            series={history?.queue}
+            {...spark}
+            {...chartOf("queue")}
+            reduce="max"
+            minTop={10}
+            label="queue depth"
+            formatTop={formatQueue}
+          />
         }
       />
       <Figure
         label="CPU"
         testId="node-cpu"
         {...cpu}
-        spark={<Sparkline series={history?.cpu} {...spark} minTop={1} label="CPU utilisation" formatTop={pct} />}
+        spark={
+          <Sparkline
+            series={history?.cpu}
+            {...spark}
+            {...chartOf("cpu")}
+            minTop={1}
+            label="CPU utilisation"
+            formatTop={pct}
+          />
+        }
       />
       <Figure
         label="Power"
         testId="node-watts"
         {...watts}
         badge={props.source !== null && freshness !== "none" ? <SourceBadge source={props.source} /> : null}
-        spark={<Sparkline series={history?.watts} {...spark} minTop={10} label="power" formatTop={formatWatts} />}
+        spark={
+          <Sparkline
+            series={history?.watts}
+            {...spark}
+            {...chartOf("watts")}
+            minTop={10}
+            label="power"
+            formatTop={formatWatts}
+          />
+        }
       />
       <footer className="dash-node-note" data-testid="node-note">
         {freshness === "old" ? <strong>STALE · {note}</strong> : note}

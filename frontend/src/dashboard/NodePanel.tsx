@@ -1,8 +1,9 @@
 import type { NodeNow } from "../live/liveState";
+import type { ChartRef } from "./chartFigures";
 import { nodeFreshness } from "./freshness";
 import { NodeCard } from "./NodeCard";
 import type { LiveRecorder } from "./recorder";
-import type { PlannedNode } from "./useClusterInfo";
+import type { PlannedNode } from "../hooks/useClusterInfo";
 
 /** Every computing node of the cluster: the live view's once it has come, else the topology's (so the cards
  * hold their places and the first data only fills them in). */
@@ -13,6 +14,7 @@ export function NodePanel({
   planned,
   history,
   windowEnd,
+  onChart,
 }: {
   cluster: string;
   nodes: NodeNow[];
@@ -20,6 +22,8 @@ export function NodePanel({
   planned: PlannedNode[];
   history: LiveRecorder;
   windowEnd: number;
+  /** Opens a figure's chart from its sparkline. */
+  onChart: (chart: ChartRef) => void;
 }) {
   return (
     <section className="panel dash-panel" aria-labelledby="dash-nodes-title">
@@ -28,7 +32,8 @@ export function NodePanel({
         <span className="dash-legend">
           power: <span className="dash-source dash-source-measured">RAPL</span>{" "}
           <span className="dash-source dash-source-measured">IPMI</span> measured ·{" "}
-          <span className="dash-source dash-source-estimated">MODEL</span> estimated · sparklines: last 5 min
+          <span className="dash-source dash-source-estimated">MODEL</span> estimated · sparklines: last 5 min,
+          a click opens the chart
         </span>
       </h2>
       <div className="dash-nodes" data-testid="dash-nodes">
@@ -55,6 +60,7 @@ export function NodePanel({
                   history={h}
                   version={h?.version ?? 0}
                   windowEnd={windowEnd}
+                  onChart={onChart}
                 />
               );
             })

@@ -1,5 +1,6 @@
 import { memo } from "react";
 
+import { type ChartRef, chartKey } from "./chartFigures";
 import type { RingSeries } from "./history";
 import { HISTORY_MS } from "./recorder";
 import { sparklinePath } from "./sparkline";
@@ -18,9 +19,25 @@ export interface SparklineProps {
   /** Text of the top of the scale ("50 pkt"), for the tooltip. */
   formatTop?: (top: number) => string;
   label: string;
+  /** The figure's chart: the sparkline is then a button that opens it (`onChart`), named `chartLabel`. */
+  chart?: ChartRef;
+  chartLabel?: string;
+  onChart?: (chart: ChartRef) => void;
 }
 
-/** The last minutes of one figure: a fixed-size SVG with a single path. */
+/** Props equal for drawing: the chart compared by the figure it names (callers build it anew each render). */
+function sameProps(a: SparklineProps, b: SparklineProps): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)] as (keyof SparklineProps)[]);
+  for (const key of keys) {
+    const equal =
+      key === "chart" ? (a.chart && chartKey(a.chart)) === (b.chart && chartKey(b.chart)) : a[key] === b[key];
+    if (!equal) return false;
+  }
+  return true;
+}
+
+/** The last minutes of one figure: a fixed-size SVG with a single path; a button opening the figure's chart when
+ * it has one. */
 export const Sparkline = memo(function Sparkline({
   series,
   windowEnd,
@@ -31,10 +48,14 @@ export const Sparkline = memo(function Sparkline({
   minTop = 0,
   formatTop,
   label,
+  chart,
+  chartLabel,
+  onChart,
 }: SparklineProps) {
-  const line = sparklinePath(series, { t0: windowEnd - HISTORY_MS, t1: windowEnd, width, height, gapMs, reduce, minTop });
+  const shown = { t0: windowEnd - HISTORY_MS, t1: windowEnd };
+  const line = sparklinePath(series, { ...shown, width, height, gapMs, reduce, minTop });
   const title = `${label}, last ${HISTORY_MS / 60_000} min${formatTop ? ` (top: ${formatTop(line.top)})` : ""}`;
-  return (
+  const svg = (
     <svg
       className="dash-spark"
       width={width}
@@ -48,4 +69,18 @@ export const Sparkline = memo(function Sparkline({
       <path d={line.d} />
     </svg>
   );
-});
+  if (!chart || !onChart) return svg;
+  return (
+    <button
+      type="button"
+      className="dash-spark-open"
+      aria-label={chartLabel}
+      aria-haspopup="dialog"
+      title={`${title}: open its chart`}
+      data-chart={chartKey(chart)}
+      onClick={() => onChart(chart)}
+    >
+      {svg}
+    </button>
+  );
+}, sameProps);

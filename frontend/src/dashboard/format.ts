@@ -3,11 +3,13 @@
 
 import { MISSING, formatDecimals, formatPercent, formatSignificant, formatWithUnit } from "../lib/figures";
 import type { LiveTotals } from "../live/types";
+import { sourceLabel } from "../lib/powerSource";
 
 type LiveAggregatePower = LiveTotals["power"];
 
 export { MISSING, formatPercent };
 export { formatJoulesPerRequest, formatRequestsPerJoule, formatRps, formatWatts } from "../lib/figures";
+export { sourceLabel };
 
 const finite = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
 
@@ -82,32 +84,6 @@ export function sourceTone(source: string | null | undefined): "measured" | "est
   if (isMeasured(source) || source === "live") return "measured";
   if (source === "paper" || source === "request") return "given";
   return "estimated";
-}
-
-/** The label of a power source: measured ones named, the model's called an estimate, a mix spelled out. */
-export function sourceLabel(source: string | null | undefined, sources: readonly string[] = []): string {
-  switch (source) {
-    case "rapl":
-      return "RAPL (measured)";
-    case "ipmi":
-      return "IPMI (measured)";
-    case "ipmi-split":
-      return "IPMI, a server's reading split to its nodes (measured)";
-    case "model":
-      return "model (estimated)";
-    case "live":
-      return "live (the cluster's heartbeats)";
-    case "paper":
-      return "the paper's figure";
-    case "request":
-      return "as you entered it";
-    case "mixed": {
-      const parts = [...sources].sort().map((s) => (s === "model" ? "model" : s.toUpperCase()));
-      return `mixed: ${parts.join(" + ")}`;
-    }
-    default:
-      return "no source";
-  }
 }
 
 /** An aggregate power's source as one label ("mixed: MODEL + RAPL"). */

@@ -1,5 +1,5 @@
 import { routeHref } from "../lib/route";
-import { useClusterInfo } from "../dashboard/useClusterInfo";
+import { useClusterInfo } from "../hooks/useClusterInfo";
 import { EnergyPanel } from "./EnergyPanel";
 
 /** One computing node's energy over time (GET /nodes/{node_id}/energy); its name and server from the topology. */

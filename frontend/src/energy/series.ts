@@ -2,7 +2,7 @@
 // sources (by their share of the step's joules), the steps without data as gaps (never as zero), and the
 // line runs of the max watts and J/request, broken at gaps and restyled where the source turns modelled.
 
-import { sourceLabel } from "../dashboard/format";
+import { sourceLabel } from "../lib/powerSource";
 import type { EnergyHistory, EnergyPoint } from "./energyTypes";
 
 /** How a figure is drawn: measured (solid), the model's (hatched / dashed), a mix of both, or no source. */

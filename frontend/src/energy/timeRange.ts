@@ -50,15 +50,20 @@ function localTime(text: string): number | null {
   return Number.isFinite(ms) ? ms : null;
 }
 
-/** The request for `choice` at `nowMs`. A preset's start is put on a step boundary so successive refreshes
- * ask for the same steps. A custom range is sent as typed, even backwards: the API's 422 then names the field. */
+/** The request for the last `seconds` before `nowMs`, its start put on a step boundary so successive refreshes
+ * ask for the same steps. */
+export function lastSecondsQuery(seconds: number, nowMs: number): RangeQuery {
+  const step = chooseStep(seconds);
+  const stepMs = step * 1000;
+  const from = Math.floor((nowMs - seconds * 1000) / stepMs) * stepMs;
+  return { from: new Date(from).toISOString(), to: new Date(nowMs).toISOString(), step };
+}
+
+/** The request for `choice` at `nowMs`: a preset's as lastSecondsQuery's. A custom range is sent as typed, even
+ * backwards: the API's 422 then names the field. */
 export function rangeQuery(choice: RangeChoice, nowMs: number): RangeQuery | RangeProblem {
   if (choice.kind === "preset") {
-    const seconds = PRESETS.find((p) => p.id === choice.preset)?.seconds ?? 3600;
-    const step = chooseStep(seconds);
-    const stepMs = step * 1000;
-    const from = Math.floor((nowMs - seconds * 1000) / stepMs) * stepMs;
-    return { from: new Date(from).toISOString(), to: new Date(nowMs).toISOString(), step };
+    return lastSecondsQuery(PRESETS.find((p) => p.id === choice.preset)?.seconds ?? 3600, nowMs);
   }
   const from = localTime(choice.from);
   if (from === null) return { field: "from", message: "choose a start time" };

@@ -26,6 +26,8 @@ export interface TimeChartOptions {
   runs?: readonly TimeRunInput[];
   /** Stretches without data, shaded and labelled as such. */
   gaps?: readonly { t0: number; t1: number }[];
+  /** Horizontal reference lines across the plot (a current value beside a history); the y axis reaches them. */
+  levels?: readonly { key: string; v: number }[];
   /** The y axis reaches at least this high (so a flat small signal is not blown up). */
   minTop?: number;
   yTickCount?: number;
@@ -39,9 +41,13 @@ export interface TimeChartLayout {
   /** Runs of a single point, drawn as a dot. */
   dots: { run: number; key: string; x: number; y: number }[];
   gaps: { x: number; width: number }[];
+  levels: { key: string; y: number }[];
   xTicks: { x: number; label: string }[];
   yTicks: { y: number; value: number }[];
   top: number;
+  /** The plot's scales: a time (ms) to its x, a value to its y (pixels, unrounded). */
+  xOf: (t: number) => number;
+  yOf: (v: number) => number;
 }
 
 const r1 = (v: number) => Math.round(v * 10) / 10;
@@ -70,6 +76,7 @@ export function layoutTimeChart(o: TimeChartOptions): TimeChartLayout {
     o.minTop ?? 0,
     ...bars.map((b) => b.parts.reduce((s, p) => s + Math.max(0, p.value), 0)),
     ...runs.flatMap((r) => r.points.map((p) => p.v)),
+    ...(o.levels ?? []).map((l) => l.v),
   );
   const x = scaleTime().domain([o.t0, o.t1]).range([plot.x, plot.x + plot.width]);
   const y = scaleLinear()
@@ -108,8 +115,9 @@ export function layoutTimeChart(o: TimeChartOptions): TimeChartLayout {
     }
   });
 
+  const levels = (o.levels ?? []).map((l) => ({ key: l.key, y: r1(y(l.v)) }));
   const gaps = (o.gaps ?? []).map((g) => ({ x: r1(clampX(g.t0)), width: r1(Math.max(1, clampX(g.t1) - clampX(g.t0))) }));
   const xTicks = x.ticks(o.xTickCount ?? 6).map((t) => ({ x: r1(x(t)), label: timeTickLabel(t) }));
   const yTicks = y.ticks(o.yTickCount ?? 4).map((value) => ({ y: r1(y(value)), value }));
-  return { plot, rects, paths, dots, gaps, xTicks, yTicks, top };
+  return { plot, rects, paths, dots, gaps, levels, xTicks, yTicks, top, xOf: (t) => x(t), yOf: (v) => y(v) };
 }

@@ -1,5 +1,6 @@
 """Clusters: create from a spec or a generator, list, get with topology, list nodes, delete."""
 
+from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request, Response, status
@@ -13,10 +14,11 @@ from e3.core.security import Actor
 from e3.core.task_queue import BUILD_CLUSTER, enqueue_after_commit
 from e3.schemas.cluster import ClusterAccepted, ClusterDetail, ClusterPublic, ClustersPublic, NodesPublic
 from e3.schemas.cluster_spec import ClusterSpec, validate_cluster
-from e3.schemas.layout import ClusterLayout
+from e3.schemas.layout import ClusterLayout, ClusterMoment
 from e3.schemas.power_config import PowerConfigPublic
 from e3.services import cluster_jobs, clusters, power_config
 from e3.services.cluster_layout import cluster_layout
+from e3.services.cluster_moments import cluster_moment
 from e3.schemas.documents import parse_document
 
 router = APIRouter(prefix="/clusters", tags=["clusters"])
@@ -70,6 +72,15 @@ def get_cluster(name: str, session: SessionDep, actor: ReadDep) -> dict:
 def get_cluster_layout(name: str, session: SessionDep, actor: ReadDep) -> dict:
     """The topology and every placed instance, in columns, for the placement view."""
     return cluster_layout(session, name)
+
+
+@router.get("/{name}/moment", response_model=ClusterMoment)
+def get_cluster_moment(
+        name: str, session: SessionDep, actor: ReadDep,
+        at: Annotated[datetime, Query(description="The moment, with a time zone (e.g. 2026-11-21T10:00:00Z)")]) -> dict:
+    """The cluster as it was at a past moment (replay): which instance was on which node, the nodes' states, and
+    each application's throughput, latency, joules per request and power then (docs/replay.md)."""
+    return cluster_moment(session, name, at)
 
 
 @router.get("/{name}/power", response_model=PowerConfigPublic)

@@ -137,9 +137,13 @@ async def get_live_snapshot(request: Request, cluster: str) -> dict:
 async def get_live_history(
         request: Request, cluster: str,
         minutes: Annotated[int, Query(ge=1, le=recent_history.MAX_MINUTES,
-                                      description="How far back, in minutes (1-60)")] = 5) -> dict:
-    """The last minutes of the live channel's figures from the stored 1 s rollups (per node: queue, CPU, watts
-    with their source; per application: throughput and latency at its entry; the cluster's totals), so that a
-    dashboard opens showing them; the live channel goes on from there."""
+                                      description="How far back, in minutes (1-10080, 7 days). The answer's "
+                                                  "step is the finest of 1 s to 1 h giving at most 720 steps: "
+                                                  "1 s up to 12 minutes, 5 s for 1 h, 120 s for 24 h, 900 s for "
+                                                  "7 days")] = 5) -> dict:
+    """The last minutes (up to 7 days) of the live channel's figures from the stored 1 s rollups, merged into
+    steps of at most 720 over the window (per node: queue, CPU, watts with their source; per application:
+    throughput and latency at its entry; the cluster's totals), so that a dashboard opens showing them and its
+    time-range picker can show longer windows; the live channel goes on from there."""
     await asyncio.to_thread(authorize, request, "read")
     return await asyncio.to_thread(in_session, recent_history.recent, cluster, minutes)
