@@ -15,7 +15,7 @@ ORCHESTRATOR_ARGS ?=
 API_ARGS ?=
 METRICS_ARGS ?=
 
-.PHONY: system-deps system-deps-test chaos fuzz bench bench-api bench-metrics bench-placement bench-ingest bench-agent bench-orchestrator bench-orchestrator-rack bench-dataplane bench-front-intake up test test-backend test-frontend test-e2e test-compose test-agents agents backend frontend lock clean distclean help
+.PHONY: system-deps system-deps-test chaos fuzz bench bench-ui bench-api bench-metrics bench-placement bench-ingest bench-agent bench-orchestrator bench-orchestrator-rack bench-dataplane bench-front-intake up test test-backend test-frontend test-e2e test-compose test-agents agents backend frontend lock clean distclean help
 
 help:
 	@echo "make up      run the control plane (embedded Postgres/Redis unless DATABASE_URL/REDIS_URL are set)"
@@ -27,6 +27,8 @@ help:
 	@echo "             load (ORCHESTRATOR_ARGS=\"--servers 1000\"; the 10,000-server real run takes minutes), GET /metrics with 5,000"
 	@echo "             nodes and 20,000 instances reporting (METRICS_ARGS=\"--requests 200\"), and the ingest front's"
 	@echo "             C++ intake per heartbeat on one core (FRONT_INTAKE_ARGS=\"--servers 1000 --seconds 10\")"
+	@echo "make bench-ui  the UI in Chromium: the live dashboard's frames and heartbeat → pixel (a synthetic channel), and the"
+	@echo "             placement view of a 10,000-server cluster: first paint, pan and zoom frames, search (SERVERS=10000)"
 	@echo "make bench-api  REST API under load: read p99 at 200 req/s, 503 refusals at 400 req/s, hangs with"
 	@echo "             1,000 requests in flight (API_ARGS=\"--seconds 10 --in-flight 1000\"); not in make bench"
 	@echo "make bench-dataplane  (root) packets/s through e3-nic beside raw af_packet, memif messages/s"
@@ -53,7 +55,11 @@ system-deps:
 system-deps-test:
 	@bash scripts/install-system-deps test
 
-bench: bench-placement bench-ingest bench-agent bench-orchestrator bench-metrics bench-front-intake
+bench: bench-placement bench-ingest bench-agent bench-orchestrator bench-metrics bench-front-intake bench-ui
+
+bench-ui: backend frontend
+	cd frontend && npx vite build && DIST=dist node e2e/dashboard.bench.mjs && \
+		E3_BIN=$(abspath $(E3)) node e2e/cluster_scale.bench.mjs
 
 bench-placement: backend
 	$(E3) bench placement $(BENCH_ARGS)

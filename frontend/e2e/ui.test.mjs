@@ -219,5 +219,19 @@ describe("E3 UI", () => {
     const ms = Number(await page.locator(byId("cluster-canvas")).getAttribute("data-render-ms"));
     console.log(`target: first render of 1,000 servers / 10,000 instances: ${ms.toFixed(0)} ms (target <= 1500 ms)`);
     await screenshot(page, "cluster-1000-servers");
+
+    // The search box finds a node by name, and the drawing is brought to it: under the canvas's centre.
+    const page2000 = await backend.api("/api/v1/clusters/dc/nodes?limit=500&offset=2000");
+    const wanted = page2000.items.find((n) => n.kind === "smartnic").name;
+    await page.locator(byId("cluster-search")).fill(wanted);
+    const hit = page.locator(`${byId("cluster-search-hits")} button[data-kind="node"]`).first();
+    assert.match(await hit.innerText(), new RegExp(`^${wanted.replace("/", "\\/")}\\s+smartnic · up`));
+    await page.locator(byId("cluster-search")).press("Enter");
+    const box = await page.locator(byId("cluster-canvas")).boundingBox();
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    const title = page.locator(".cluster-tooltip .t-title");
+    await title.waitFor();
+    assert.match(await title.innerText(), new RegExp(`^${wanted.replace("/", "\\/")} \\(smartnic\\)`));
+    await screenshot(page, "cluster-1000-servers-found");
   });
 });

@@ -8,9 +8,8 @@ from collections.abc import Callable, Iterable, Sequence
 
 from sqlalchemy.orm import Session
 
-from e3.models import ComputeNode
 from e3.schemas.dag import ApplicationSpec
-from e3.services.cluster_read import NodeRow, Usage, read_cluster
+from e3.services.cluster_read import NodeColumns, NodeRow, Usage, read_cluster
 from e3.services.clusters import get_cluster
 
 INSTANCE_COLUMNS = ("id", "node", "deployment", "dag_node", "service", "shard", "replica", "state", "error")
@@ -18,13 +17,13 @@ INSTANCE_COLUMNS = ("id", "node", "deployment", "dag_node", "service", "shard", 
 
 def cluster_layout(session: Session, name: str) -> dict:
     cluster = get_cluster(session, name)
-    read = read_cluster(session, cluster.id, usage=True, placed=True)
+    read = read_cluster(session, cluster.id, usage=True, placed=True, columns=True)
     return layout_columns(cluster.name, read.nodes, read.usage_of, read.deployments, read.instances,
                           node_state=lambda node: node.state)
 
 
 def layout_columns(cluster: str, nodes: Sequence[NodeRow], usage_of: Callable, deployments: Sequence,
-                   instances: Iterable, node_state: Callable[[ComputeNode], str]) -> dict:
+                   instances: Iterable, node_state: Callable[[NodeColumns], str]) -> dict:
     """The layout's answer. `deployments`: rows with id, application, version, algorithm and spec; `instances`:
     rows with id, node_id, deployment_id, dag_node, service, shard, replica, state and error, in listing order;
     `usage_of(node_id)`: what is reserved on a node; `node_state(node)`: its state."""
@@ -69,7 +68,7 @@ def _refusal(error: dict | None) -> dict | None:
     return dict(code=error.get("code") or "error", message=error.get("message") or error.get("code") or "")
 
 
-def _layout_node(node: ComputeNode, server: int, usage: Usage, state: str) -> dict:
+def _layout_node(node: NodeColumns, server: int, usage: Usage, state: str) -> dict:
     cores, memory_mb, _, _ = usage
     return dict(id=node.id, name=node.name, kind=node.kind, server=server, cores=node.cores,
                 memory_mb=node.memory_mb, used_cores=cores, used_memory_mb=memory_mb, state=state)

@@ -68,7 +68,7 @@ def cluster_moment(session: Session, name: str, at: datetime, now: datetime | No
         raise ValidationFailed([FieldError("at", f"is in the future (the server's time is {now.isoformat()})",
                                            "in_the_future")])
     cluster = get_cluster(session, name)
-    read = read_cluster(session, cluster.id)
+    read = read_cluster(session, cluster.id, columns=True)
     params = dict(cluster_id=cluster.id, at=at)
     rows = session.execute(text(_PLACEMENT_AT), params).all()
     first = session.scalar(select(func.min(instance_history.c.ts)).where(instance_history.c.cluster_id == cluster.id))

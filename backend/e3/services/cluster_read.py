@@ -8,6 +8,7 @@ the live feed re-reads every few seconds, and the layout must stay quick at 10,0
 """
 
 import uuid
+from collections import namedtuple
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -21,10 +22,15 @@ Usage = tuple[float, int, int, int]  # reserved cores, memory MB, bandwidth Mb/s
 NO_USAGE: Usage = (0.0, 0, 0, 0)
 
 
+# A computing node's columns as a plain tuple (attribute access by column name), for readers that only read them:
+# 50,000 of these load in a fraction of the time ORM objects take (the placement view's layout at 10,000 servers).
+NodeColumns = namedtuple("NodeColumns", [c.key for c in ComputeNode.__table__.columns])
+
+
 class NodeRow(NamedTuple):
     """A computing node and where it sits."""
 
-    node: ComputeNode
+    node: ComputeNode | NodeColumns
     server_id: uuid.UUID
     server: str
     server_type: str
@@ -47,10 +53,11 @@ class ClusterRead:
         return self.usage.get(node_id, NO_USAGE)
 
 
-def topology_statement(cluster_id: uuid.UUID, where=None) -> Select:
+def topology_statement(cluster_id: uuid.UUID, where=None, columns: bool = False) -> Select:
     """The cluster's nodes (optionally only those matching `where`) as NodeRow columns, in topology order;
-    a statement, so a reader can page through it."""
-    stmt = (select(ComputeNode, Server.id, Server.name, Server.server_type, Rack.id, Rack.name, Rack.pod)
+    a statement, so a reader can page through it. `columns`: each node's columns first, not its ORM object."""
+    node = ComputeNode.__table__.columns if columns else [ComputeNode]
+    stmt = (select(*node, Server.id, Server.name, Server.server_type, Rack.id, Rack.name, Rack.pod)
             .join(Server, Server.id == ComputeNode.server_id).join(Rack, Rack.id == Server.rack_id)
             .where(ComputeNode.cluster_id == cluster_id)
             .order_by(Rack.index, Server.index, ComputeNode.index))
@@ -76,10 +83,17 @@ def node_usage(session: Session, cluster_id: uuid.UUID) -> dict[uuid.UUID, Usage
 
 
 def read_cluster(session: Session, cluster_id: uuid.UUID, *, usage: bool = False,
-                 placed: bool = False) -> ClusterRead:
+                 placed: bool = False, columns: bool = False) -> ClusterRead:
     """The cluster's nodes in topology order (one query), with what is reserved on them if `usage` (two more),
-    and its placed deployments and their instances if `placed` (one, and one more when there are any)."""
-    read = ClusterRead([NodeRow._make(row) for row in session.execute(topology_statement(cluster_id))])
+    and its placed deployments and their instances if `placed` (one, and one more when there are any).
+    `columns`: the nodes as NodeColumns, not ORM objects (for readers that change nothing)."""
+    if columns:
+        width = len(NodeColumns._fields)
+        nodes = [NodeRow(NodeColumns._make(row[:width]), *row[width:])
+                 for row in session.execute(topology_statement(cluster_id, columns=True))]
+    else:
+        nodes = [NodeRow._make(row) for row in session.execute(topology_statement(cluster_id))]
+    read = ClusterRead(nodes)
     if usage:
         read.usage = node_usage(session, cluster_id)
     if placed:

@@ -1,4 +1,5 @@
 import { type CSSProperties, memo } from "react";
+import { HEAT_GRADIENT } from "../viz/heatRamp";
 import { type InstanceLook, REFUSED_COLOR, UNRUN_ALPHA } from "../viz/instanceLook";
 
 const MAX_APPS = 16;
@@ -44,6 +45,11 @@ export const ClusterLegend = memo(function ClusterLegend({ apps, looks }: Cluste
           <span className="swatch box" style={{ background: "#d1495b", borderColor: "#d1495b", height: "0.3rem" }} /> &gt; 90 % used
         </li>
       </ul>
+      <p className="legend-heat" data-testid="legend-heat">
+        Zoomed out, a rack too small to show its nodes is one block coloured by the share of its cores reserved:{" "}
+        <span className="heat-scale" style={{ background: HEAT_GRADIENT }} aria-hidden="true" /> 0 → 100 %. Zoom in to
+        see its nodes and instances.
+      </p>
       <h4>Instance state</h4>
       <ul className="legend one-column" data-testid="legend-states">
         {LOOKS.map((l) => (

@@ -1,7 +1,9 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 
 import { ClusterLegend } from "./ClusterLegend";
+import { ClusterSearch } from "./ClusterSearch";
 import { ClusterToolbar } from "./ClusterToolbar";
+import type { SearchHit } from "./clusterSearch";
 import { ClusterTooltip, type TooltipLiveNode } from "./ClusterTooltip";
 import { DagNodeFocus } from "./DagNodeFocus";
 import { focusedEvents, focusedInstances } from "./dagFocus";
@@ -277,6 +279,15 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
     [layout],
   );
 
+  const onSearchHit = useCallback(
+    (hit: SearchHit) => {
+      if (hit.kind === "application") setApplication(hit.application);
+      else if (hit.kind === "node") onRef({ kind: "node", index: hit.node, label: hit.label });
+      else onRef({ kind: "instance", index: hit.instance, id: layout?.instances.id[hit.instance] ?? "", label: hit.label });
+    },
+    [onRef, layout],
+  );
+
   const onCollapsed = useCallback((value: boolean) => {
     setCollapsed(value);
     setExpandedRacks(new Set());
@@ -353,7 +364,9 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
         onReload={reload}
         colorMode={colorMode}
         onColorMode={setColorChoice}
-      />
+      >
+        <ClusterSearch layout={layout} onPick={onSearchHit} />
+      </ClusterToolbar>
       <ReplayBar
         query={replay.query}
         setQuery={replay.setQuery}

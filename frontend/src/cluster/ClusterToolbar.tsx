@@ -1,3 +1,5 @@
+import type { ReactNode } from "react";
+
 import { routeHref } from "../lib/route";
 
 export interface ClusterToolbarProps {
@@ -17,6 +19,8 @@ export interface ClusterToolbarProps {
   /** Instance colours: by application, or live by queue (with edges by traffic). */
   colorMode: "application" | "live";
   onColorMode: (mode: "application" | "live") => void;
+  /** Shown before the Fit button (the search box). */
+  children?: ReactNode;
 }
 
 export function ClusterToolbar(p: ClusterToolbarProps) {
@@ -66,6 +70,7 @@ export function ClusterToolbar(p: ClusterToolbarProps) {
         )}
       </span>
       <span className="spacer" />
+      {p.children}
       <button type="button" onClick={p.onFit}>
         Fit
       </button>

@@ -6,8 +6,9 @@
 import { type D3DragEvent, type D3ZoomEvent, type ZoomBehavior, type ZoomTransform, drag, select, zoom, zoomIdentity } from "d3";
 
 import { DRAG_THRESHOLD_PX, type DropNode, type DropTarget, dropTargetAt, movedEnough } from "./dropTarget";
-import { type ClusterGeometry, type Hit, type HitIndex, type Mark, buildHitIndex, hitTest } from "./clusterLayout";
+import { type ClusterGeometry, type Hit, type HitIndex, type Mark, type RackBox, buildHitIndex, hitTest } from "./clusterLayout";
 import { fitTransform, shortNodeName } from "./fitTransform";
+import { heatColour } from "./heatRamp";
 import { type InstanceLook, REFUSED_COLOR, UNRUN_ALPHA } from "./instanceLook";
 
 /** A line between two instances' marks (live traffic along a DAG edge). */
@@ -68,6 +69,11 @@ export interface ClusterCanvas {
   update(model: ClusterCanvasModel): void;
   destroy(): void;
 }
+
+/** A rack narrower than this on screen (CSS px) is drawn as one block coloured by its utilisation. */
+export const COARSE_RACK_PX = 48;
+/** A node shown (search, a timeline link) narrower than this on screen (CSS px) is zoomed to. */
+const REVEAL_MIN_PX = 24;
 
 const COLORS = {
   background: "#f5f7fa",
@@ -241,10 +247,19 @@ export function createClusterCanvas({ domNode, onHover, onSelect, onDrop, onAnch
     const visible = (x: number, y: number, w: number, h: number) => x + w >= vx0 && x <= vx1 && y + h >= vy0 && y <= vy1;
 
     const racks = g.racks.filter((r) => visible(r.x, r.y, r.w, r.h));
+    // Zoomed out, a rack too narrow on screen to show its nodes is one block coloured by its cores' utilisation:
+    // at 10,000 servers that is every rack, and the frame draws a few hundred blocks, not 50,000 boxes.
+    const coarse = (r: RackBox) => !r.collapsed && r.w * k < COARSE_RACK_PX;
+    const detailed = racks.filter((r) => !coarse(r));
 
     // Racks.
     ctx.fillStyle = COLORS.rack;
-    for (const r of racks) ctx.fillRect(r.x, r.y, r.w, r.h);
+    for (const r of detailed) ctx.fillRect(r.x, r.y, r.w, r.h);
+    for (const r of racks) {
+      if (!coarse(r)) continue;
+      ctx.fillStyle = heatColour(r.summary.utilisation);
+      ctx.fillRect(r.x, r.y, r.w, r.h);
+    }
     ctx.fillStyle = COLORS.rackHeader;
     for (const r of racks) ctx.fillRect(r.header.x, r.header.y, r.header.w, r.header.h);
     ctx.lineWidth = px;
@@ -290,7 +305,7 @@ export function createClusterCanvas({ domNode, onHover, onSelect, onDrop, onAnch
 
     // Node boxes, batched by kind; utilisation bars.
     const boxes = [];
-    for (const r of racks) for (let i = r.nodeStart; i < r.nodeEnd; i++) {
+    for (const r of detailed) for (let i = r.nodeStart; i < r.nodeEnd; i++) {
       const n = g.nodes[i]!;
       if (visible(n.x, n.y, n.w, n.h)) boxes.push(n);
     }
@@ -326,7 +341,7 @@ export function createClusterCanvas({ domNode, onHover, onSelect, onDrop, onAnch
     }
 
     // Server names.
-    if (k * 9 >= 6) {
+    if (k * 9 >= 6 && detailed.length > 0) {
       ctx.font = `${textPx(9, 12)}px system-ui, sans-serif`;
       ctx.fillStyle = COLORS.muted;
       for (const s of g.servers) {
@@ -362,8 +377,9 @@ export function createClusterCanvas({ domNode, onHover, onSelect, onDrop, onAnch
       return mi >= 0 ? g.marks[mi] : undefined;
     };
 
-    // Live traffic along DAG edges, under the marks.
-    if (model.edges && model.edges.length > 0) {
+    // Live traffic along DAG edges, under the marks (none where every rack is a block).
+    const marksShown = detailed.length > 0;
+    if (marksShown && model.edges && model.edges.length > 0) {
       ctx.globalAlpha = 0.75;
       ctx.lineCap = "round";
       for (const e of model.edges) {
@@ -395,7 +411,7 @@ export function createClusterCanvas({ domNode, onHover, onSelect, onDrop, onAnch
       for (const m of marks) if (inView(m)) ctx.rect(m.x + inset, m.y + inset, m.w - 2 * inset, m.h - 2 * inset);
       ctx.stroke();
     };
-    for (const grp of groups) {
+    for (const grp of marksShown ? groups : []) {
       const pending = grp.look === "pending";
       ctx.globalAlpha = grp.look === "unrun" ? UNRUN_ALPHA : pending ? 0.3 : 1;
       if (grp.primary) {
@@ -551,7 +567,8 @@ export function createClusterCanvas({ domNode, onHover, onSelect, onDrop, onAnch
     if (!n) return;
     const [x0, y0] = transform.apply([n.x, n.y]);
     const [x1, y1] = transform.apply([n.x + n.w, n.y + n.h]);
-    if (x0 >= 0 && y0 >= 0 && x1 <= cssW && y1 <= cssH) return;
+    // Shown already, and big enough to tell apart (zoomed out on 10,000 servers a node is a pixel in a rack block).
+    if (x0 >= 0 && y0 >= 0 && x1 <= cssW && y1 <= cssH && x1 - x0 >= REVEAL_MIN_PX) return;
     const k = Math.max(transform.k, 1);
     selection.call(zoomBehavior.transform, zoomIdentity.translate(cssW / 2 - (n.x + n.w / 2) * k, cssH / 2 - (n.y + n.h / 2) * k).scale(k));
   }
