@@ -47,7 +47,7 @@ def load_meta(session: Session, cluster_name: str) -> tuple[agg.ClusterMeta, dic
     """The cluster's nodes, instances and deployed applications, and each node's state (the record's).
     Raises NotFound for an unknown cluster. Blocking."""
     cluster = get_cluster(session, cluster_name)
-    read = read_cluster(session, cluster.id, placed=True)
+    read = read_cluster(session, cluster.id, placed=True, columns=True)
     meta = agg.ClusterMeta(id=str(cluster.id), name=cluster.name)
     states = {}
     types = catalog.server_types()

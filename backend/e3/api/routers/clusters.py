@@ -5,6 +5,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request, Response, status
 from fastapi.responses import JSONResponse
+from pydantic_core import to_json
 from sqlalchemy.orm import Session
 
 from e3.api.deps import AdminDep, BodyDep, PageDep, ReadDep, SessionDep, WriteDep
@@ -69,9 +70,11 @@ def get_cluster(name: str, session: SessionDep, actor: ReadDep) -> dict:
 
 
 @router.get("/{name}/layout", response_model=ClusterLayout)
-def get_cluster_layout(name: str, session: SessionDep, actor: ReadDep) -> dict:
+def get_cluster_layout(name: str, session: SessionDep, actor: ReadDep) -> Response:
     """The topology and every placed instance, in columns, for the placement view."""
-    return cluster_layout(session, name)
+    # Built to the schema by cluster_layout and written as JSON at once: validating 50,000 nodes again against
+    # ClusterLayout took a fifth of the answer's time at 10,000 servers.
+    return Response(to_json(cluster_layout(session, name)), media_type="application/json")
 
 
 @router.get("/{name}/moment", response_model=ClusterMoment)
