@@ -58,7 +58,7 @@ system-deps-test:
 bench: bench-placement bench-ingest bench-agent bench-orchestrator bench-metrics bench-front-intake bench-ui
 
 bench-ui: backend frontend
-	cd frontend && npx vite build && DIST=dist node e2e/dashboard.bench.mjs && \
+	cd frontend && npm run build && DIST=dist node e2e/dashboard.bench.mjs && \
 		E3_BIN=$(abspath $(E3)) node e2e/cluster_scale.bench.mjs
 
 bench-placement: backend
