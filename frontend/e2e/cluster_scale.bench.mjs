@@ -9,22 +9,17 @@
 //  - frame times while panning (a mouse drag) and zooming (wheel) the whole cluster, zoomed out (every rack one
 //    block) and zoomed in; target ≥ 50 fps (frames ≤ 20 ms);
 //  - how long the search box takes to find a node and show it.
-// Run: cd frontend && npx vite build && E3_BIN=../.venv/bin/e3 node e2e/cluster_scale.bench.mjs
+// Run: make bench-ui, or cd frontend && npm run build && E3_BIN=../.venv/bin/e3 node e2e/cluster_scale.bench.mjs
 //      (SERVERS=<n> for another size, SHARDS=<n> per DAG node, at most 1,000).
 import { startBackend } from "./backend.mjs";
 import { byId, launch, newTestPage, screenshot } from "./browser.mjs";
+import { stats } from "./cluster.mjs";
 
 const SERVERS = Number(process.env.SERVERS ?? 10_000);
 const SHARDS = Number(process.env.SHARDS ?? 500);
 const SERVICES = ["ema", "spike", "count", "kvs", "flow_monitor", "ddos", "natv4", "ipsec", "nids", "knn"];
 const CLUSTER = "dc";
 
-const stats = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const at = (q) => s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? NaN;
-  const mean = s.reduce((a, b) => a + b, 0) / Math.max(1, s.length);
-  return { n: s.length, mean, p50: at(0.5), p99: at(0.99), max: s.at(-1) ?? NaN };
-};
 const fmtFrames = (label, xs) => {
   const s = stats(xs);
   return `${label}: mean ${s.mean.toFixed(1)} ms (${(1000 / s.mean).toFixed(0)} fps), p99 ${s.p99.toFixed(1)} ms, ` +

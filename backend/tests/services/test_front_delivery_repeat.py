@@ -11,6 +11,15 @@ from e3.controller.front_delivery import FrontDeliveries
 from e3.rpc.pb import front_pb2
 
 
+def _counting_deliveries(hand, add_rollup=lambda row, instances: None) -> FrontDeliveries:
+    """Deliveries applied to a hub that hands their rollup rows to `hand(nodes, instances)` and accounts each node
+    row's energy through `add_rollup(row, instances)`."""
+    account = SimpleNamespace(add_rollup=add_rollup)
+    hub = SimpleNamespace(rejected=Counter(), clock=lambda: 0.0, nodes={}, rollups=SimpleNamespace(hand=hand),
+                          energy=SimpleNamespace(nodes={}, account=lambda *args: account))
+    return FrontDeliveries(hub)
+
+
 def test_a_repeated_delivery_is_not_counted_twice_and_a_new_front_starts_afresh():
     flushes = []
 
@@ -55,12 +64,9 @@ def test_a_repeated_detection_report_is_not_acted_on_twice_and_mode_off_acts_on_
 def test_a_delivery_whose_call_is_cancelled_while_its_rows_are_counted_is_counted_once_in_full(monkeypatch):
     monkeypatch.setattr("e3.controller.front_delivery.CHUNK_ROWS", 1)  # a turn of the loop after each row
     handed, added = [], []
-    account = SimpleNamespace(add_rollup=lambda row, instances: added.append((row.node_id, len(instances))))
-    hub = SimpleNamespace(rejected=Counter(), clock=lambda: 0.0, nodes={},
-                          rollups=SimpleNamespace(hand=lambda nodes, instances: handed.append(
-                              ([n.node_id for n in nodes], [i.instance_id for i in instances]))),
-                          energy=SimpleNamespace(nodes={}, account=lambda *args: account))
-    deliveries = FrontDeliveries(hub)
+    deliveries = _counting_deliveries(
+        lambda nodes, instances: handed.append(([n.node_id for n in nodes], [i.instance_id for i in instances])),
+        lambda row, instances: added.append((row.node_id, len(instances))))
     ids = [str(uuid.uuid4()) for _ in range(3)]
     delivery = front_pb2.Delivery(
         front_id="a", sequence=1,
@@ -91,10 +97,7 @@ def test_a_delivery_whose_applying_fails_part_way_is_applied_when_sent_again():
             raise RuntimeError("a fault while counting")
         handed.extend(n.node_id for n in nodes)
 
-    account = SimpleNamespace(add_rollup=lambda row, instances: None)
-    hub = SimpleNamespace(rejected=Counter(), clock=lambda: 0.0, nodes={}, rollups=SimpleNamespace(hand=hand),
-                          energy=SimpleNamespace(nodes={}, account=lambda *args: account))
-    deliveries = FrontDeliveries(hub)
+    deliveries = _counting_deliveries(hand)
     node = str(uuid.uuid4())
     delivery = front_pb2.Delivery(front_id="a", sequence=1, node_rollups=[
         front_pb2.NodeRollupRow(node_id=node, cluster_id="c", start=10, step_s=1)])
@@ -120,10 +123,7 @@ def test_a_delivery_that_fails_after_its_call_was_cancelled_is_applied_when_sent
             raise RuntimeError("a fault while counting the second row")
         handed.extend(n.node_id for n in nodes)
 
-    account = SimpleNamespace(add_rollup=lambda row, instances: None)
-    hub = SimpleNamespace(rejected=Counter(), clock=lambda: 0.0, nodes={}, rollups=SimpleNamespace(hand=hand),
-                          energy=SimpleNamespace(nodes={}, account=lambda *args: account))
-    deliveries = FrontDeliveries(hub)
+    deliveries = _counting_deliveries(hand)
     ids = [str(uuid.uuid4()) for _ in range(2)]
     delivery = front_pb2.Delivery(front_id="a", sequence=1, node_rollups=[
         front_pb2.NodeRollupRow(node_id=n, cluster_id="c", start=10, step_s=1) for n in ids])

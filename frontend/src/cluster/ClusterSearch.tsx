@@ -17,6 +17,7 @@ export function ClusterSearch({ layout, onPick }: ClusterSearchProps) {
   const deferred = useDeferredValue(query); // typing stays quick at 100,000 instances
   const hits = useMemo(() => (layout ? searchCluster(layout, deferred) : []), [layout, deferred]);
   const listId = useId();
+  const inputId = useId();
   const pick = (hit: SearchHit) => {
     onPick(hit);
     setQuery("");
@@ -24,11 +25,13 @@ export function ClusterSearch({ layout, onPick }: ClusterSearchProps) {
   const open = query.trim().length >= 2;
   return (
     <div className="cluster-search">
+      <label htmlFor={inputId}>Find</label>{" "}
       <input
+        id={inputId}
         type="search"
         value={query}
-        placeholder="Find node, instance, app…"
         aria-label="Find a node, instance or application"
+        title="A node or server name, an instance (e.g. kv shard 3, or an id's start) or an application"
         aria-controls={listId}
         aria-expanded={open}
         data-testid="cluster-search"

@@ -22,6 +22,7 @@ export function focusedInstances(layout: LookupSource & { instances: { state: st
 export function focusedEvents(events: readonly EventRow[], lookup: Lookup, instances: readonly number[], max = 8): TimelineEntry[] {
   const wanted = new Set(instances.map((i) => lookup.source?.instances.id[i]).filter((id) => id !== undefined));
   const found: TimelineEntry[] = [];
+  if (wanted.size === 0) return found; // no DAG node shown: the timeline's events are not read on each arrival
   for (let k = events.length - 1; k >= 0 && found.length < max; k--) {
     const entry = toEntry(events[k]!, lookup);
     if (entry.refs.some((r) => r.kind === "instance" && wanted.has(r.id))) found.push(entry);

@@ -1,9 +1,19 @@
 import type { FigureSpec } from "./chartFigures";
+import { sourceTone } from "./format";
 import { formatLoad } from "./modelAtLoad";
 import { SourceBadge } from "./SourceBadge";
 
 /** The chart's legend: the measured line, what each step is and, for an energy figure, the sources of its watts
  * (never a bare number); the cost model's value at the load measured now, dashed, said to be a current value. */
+/** What the line is, by where its figures came from: "measured" only when every source measured them (RAPL, IPMI,
+ * the heartbeats), "estimated by the model" when the model gave them all, both when mixed. */
+export function lineKind(sources: readonly string[] | null): string {
+  if (sources === null || sources.length === 0) return "measured";
+  const tones = new Set(sources.map(sourceTone));
+  if (tones.size === 1 && tones.has("measured")) return "measured";
+  return tones.has("measured") ? "measured and estimated by the model" : "estimated by the model";
+}
+
 export function FigureChartLegend({
   spec,
   sources,
@@ -23,7 +33,7 @@ export function FigureChartLegend({
     <ul className="fig-legend" data-testid="chart-legend">
       <li data-testid="chart-legend-measured">
         <span className="fig-swatch fig-swatch-measured" aria-hidden="true" />
-        measured: {spec.measured}
+        {lineKind(sources)}: {spec.eachStep}
         {sources !== null && (
           <span className="fig-sources">
             {" · "}

@@ -28,8 +28,8 @@ export type ChartRef =
 export interface FigureSpec {
   /** What it is, in words: "power", "p99 latency". */
   label: string;
-  /** What each step of the measured line is. */
-  measured: string;
+  /** What each step of the line is (whether measured or estimated, the legend says from its sources). */
+  eachStep: string;
   unit: UnitLadder;
   /** A value with its unit, for the read-out. */
   format: (v: number) => string;
@@ -51,7 +51,7 @@ const usFromMs = (ms: number | null | undefined) => (typeof ms === "number" ? ms
 const NODE: Record<NodeFigure, FigureSpec> = {
   queue: {
     label: "queue depth",
-    measured: "mean queue depth of each step",
+    eachStep: "mean queue depth of each step",
     unit: UNITS.packets,
     format: formatPackets,
     minTop: 10,
@@ -60,7 +60,7 @@ const NODE: Record<NodeFigure, FigureSpec> = {
   },
   cpu: {
     label: "CPU",
-    measured: "mean CPU utilisation of each step",
+    eachStep: "mean CPU utilisation of each step",
     unit: UNITS.fraction,
     format: formatPercent,
     minTop: 1,
@@ -69,7 +69,7 @@ const NODE: Record<NodeFigure, FigureSpec> = {
   },
   watts: {
     label: "power",
-    measured: "mean watts of each step",
+    eachStep: "mean watts of each step",
     unit: UNITS.watts,
     format: formatWatts,
     minTop: 10,
@@ -81,7 +81,7 @@ const NODE: Record<NodeFigure, FigureSpec> = {
 const APPLICATION: Record<ApplicationFigure, FigureSpec> = {
   throughput: {
     label: "throughput",
-    measured: "requests/s its entry primaries completed",
+    eachStep: "requests/s its entry primaries completed",
     unit: UNITS.requestsPerSecond,
     format: formatRps,
     minTop: 1,
@@ -90,7 +90,7 @@ const APPLICATION: Record<ApplicationFigure, FigureSpec> = {
   },
   avgUs: {
     label: "average latency",
-    measured: "mean latency at its entry, arrival to reply",
+    eachStep: "mean latency at its entry, arrival to reply",
     unit: UNITS.latencyUs,
     format: formatLatencyUs,
     minTop: 0,
@@ -100,7 +100,7 @@ const APPLICATION: Record<ApplicationFigure, FigureSpec> = {
   },
   p99Us: {
     label: "p99 latency",
-    measured: "the highest p99 of each step at its entry (an upper bound)",
+    eachStep: "the highest p99 of each step at its entry (an upper bound)",
     unit: UNITS.latencyUs,
     format: formatLatencyUs,
     minTop: 0,
@@ -110,7 +110,7 @@ const APPLICATION: Record<ApplicationFigure, FigureSpec> = {
   },
   joulesPerRequest: {
     label: "joules per request",
-    measured: "its attributed joules ÷ its requests, each step",
+    eachStep: "its attributed joules ÷ its requests, each step",
     unit: UNITS.joulesPerRequest,
     format: formatJoulesPerRequest,
     minTop: 0,
@@ -123,7 +123,7 @@ const APPLICATION: Record<ApplicationFigure, FigureSpec> = {
 const CLUSTER: Record<ClusterFigure, FigureSpec> = {
   watts: {
     label: "total power",
-    measured: "the nodes' watts summed, each step",
+    eachStep: "the nodes' watts summed, each step",
     unit: UNITS.watts,
     format: formatWatts,
     minTop: 10,
@@ -132,7 +132,7 @@ const CLUSTER: Record<ClusterFigure, FigureSpec> = {
   },
   throughput: {
     label: "throughput",
-    measured: "the applications' requests/s summed, each step",
+    eachStep: "the applications' requests/s summed, each step",
     unit: UNITS.requestsPerSecond,
     format: formatRps,
     minTop: 1,
@@ -141,7 +141,7 @@ const CLUSTER: Record<ClusterFigure, FigureSpec> = {
   },
   requestsPerJoule: {
     label: "requests per joule",
-    measured: "the applications' requests/s over the nodes' watts, each step",
+    eachStep: "the applications' requests/s over the nodes' watts, each step",
     unit: UNITS.requestsPerJoule,
     format: formatRequestsPerJoule,
     minTop: 0,

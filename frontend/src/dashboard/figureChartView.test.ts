@@ -10,6 +10,7 @@ import { applyMessage, emptyLiveData, liveView } from "../live/liveState";
 import type { ChartRef } from "./chartFigures";
 import { chartButtonLabel } from "./chartFigures";
 import { FigureChart } from "./FigureChart";
+import { lineKind } from "./FigureChartLegend";
 import { FigureChartPanel } from "./FigureChartPanel";
 import { LiveRecorder } from "./recorder";
 import { Sparkline } from "./Sparkline";
@@ -52,7 +53,7 @@ describe("FigureChartPanel", () => {
     expect(html.match(/data-testid="chart-x-tick"/g)?.length).toBeGreaterThanOrEqual(3);
     expect(html).toMatch(/data-testid="chart-y-unit"[^>]*>W</);
     expect(html).toMatch(/data-testid="chart-line"/);
-    expect(text(html)).toMatch(/measured: the nodes' watts summed, each step · source: MODEL/);
+    expect(text(html)).toMatch(/estimated by the model: the nodes' watts summed, each step · source: MODEL/);
     expect(text(html)).toContain("GET /clusters/rack/history");
     expect(text(html)).toContain("sources over the range: GET /clusters/rack/energy");
     expect(text(html)).toContain("Reading the last 5 min from the server…");
@@ -108,5 +109,14 @@ describe("a sparkline with a chart", () => {
     expect(html).toMatch(/<button[^>]*aria-label="chart of power, node s1\/a"[^>]*aria-haspopup="dialog"/);
     expect(html).toMatch(/data-chart="node:a:watts"/);
     expect(html).toMatch(/<svg class="dash-spark"/);
+  });
+});
+
+describe("what the legend calls the line", () => {
+  it("says measured only when every source measured it", () => {
+    expect(lineKind(null)).toBe("measured");
+    expect(lineKind(["rapl", "ipmi-split"])).toBe("measured");
+    expect(lineKind(["model"])).toBe("estimated by the model");
+    expect(lineKind(["model", "rapl"])).toBe("measured and estimated by the model");
   });
 });

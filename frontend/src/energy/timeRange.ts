@@ -44,7 +44,8 @@ export interface RangeProblem {
 }
 
 /** datetime-local text ("2026-11-26T16:05") as a time, or null. */
-function localTime(text: string): number | null {
+/** datetime-local text (local time) as ms since the epoch, or null when it is not a time. */
+export function localTime(text: string): number | null {
   if (text.trim() === "") return null;
   const ms = new Date(text).getTime();
   return Number.isFinite(ms) ? ms : null;
@@ -83,9 +84,11 @@ export function formatStep(seconds: number): string {
   return `${seconds} s`;
 }
 
-/** A time as datetime-local text in local time ("2026-11-26T16:05"), to fill the custom fields. */
-export function toLocalInput(ms: number): string {
+/** A time as datetime-local text in local time ("2026-11-26T16:05", with `seconds` "2026-11-26T16:05:09"), to fill
+ * the custom fields. */
+export function toLocalInput(ms: number, { seconds = false }: { seconds?: boolean } = {}): string {
   const d = new Date(ms);
   const pad = (n: number) => String(n).padStart(2, "0");
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+  const minutes = `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+  return seconds ? `${minutes}:${pad(d.getSeconds())}` : minutes;
 }

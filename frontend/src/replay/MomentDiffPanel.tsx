@@ -49,7 +49,8 @@ export function MomentDiffPanel({ diff, loading, error }: { diff: MomentDiff | n
           {diff.applications.length > 0 && (
             <div data-testid="diff-figures">
               <p className="muted replay-note">
-                Measured at each moment: throughput and latency over the 10 s before it, energy over its 10 s step.
+                Throughput and latency: measured over the 10 s before each moment. J/request and power: over its 10 s
+                energy step, from the source named (the model's are estimates, not measurements).
               </p>
               {diff.applications.map((a) => (
                 <table key={a.application} className="replay-diff-figures">

@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 
+import { localTime, toLocalInput } from "../energy/timeRange";
 import { formatTime } from "../lib/format";
 import type { ReplayQuery, ReplayQueryProblem } from "./replayQuery";
 import { BEFORE_MS, type ReplayMark, groupMarks } from "./replayMarks";
@@ -19,17 +20,7 @@ const STEPS = [{ label: "−1 min", ms: -60_000 }, { label: "−10 s", ms: -10_0
 const COMPARE_BEFORE_MS = 5 * 60_000;
 
 const iso = (t: number | null) => (t === null ? "" : new Date(t).toISOString());
-/** datetime-local text with seconds, in local time ("2026-11-27T10:00:05"). */
-function localInput(t: number): string {
-  const d = new Date(t);
-  const pad = (n: number) => String(n).padStart(2, "0");
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:` +
-    pad(d.getSeconds());
-}
-function fromLocalInput(text: string): number | null {
-  const t = new Date(text).getTime();
-  return text && Number.isFinite(t) ? t : null;
-}
+const localInput = (t: number) => toLocalInput(t, { seconds: true });
 
 function useNow(everyMs: number): number {
   const [now, setNow] = useState(() => Date.now());
@@ -98,7 +89,7 @@ export function ReplayBar({ query, setQuery, problems, marks, loading, error, pl
             Compare with{" "}
             <input type="datetime-local" step={1} value={localInput(query.compare)} aria-label="Compare with moment"
                    data-testid="replay-compare-input"
-                   onChange={(e) => { const t = fromLocalInput(e.target.value); if (t !== null) compareWith(t); }} />
+                   onChange={(e) => { const t = localTime(e.target.value); if (t !== null) compareWith(t); }} />
             <button type="button" onClick={() => compareWith(null)}>Stop comparing</button>
           </label>
         )}
@@ -142,7 +133,7 @@ export function ReplayBar({ query, setQuery, problems, marks, loading, error, pl
             ))}
             <input type="datetime-local" step={1} value={localInput(at)} aria-label="Moment (local time)"
                    data-testid="replay-input"
-                   onChange={(e) => { const t = fromLocalInput(e.target.value); if (t !== null) go(t); }} />
+                   onChange={(e) => { const t = localTime(e.target.value); if (t !== null) go(t); }} />
           </>
         )}
       </div>
