@@ -14,7 +14,7 @@ import redis.asyncio as aioredis
 from redis.connection import SSLConnection, parse_url
 
 from e3.core.aio import cancel_and_wait
-from e3.live.channel import LIVE_CHANNEL, latest_key, node_key
+from e3.live.channel import LIVE_CHANNEL, latest_key, states_key
 
 log = logging.getLogger(__name__)
 _PUBLISH = f"*3\r\n$7\r\nPUBLISH\r\n${len(LIVE_CHANNEL)}\r\n{LIVE_CHANNEL}\r\n"
@@ -195,7 +195,7 @@ async def publish_state(client: aioredis.Redis, node_id, cluster_id, name: str, 
                         previous: str | None) -> None:
     now = datetime.now(timezone.utc).isoformat()
     async with client.pipeline(transaction=False) as pipe:
-        pipe.hset(node_key(node_id), mapping={"state": state, "state_since": now})
+        pipe.hset(states_key(cluster_id), str(node_id), json.dumps({"state": state, "since": now}))
         pipe.publish(LIVE_CHANNEL, json.dumps({"type": "node.state", "node_id": str(node_id),
                                                "cluster_id": str(cluster_id), "name": name, "state": state,
                                                "previous": previous, "ts": now}))

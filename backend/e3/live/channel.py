@@ -5,8 +5,11 @@ membership state (hash `e3:node:<id>`), and pub/sub on `e3:live`.
 (written by the controller once per write to Redis, with every node heard since the previous one: one command
 a cluster, however many heartbeats).
 
-`e3:node:<id>` is a hash of the node's low-rate fields: membership changes set state and state_since, command
-outcomes last_command_version and last_command_ok.
+`e3:states:<cluster id>` is a hash from node id to the node's membership state as JSON {"state", "since"} (set
+on every change, with the message below): a cluster's states in one read, however many nodes (HGETALL of 50,000
+fields where 50,000 reads took a second of the API's event loop).
+
+`e3:node:<id>` is a hash of the node's command outcomes: last_command_version and last_command_ok.
 
 Messages on `e3:live` are JSON objects with a `type`:
   {"type": "heartbeats", "heartbeats": [{node_id, ts, queue_len, ..., instances, cluster_id}, ...]}
@@ -28,8 +31,13 @@ def latest_key(cluster_id) -> str:
     return f"e3:latest:{cluster_id}"
 
 
+def states_key(cluster_id) -> str:
+    """The Redis hash holding the membership state of each of cluster `cluster_id`'s nodes."""
+    return f"e3:states:{cluster_id}"
+
+
 def node_key(node_id) -> str:
-    """The Redis hash holding node `node_id`'s membership state and last command outcome."""
+    """The Redis hash holding node `node_id`'s last command outcome."""
     return f"e3:node:{node_id}"
 
 

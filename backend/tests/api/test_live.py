@@ -94,6 +94,7 @@ def test_snapshot_then_heartbeats_and_state_changes_as_they_come(api_server, cli
 
     async def scenario():
         controller.beat(nodes[0], queue_length=3)  # before the client: the snapshot has it from the hash
+        await controller.state(nodes[0], "suspect", "up")  # and this from the cluster's states hash
         await asyncio.sleep(0.2)
         async with connect(_ws_url(api_server, "live1"), subprotocols=_protocols(token)) as ws:
             assert ws.subprotocol == "e3.live.v1"
@@ -103,6 +104,7 @@ def test_snapshot_then_heartbeats_and_state_changes_as_they_come(api_server, cli
             first = _node(snap, nodes[0])
             assert first["queue_len"] == 3 and first["power"] == {"watts": 20.0, "source": "model"}
             assert first["kind"] in ("host", "smartnic") and first["server"] and first["ts"]
+            assert first["state"] == "suspect" and first["state_since"]  # the record still says up
             assert _node(snap, nodes[1])["stale"] and _node(snap, nodes[1])["ts"] is None  # never reported
             assert snap["totals"]["nodes"] == len(nodes) and snap["server_time"]
 

@@ -59,7 +59,9 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
   const replayArrivedAt = useMemo(() => (moment ? performance.now() : null), [moment]);
   const layout = replaying ? (moment?.layout ?? null) : liveLayout;
   const arrivedAt = replaying ? replayArrivedAt : liveArrivedAt;
-  const live = useLive(clusterName, session.token);
+  // The live channel opens once the placement is drawn (or could not be read): at 10,000 servers its first
+  // message, every node's figures, would otherwise be made and read beside the layout and delay the drawing.
+  const live = useLive(liveArrivedAt !== null || error !== null ? clusterName : null, session.token);
   const timeline = useEventTimeline(clusterName, session.token);
   const [historyKey, setHistoryKey] = useState(0);
   const flow = useMigrationFlow(

@@ -5,7 +5,6 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request, Response, status
 from fastapi.responses import JSONResponse
-from pydantic_core import to_json
 from sqlalchemy.orm import Session
 
 from e3.api.deps import AdminDep, BodyDep, PageDep, ReadDep, SessionDep, WriteDep
@@ -18,7 +17,7 @@ from e3.schemas.cluster_spec import ClusterSpec, validate_cluster
 from e3.schemas.layout import ClusterLayout, ClusterMoment
 from e3.schemas.power_config import PowerConfigPublic
 from e3.services import cluster_jobs, clusters, power_config
-from e3.services.cluster_layout import cluster_layout
+from e3.services.cluster_layout import cluster_layout_json
 from e3.services.cluster_moments import cluster_moment
 from e3.schemas.documents import parse_document
 
@@ -72,9 +71,9 @@ def get_cluster(name: str, session: SessionDep, actor: ReadDep) -> dict:
 @router.get("/{name}/layout", response_model=ClusterLayout)
 def get_cluster_layout(name: str, session: SessionDep, actor: ReadDep) -> Response:
     """The topology and every placed instance, in columns, for the placement view."""
-    # Built to the schema by cluster_layout and written as JSON at once: validating 50,000 nodes again against
-    # ClusterLayout took a fifth of the answer's time at 10,000 servers.
-    return Response(to_json(cluster_layout(session, name)), media_type="application/json")
+    # Written to the schema by cluster_layout_json, its topology by PostgreSQL: validating 50,000 nodes again
+    # against ClusterLayout took a fifth of the answer's time at 10,000 servers.
+    return Response(cluster_layout_json(session, name), media_type="application/json")
 
 
 @router.get("/{name}/moment", response_model=ClusterMoment)
