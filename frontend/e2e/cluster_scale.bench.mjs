@@ -3,7 +3,7 @@
 // shards × a primary and a backup) placed by HCM. It
 // prints, and does not assert (a noisy shared machine):
 //  - the cluster's creation and placement times (the API's job);
-//  - GET /clusters/{name}/layout: time and size;
+//  - GET /clusters/{name}/layout: time and size; GET /clusters/{name}/moment (replay) at now: time;
 //  - first paint: from navigation to the canvas's first drawing, and the render alone (layout arrived → drawn);
 //    target ≤ 1.5 s;
 //  - frame times while panning (a mouse drag) and zooming (wheel) the whole cluster, zoomed out (every rack one
@@ -87,6 +87,10 @@ try {
   console.log(`GET layout: ${(performance.now() - t).toFixed(0)} ms, ${JSON.stringify(layout).length.toLocaleString()} bytes, ` +
               `${layout.nodes.length.toLocaleString()} nodes, ${layout.instances.id.length.toLocaleString()} instances`);
 
+  t = performance.now();
+  const moment = await backend.api(`/api/v1/clusters/${CLUSTER}/moment?at=${encodeURIComponent(new Date().toISOString())}`);
+  console.log(`GET moment (replay, now): ${(performance.now() - t).toFixed(0)} ms, ${moment.layout.instances.id.length.toLocaleString()} instances`);
+
   const navigated = Date.now();
   await page.goto(`${backend.url}/#/clusters/${CLUSTER}`);
   const canvas = page.locator(`${byId("cluster-canvas")}[data-render-ms]`);
@@ -108,7 +112,7 @@ try {
   t = performance.now();
   await backend.api(`/api/v1/clusters/${CLUSTER}/layout`);
   console.log(`GET layout again, 5 s later (the live channel running): ${(performance.now() - t).toFixed(0)} ms`);
-  await panAndZoom(page, "zoomed out (racks as blocks)");
+  await panAndZoom(page, "zoomed out (pods as blocks)");
 
   // Zoomed in on one node, found by the search box.
   const wanted = layout.nodes[Math.floor(layout.nodes.length / 2)].name;

@@ -233,5 +233,32 @@ describe("E3 UI", () => {
     await title.waitFor();
     assert.match(await title.innerText(), new RegExp(`^${wanted.replace("/", "\\/")} \\(smartnic\\)`));
     await screenshot(page, "cluster-1000-servers-found");
+
+    // Zoomed far out, each FatTree pod (8 racks here) is one block: hovering one names it and counts its racks;
+    // a click zooms in on it, and its racks are drawn again.
+    await page.getByRole("button", { name: "Fit" }).click();
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    for (let i = 0; i < 10; i++) await page.mouse.wheel(0, 400);
+    await page.waitForTimeout(300);
+    let podAt = null;
+    for (let fy = 0.2; fy <= 0.8 && !podAt; fy += 0.1) {
+      for (let fx = 0.2; fx <= 0.8 && !podAt; fx += 0.1) {
+        await page.mouse.move(box.x + box.width * fx, box.y + box.height * fy);
+        if ((await title.count()) > 0 && /^pod \d+$/.test(await title.innerText())) podAt = { fx, fy };
+      }
+    }
+    assert.ok(podAt, "no pod block under the pointer, zoomed out");
+    assert.match(await page.locator(".cluster-tooltip").innerText(), /(8 racks · 320 servers|1 rack · 40 servers)/);
+    await screenshot(page, "cluster-1000-servers-pods");
+    // Coloured by J/request instead: no agent runs these nodes, so no block has a figure, and both the legend and
+    // the pod's tooltip say so (grey, not a colour from nothing).
+    await page.locator(byId("heat-by")).selectOption("energy");
+    assert.match(await page.locator(byId("legend-heat")).innerText(), /joules per instance request.*no figure yet/s);
+    await page.mouse.move(box.x + box.width * podAt.fx + 2, box.y + box.height * podAt.fy + 2);
+    await page.locator(".cluster-tooltip .t-stale").filter({ hasText: "no J/request: no node reporting" }).waitFor();
+    await page.mouse.click(box.x + box.width * podAt.fx, box.y + box.height * podAt.fy);
+    await page.mouse.move(box.x + box.width / 2 + 3, box.y + box.height / 2 + 3);
+    await page.waitForTimeout(300);
+    assert.doesNotMatch(await title.innerText().catch(() => ""), /^pod /, "still a pod block after zooming in on it");
   });
 });

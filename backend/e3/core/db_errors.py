@@ -12,6 +12,7 @@ from e3.core.errors import BadRequest, Conflict, E3Error, ServiceUnavailable
 RETRY_AFTER_S = 1
 # SQLSTATEs a client's retry may cure: lock_not_available (lock_timeout), deadlock_detected, serialization_failure.
 _BUSY = {"55P03", "40P01", "40001"}
+QUERY_CANCELED = "57014"  # a statement past the statement timeout
 # query_canceled (statement_timeout), idle_in_transaction_session_timeout, the server shutting down or gone.
 _UNAVAILABLE_PREFIXES = ("57", "08", "25P03", "53")
 

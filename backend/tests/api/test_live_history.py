@@ -168,3 +168,21 @@ def test_minutes_keep_their_1_s_steps(client, hours_back):
     assert history["step_s"] == 1
     assert [t[0] for t in history["totals"]] == [(hours_back["now"] + 1) * 1000]
     assert history["applications"][0]["points"] == [[(hours_back["now"] + 1) * 1000, 300.0, 400.0, 1000.0]]
+
+
+def test_a_window_too_long_to_read_in_time_says_so_and_names_minutes(client, monkeypatch):
+    """Past the statement timeout (a week over a large cluster), the answer says which window was too long and
+    that a shorter one is the cure, not only that the database was slow."""
+    from sqlalchemy import text
+
+    from e3.live import recent_history
+
+    def slow(session, cluster, minutes):
+        session.execute(text("SET LOCAL statement_timeout = '20ms'"))
+        session.execute(text("SELECT pg_sleep(1)"))  # PostgreSQL cancels it: query_canceled
+
+    monkeypatch.setattr(recent_history, "recent", slow)
+    r = client.get("/api/v1/clusters/any/history", params={"minutes": 10080})
+    assert r.status_code == 503
+    assert r.json()["code"] == "history_too_slow" and "10080 minutes" in r.json()["message"]
+    assert "fewer minutes" in r.json()["message"]

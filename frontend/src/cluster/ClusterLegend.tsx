@@ -1,5 +1,8 @@
 import { type CSSProperties, memo } from "react";
+import { formatJoulesPerRequest } from "../lib/figures";
+import { sourceLabel } from "../lib/powerSource";
 import { HEAT_GRADIENT } from "../viz/heatRamp";
+import type { BlockHeat, HeatBy } from "./useBlockHeat";
 import { type InstanceLook, REFUSED_COLOR, UNRUN_ALPHA } from "../viz/instanceLook";
 
 const MAX_APPS = 16;
@@ -17,10 +20,42 @@ export interface ClusterLegendProps {
   apps: { application: string; color: string }[];
   /** Instances shown in each look (under the application filter), or null before the layout came. */
   looks?: Record<InstanceLook, number> | null;
+  /** What colours a rack or pod drawn as one block, and the J/request range when that. */
+  heatBy?: HeatBy;
+  heatRange?: BlockHeat["range"];
+}
+
+/** The heat ramp's words: what it colours by, its ends, and where the figure comes from. */
+function HeatLegend({ heatBy, range }: { heatBy: HeatBy; range: BlockHeat["range"] }) {
+  const ramp = <span className="heat-scale" style={{ background: HEAT_GRADIENT }} aria-hidden="true" />;
+  if (heatBy === "reserved") {
+    return (
+      <p className="legend-heat" data-testid="legend-heat">
+        Zoomed out, a rack too small to show its nodes (further out, a pod) is one block coloured by the share of its
+        cores reserved: {ramp} 0 → 100 %. Zoom in, or click it, to see its nodes and instances.
+      </p>
+    );
+  }
+  const source = range === null ? null : range.sources.length === 1 ? sourceLabel(range.sources[0]) : sourceLabel("mixed", range.sources);
+  return (
+    <p className="legend-heat" data-testid="legend-heat">
+      Zoomed out, a rack (further out, a pod) is one block coloured by its joules per instance request: the power of its
+      nodes reporting, divided by the requests their instances completed (an application&apos;s request passes several
+      instances). {ramp}{" "}
+      {range === null ? (
+        <>no figure yet: no node reports requests.</>
+      ) : (
+        <>
+          {formatJoulesPerRequest(range.min)} → {formatJoulesPerRequest(range.max)} (log scale); power: {source}.
+        </>
+      )}{" "}
+      Grey: no figure (no node reporting, or no request).
+    </p>
+  );
 }
 
 /** Application colours, primary vs backup marks, instance states, host vs SmartNIC boxes, utilisation bars. */
-export const ClusterLegend = memo(function ClusterLegend({ apps, looks }: ClusterLegendProps) {
+export const ClusterLegend = memo(function ClusterLegend({ apps, looks, heatBy = "reserved", heatRange = null }: ClusterLegendProps) {
   const shown = apps.slice(0, MAX_APPS);
   return (
     <section className="panel" aria-label="Legend">
@@ -45,11 +80,7 @@ export const ClusterLegend = memo(function ClusterLegend({ apps, looks }: Cluste
           <span className="swatch box" style={{ background: "#d1495b", borderColor: "#d1495b", height: "0.3rem" }} /> &gt; 90 % used
         </li>
       </ul>
-      <p className="legend-heat" data-testid="legend-heat">
-        Zoomed out, a rack too small to show its nodes is one block coloured by the share of its cores reserved:{" "}
-        <span className="heat-scale" style={{ background: HEAT_GRADIENT }} aria-hidden="true" /> 0 → 100 %. Zoom in to
-        see its nodes and instances.
-      </p>
+      <HeatLegend heatBy={heatBy} range={heatRange} />
       <h4>Instance state</h4>
       <ul className="legend one-column" data-testid="legend-states">
         {LOOKS.map((l) => (

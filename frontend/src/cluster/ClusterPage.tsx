@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 
 import { ClusterLegend } from "./ClusterLegend";
+import { type HeatBy, useBlockHeat } from "./useBlockHeat";
 import { ClusterSearch } from "./ClusterSearch";
 import { ClusterToolbar } from "./ClusterToolbar";
 import type { SearchHit } from "./clusterSearch";
@@ -77,6 +78,7 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
   const [hover, setHover] = useState<{ hit: Hit; at: { x: number; y: number } } | null>(null);
   const [fits, setFits] = useState(0);
   const [colorChoice, setColorChoice] = useState<"application" | "live" | null>(null);
+  const [heatChoice, setHeatBy] = useState<HeatBy>("reserved");
   const [focus, setFocus] = useState<{ node: number | null; key: number }>({ node: null, key: 0 });
   const [localNote, setLocalNote] = useState<{ instanceId: string; text: string } | null>(null);
   const canvasRef = useRef<HTMLCanvasElement | null>(null);
@@ -130,6 +132,9 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
     () => (layout && colorMode === "live" ? liveOverlay(layout, latestLive.current) : null),
     [layout, colorMode, liveKey],
   );
+  // Racks and pods drawn as blocks: by cores reserved, or by live J/request (now's figures: not while replaying).
+  const heatBy = replaying ? "reserved" : heatChoice;
+  const heat = useBlockHeat(heatBy, layout, geometry, latestLive.current, liveKey);
   const liveByNode = useMemo(() => {
     if (!layout) return null;
     const byId = new Map(liveNodes.map((n) => [n.id, n]));
@@ -171,9 +176,10 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
             anchorInstance: noteText !== null ? noteInstance : null,
             focusNode: focus.node,
             focusKey: focus.key,
+            blockHeat: heat.places,
           }
         : null,
-    [geometry, layout, deploymentColors, serverNames, selected, relations, focused, clusterName, collapsed, fits, arrivedAt, overlay, canMove, busy, move, moveInstance, noteText, noteInstance, focus],
+    [geometry, layout, deploymentColors, serverNames, selected, relations, focused, clusterName, collapsed, fits, arrivedAt, overlay, canMove, busy, move, moveInstance, noteText, noteInstance, focus, heat],
   );
 
   const onSelect = useCallback(
@@ -366,6 +372,9 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
         onReload={reload}
         colorMode={colorMode}
         onColorMode={setColorChoice}
+        heatBy={heatBy}
+        onHeatBy={setHeatBy}
+        heatDisabled={replaying ? "J/request is live: a past moment's blocks show the cores reserved then" : null}
       >
         <ClusterSearch layout={layout} onPick={onSearchHit} />
       </ClusterToolbar>
@@ -406,6 +415,7 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
               at={hover.at}
               liveNode={colorMode === "live" ? liveByNode : null}
               dragNote={dragNote}
+              blockFigures={heat.figures}
             />
           )}
           {noteText !== null && (
@@ -463,7 +473,7 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
           {overlay && layout && (
             <LiveLegend reporting={overlay.reporting} nodes={layout.nodes.length} maxRps={overlay.maxRps} edges={overlay.edges.filter((e) => e.rps !== null).length} />
           )}
-          <ClusterLegend apps={legendApps} looks={looks} />
+          <ClusterLegend apps={legendApps} looks={looks} heatBy={heatBy} heatRange={heat.range} />
         </aside>
       </div>
       <div className="cluster-lower">

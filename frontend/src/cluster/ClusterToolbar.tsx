@@ -1,6 +1,7 @@
 import type { ReactNode } from "react";
 
 import { routeHref } from "../lib/route";
+import type { HeatBy } from "./useBlockHeat";
 
 export interface ClusterToolbarProps {
   clusterName: string;
@@ -19,6 +20,10 @@ export interface ClusterToolbarProps {
   /** Instance colours: by application, or live by queue (with edges by traffic). */
   colorMode: "application" | "live";
   onColorMode: (mode: "application" | "live") => void;
+  /** What colours a rack or pod drawn as one block (zoomed out); `heatDisabled`: why it cannot be chosen now. */
+  heatBy: HeatBy;
+  onHeatBy: (heatBy: HeatBy) => void;
+  heatDisabled?: string | null;
   /** Shown before the Fit button (the search box). */
   children?: ReactNode;
 }
@@ -51,6 +56,18 @@ export function ClusterToolbar(p: ClusterToolbarProps) {
         <select data-testid="color-mode" value={p.colorMode} onChange={(e) => p.onColorMode(e.target.value as "application" | "live")}>
           <option value="live">queue and traffic (live)</option>
           <option value="application">application</option>
+        </select>
+      </label>
+      <label title={p.heatDisabled ?? "Zoomed out, each rack (further out, each pod) is one block of this colour"}>
+        Blocks
+        <select
+          data-testid="heat-by"
+          value={p.heatBy}
+          disabled={Boolean(p.heatDisabled)}
+          onChange={(e) => p.onHeatBy(e.target.value as HeatBy)}
+        >
+          <option value="reserved">cores reserved</option>
+          <option value="energy">J/request (live)</option>
         </select>
       </label>
       <label>

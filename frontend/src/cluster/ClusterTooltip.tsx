@@ -1,6 +1,10 @@
 import type { ReactNode } from "react";
 import { describeInstanceState } from "../lib/deploymentStatus";
-import type { ClusterGeometry, ClusterLayoutData, Hit } from "../viz/clusterLayout";
+import { formatJoulesPerRequest } from "../lib/figures";
+import { countOf } from "../lib/format";
+import { sourceLabel } from "../lib/powerSource";
+import type { ClusterGeometry, ClusterLayoutData, Hit, RackSummary } from "../viz/clusterLayout";
+import type { BlockEnergy } from "./blockEnergy";
 import { instanceLook } from "../viz/instanceLook";
 import { placementOf, roleOf } from "./relations";
 
@@ -22,6 +26,23 @@ export interface ClusterTooltipProps {
   liveNode?: ((node: number) => TooltipLiveNode | null) | null;
   /** A line on instances about dragging them (how, or why not). */
   dragNote?: string | null;
+  /** Racks' and pods' live J/request, when the blocks are coloured by it. */
+  blockFigures?: { racks: BlockEnergy[]; pods: BlockEnergy[] } | null;
+}
+
+/** A rack's or pod's J/request line, with its source and how many of its nodes it is over. */
+function BlockEnergyLine({ figure }: { figure: BlockEnergy | undefined }) {
+  if (!figure) return null;
+  if (figure.joulesPerRequest === null) {
+    return <div className="t-stale">no J/request: {figure.reporting === 0 ? "no node reporting" : "no request completed"}</div>;
+  }
+  const source = figure.sources.length === 1 ? sourceLabel(figure.sources[0]) : sourceLabel("mixed", figure.sources);
+  return (
+    <div>
+      {formatJoulesPerRequest(figure.joulesPerRequest)} per instance request · {figure.watts.toFixed(0)} W ({source}) ·{" "}
+      {figure.reporting} of {figure.nodes} nodes reporting
+    </div>
+  );
 }
 
 function age(ms: number | null): string {
@@ -46,12 +67,32 @@ function LiveLines({ live, instanceId }: { live: TooltipLiveNode; instanceId?: s
   );
 }
 
+/** A rack's or pod's lines: what it holds, what is placed on it, its J/request when shown, what a click does. */
+function BlockLines(p: { title: string; summary: RackSummary; contains: string; figure: BlockEnergy | undefined; hint: string }) {
+  const s = p.summary;
+  return (
+    <>
+      <div className="t-title">{p.title}</div>
+      <div>
+        {p.contains}
+        {countOf(s.servers, "server")} · {s.hostNodes} host + {s.smartnicNodes} SmartNIC nodes
+      </div>
+      <div>
+        {s.instances} instances ({s.primaries} primary) · cores {pct(s.usedCores, s.cores)} used
+      </div>
+      {s.failed > 0 && <div className="t-failed">{s.failed} refused by their agents</div>}
+      <BlockEnergyLine figure={p.figure} />
+      <div style={{ opacity: 0.7 }}>{p.hint}</div>
+    </>
+  );
+}
+
 function pct(used: number, total: number): string {
   return total > 0 ? `${Math.round((used / total) * 100)}%` : "–";
 }
 
 /** What is under the pointer, next to it. */
-export function ClusterTooltip({ data, geometry, hit, at, liveNode, dragNote }: ClusterTooltipProps) {
+export function ClusterTooltip({ data, geometry, hit, at, liveNode, dragNote, blockFigures }: ClusterTooltipProps) {
   let body: ReactNode;
   if (hit.kind === "instance") {
     const i = hit.instance;
@@ -106,21 +147,27 @@ export function ClusterTooltip({ data, geometry, hit, at, liveNode, dragNote }: 
         })()}
       </>
     ) : null;
+  } else if (hit.kind === "pod") {
+    const p = geometry.pods[hit.pod];
+    body = p ? (
+      <BlockLines
+        title={p.name}
+        summary={p.summary}
+        contains={`${countOf(p.racks.length, "rack")} · `}
+        figure={blockFigures?.pods[hit.pod]}
+        hint="click to zoom in on its racks"
+      />
+    ) : null;
   } else {
     const r = geometry.racks.find((b) => b.rack === hit.rack);
-    const s = r?.summary;
-    body = s ? (
-      <>
-        <div className="t-title">rack {r.name}</div>
-        <div>
-          {s.servers} servers · {s.hostNodes} host + {s.smartnicNodes} SmartNIC nodes
-        </div>
-        <div>
-          {s.instances} instances ({s.primaries} primary) · cores {pct(s.usedCores, s.cores)} used
-        </div>
-        {s.failed > 0 && <div className="t-failed">{s.failed} refused by their agents</div>}
-        <div style={{ opacity: 0.7 }}>{r.collapsed ? "click to expand" : r.collapsible && hit.header ? "click the title to collapse" : ""}</div>
-      </>
+    body = r ? (
+      <BlockLines
+        title={`rack ${r.name}`}
+        summary={r.summary}
+        contains=""
+        figure={blockFigures?.racks[hit.rack]}
+        hint={r.collapsed ? "click to expand" : hit.block ? "click to zoom in on its nodes" : r.collapsible && hit.header ? "click the title to collapse" : ""}
+      />
     ) : null;
   }
   if (!body) return null;

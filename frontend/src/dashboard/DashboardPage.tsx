@@ -27,7 +27,7 @@ export function DashboardPage({ clusterName }: { clusterName: string }) {
   const session = useSession();
   const live = useLive(clusterName, session.token);
   const history = useLiveHistory(live.view);
-  useServerHistory(clusterName, history); // the last minutes from the server, so a reload starts with them
+  const serverHistory = useServerHistory(clusterName, history); // the last minutes, so a reload starts with them
   const info = useClusterInfo(clusterName);
   const costControls = useCostControls();
   const cost = useCostEfficiency(clusterName, costControls.controls);
@@ -51,6 +51,12 @@ export function DashboardPage({ clusterName }: { clusterName: string }) {
         </a>
       </div>
       <StatusLine live={live} lastMessageAt={history.lastMessageAt} now={now} />
+      {serverHistory.error && (
+        <p className="muted" role="status" data-testid="history-unavailable">
+          The last minutes could not be read from the server ({serverHistory.error}): the sparklines start with the live
+          messages.
+        </p>
+      )}
       {info.error && (
         <p className="error" role="alert">
           Could not load the cluster: {info.error}

@@ -1,23 +1,33 @@
 import { useEffect, useState } from "react";
 
+import { describeError } from "../lib/errors";
 import type { LiveRecorder } from "./recorder";
 import { fetchServerHistory } from "./serverHistory";
 
-/** The cluster's last minutes from the server, put into `recorder` once when the dashboard opens; true once they
- * are in (the page redraws). A failure leaves the sparklines to start with the live messages, as before. */
-export function useServerHistory(clusterName: string, recorder: LiveRecorder): boolean {
-  const [seeded, setSeeded] = useState(false);
+export interface ServerHistoryState {
+  /** True once the server's last minutes are in the recorder (the page redraws). */
+  seeded: boolean;
+  /** Why they could not be read; the sparklines then start with the live messages. */
+  error: string | null;
+}
+
+/** The cluster's last minutes from the server, put into `recorder` once when the dashboard opens. */
+export function useServerHistory(clusterName: string, recorder: LiveRecorder): ServerHistoryState {
+  const [state, setState] = useState<ServerHistoryState>({ seeded: false, error: null });
   useEffect(() => {
     const controller = new AbortController();
+    setState({ seeded: false, error: null });
     fetchServerHistory(clusterName, controller.signal).then(
       (history) => {
         if (controller.signal.aborted) return;
         recorder.seed(history);
-        setSeeded(true);
+        setState({ seeded: true, error: null });
       },
-      () => undefined, // aborted, or the API away: the live messages fill the sparklines as they come
+      (error: unknown) => {
+        if (!controller.signal.aborted) setState({ seeded: false, error: describeError(error) });
+      },
     );
     return () => controller.abort();
   }, [clusterName, recorder]);
-  return seeded;
+  return state;
 }

@@ -6,7 +6,17 @@
 import { type D3DragEvent, type D3ZoomEvent, type ZoomBehavior, type ZoomTransform, drag, select, zoom, zoomIdentity } from "d3";
 
 import { DRAG_THRESHOLD_PX, type DropNode, type DropTarget, dropTargetAt, movedEnough } from "./dropTarget";
-import { type ClusterGeometry, type Hit, type HitIndex, type Mark, type RackBox, buildHitIndex, hitTest } from "./clusterLayout";
+import {
+  type ClusterGeometry,
+  type Hit,
+  type HitIndex,
+  type Mark,
+  type Rect,
+  blockAt,
+  buildHitIndex,
+  coarseLevel,
+  hitTest,
+} from "./clusterLayout";
 import { fitTransform, shortNodeName } from "./fitTransform";
 import { heatColour } from "./heatRamp";
 import { type InstanceLook, REFUSED_COLOR, UNRUN_ALPHA } from "./instanceLook";
@@ -50,6 +60,9 @@ export interface ClusterCanvasModel {
   /** A node to outline (from the event timeline); `focusKey` changing scrolls it into view. */
   focusNode?: number | null;
   focusKey?: number;
+  /** The colour of each rack and pod drawn as one block, as a place on the heat ramp (0..1; NaN: no figure,
+   * drawn grey); by default the share of its cores reserved. */
+  blockHeat?: { racks: ArrayLike<number>; pods: ArrayLike<number> } | null;
 }
 
 export interface ClusterCanvasOptions {
@@ -70,8 +83,6 @@ export interface ClusterCanvas {
   destroy(): void;
 }
 
-/** A rack narrower than this on screen (CSS px) is drawn as one block coloured by its utilisation. */
-export const COARSE_RACK_PX = 48;
 /** A node shown (search, a timeline link) narrower than this on screen (CSS px) is zoomed to. */
 const REVEAL_MIN_PX = 24;
 
@@ -95,6 +106,9 @@ const COLORS = {
   dropOk: "#1f8a4c",
   dropBad: "#c0392b",
   focus: "#2457c5",
+  pod: "#eaeef4",
+  podBorder: "#9aa5b4",
+  noFigure: "#c9ced6",
 };
 
 interface Dragging {
@@ -215,7 +229,8 @@ export function createClusterCanvas({ domNode, onHover, onSelect, onDrop, onAnch
     const g = model.geometry;
     // In CSS pixels (cssW × cssH, not canvas.width in device pixels): the drawing fills the canvas at any DPR.
     const t = fitTransform(g.w, g.h, cssW, cssH);
-    zoomBehavior.scaleExtent([Math.min(t.k / 2, 0.5), Math.max(40, t.k)]);
+    // Out to a quarter of the fit: far enough for a cluster with pods to show each as one block.
+    zoomBehavior.scaleExtent([Math.min(t.k / 4, 0.5), Math.max(40, t.k)]);
     // Sets `transform` through the zoom listener (synchronously), then we draw.
     selection.call(zoomBehavior.transform, zoomIdentity.translate(t.x, t.y).scale(t.k));
     userMoved = false;
@@ -246,32 +261,63 @@ export function createClusterCanvas({ domNode, onHover, onSelect, onDrop, onAnch
     const vy1 = vy0 + cssH / k;
     const visible = (x: number, y: number, w: number, h: number) => x + w >= vx0 && x <= vx1 && y + h >= vy0 && y <= vy1;
 
-    const racks = g.racks.filter((r) => visible(r.x, r.y, r.w, r.h));
-    // Zoomed out, a rack too narrow on screen to show its nodes is one block coloured by its cores' utilisation:
-    // at 10,000 servers that is every rack, and the frame draws a few hundred blocks, not 50,000 boxes.
-    const coarse = (r: RackBox) => !r.collapsed && r.w * k < COARSE_RACK_PX;
-    const detailed = racks.filter((r) => !coarse(r));
-
-    // Racks.
-    ctx.fillStyle = COLORS.rack;
-    for (const r of detailed) ctx.fillRect(r.x, r.y, r.w, r.h);
-    for (const r of racks) {
-      if (!coarse(r)) continue;
-      ctx.fillStyle = heatColour(r.summary.utilisation);
-      ctx.fillRect(r.x, r.y, r.w, r.h);
-    }
-    ctx.fillStyle = COLORS.rackHeader;
-    for (const r of racks) ctx.fillRect(r.header.x, r.header.y, r.header.w, r.header.h);
-    ctx.lineWidth = px;
-    ctx.strokeStyle = COLORS.rackBorder;
-    ctx.beginPath();
-    for (const r of racks) ctx.rect(r.x, r.y, r.w, r.h);
-    ctx.stroke();
-
+    // Zoomed out, a rack too narrow on screen to show its nodes is one block coloured by its heat (at 10,000
+    // servers the frame draws a few hundred blocks, not 50,000 boxes); further out, each pod is one block.
+    const level = coarseLevel(g, k);
+    const heatFill = (value: number) => (Number.isNaN(value) ? COLORS.noFigure : heatColour(value));
     const textOk = k * 11 >= 7; // world 11 px text is at least 7 screen px
     // Text grows with the zoom up to a readable size on screen, no further (a fitted small cluster is zoomed far in).
     const textPx = (world: number, screenMax: number) => Math.min(world, screenMax * px);
     ctx.textBaseline = "middle";
+
+    const pods = g.pods.map((p, i) => ({ p, i })).filter(({ p }) => visible(p.x, p.y, p.w, p.h));
+    ctx.lineWidth = px;
+    for (const { p, i } of pods) {
+      ctx.fillStyle = level === "pod" ? heatFill(model.blockHeat?.pods[i] ?? p.summary.utilisation) : COLORS.pod;
+      ctx.fillRect(p.x, p.y, p.w, p.h);
+      ctx.strokeStyle = COLORS.podBorder;
+      ctx.strokeRect(p.x, p.y, p.w, p.h);
+    }
+    // Pod titles: inside each block when pods are blocks (12 px on screen, where they fit), else in the pod's
+    // title strip once it is tall enough on screen to hold them.
+    const blockText = 12 * px;
+    const stripText = textPx(14, 14);
+    const titled = level === "pod" || (g.pods[0] !== undefined && g.pods[0].header.h * k >= 12);
+    if (titled) {
+      ctx.fillStyle = COLORS.rackText;
+      for (const { p } of pods) {
+        const s = p.summary;
+        const racks = `${p.racks.length} rack${p.racks.length === 1 ? "" : "s"}`;
+        if (level === "pod") {
+          ctx.font = `600 ${blockText}px system-ui, sans-serif`;
+          const lines = [p.name, `${Math.round(s.utilisation * 100)}% cores`];
+          if (ctx.measureText(lines[0]!).width > p.w - 8 * px || blockText * 2.6 > p.h) continue;
+          lines.forEach((line, i) => ctx.fillText(line, p.x + 4 * px, p.y + blockText * (0.9 + i * 1.2), p.w - 8 * px));
+        } else {
+          ctx.font = `600 ${stripText}px system-ui, sans-serif`;
+          const label = `${p.name} · ${racks} · ${s.servers} servers · ${Math.round(s.utilisation * 100)}% cores`;
+          ctx.fillText(label, p.x + 4 * px, p.y + p.header.h / 2, p.w - 8 * px);
+        }
+      }
+    }
+    const racks = level === "pod" ? [] : g.racks.filter((r) => visible(r.x, r.y, r.w, r.h));
+    const coarse = level === "rack";
+    const detailed = coarse ? racks.filter((r) => r.collapsed) : racks;
+
+    // Racks.
+    ctx.fillStyle = COLORS.rack;
+    for (const r of detailed) ctx.fillRect(r.x, r.y, r.w, r.h);
+    for (const r of coarse ? racks : []) {
+      if (r.collapsed) continue;
+      ctx.fillStyle = heatFill(model.blockHeat?.racks[r.rack] ?? r.summary.utilisation);
+      ctx.fillRect(r.x, r.y, r.w, r.h);
+    }
+    ctx.fillStyle = COLORS.rackHeader;
+    for (const r of racks) ctx.fillRect(r.header.x, r.header.y, r.header.w, r.header.h);
+    ctx.strokeStyle = COLORS.rackBorder;
+    ctx.beginPath();
+    for (const r of racks) ctx.rect(r.x, r.y, r.w, r.h);
+    ctx.stroke();
     if (textOk) {
       ctx.font = `600 ${textPx(11, 14)}px system-ui, sans-serif`;
       ctx.fillStyle = COLORS.rackText;
@@ -378,7 +424,7 @@ export function createClusterCanvas({ domNode, onHover, onSelect, onDrop, onAnch
     };
 
     // Live traffic along DAG edges, under the marks (none where every rack is a block).
-    const marksShown = detailed.length > 0;
+    const marksShown = level === null && detailed.length > 0;
     if (marksShown && model.edges && model.edges.length > 0) {
       ctx.globalAlpha = 0.75;
       ctx.lineCap = "round";
@@ -485,9 +531,13 @@ export function createClusterCanvas({ domNode, onHover, onSelect, onDrop, onAnch
       } else if (hovered.kind === "node") {
         const n = g.nodes.find((b) => b.node === (hovered as { node: number }).node);
         if (n) ctx.strokeRect(n.x, n.y, n.w, n.h);
+      } else if (hovered.kind === "pod") {
+        const p = g.pods[hovered.pod];
+        if (p) ctx.strokeRect(p.x, p.y, p.w, p.h);
       } else {
         const r = g.racks[hovered.rack];
-        if (r && (r.collapsed || (r.collapsible && hovered.header))) ctx.strokeRect(r.x, r.y, r.w, hovered.header && !r.collapsed ? r.header.h : r.h);
+        const block = r && level === "rack" && !r.collapsed;
+        if (r && (block || r.collapsed || (r.collapsible && hovered.header))) ctx.strokeRect(r.x, r.y, r.w, hovered.header && !r.collapsed ? r.header.h : r.h);
       }
     }
 
@@ -581,11 +631,23 @@ export function createClusterCanvas({ domNode, onHover, onSelect, onDrop, onAnch
     return { x, y, wx, wy };
   }
 
-  function hitAt(event: MouseEvent): { hit: Hit | null; x: number; y: number } {
+  function hitAt(event: MouseEvent): { hit: Hit | null; x: number; y: number; block: boolean } {
     const p = pointer(event);
-    if (!model || !index) return { hit: null, x: p.x, y: p.y };
+    if (!model || !index) return { hit: null, x: p.x, y: p.y, block: false };
+    // A pod or rack drawn as one block is what is under the pointer, not the marks it hides.
+    const level = coarseLevel(model.geometry, transform.k);
+    const block = level === null ? null : blockAt(model.geometry, level, p.wx, p.wy);
+    if (block) return { hit: block, x: p.x, y: p.y, block: true };
     // A few screen pixels of slop so tiny marks can be hovered when zoomed out.
-    return { hit: hitTest(model.geometry, index, p.wx, p.wy, 3 / transform.k), x: p.x, y: p.y };
+    return { hit: hitTest(model.geometry, index, p.wx, p.wy, 3 / transform.k), x: p.x, y: p.y, block: false };
+  }
+
+  /** Zooms in until `box` fills the view: a pod's racks, or a rack's nodes, are then drawn in full. */
+  function zoomInto(box: Rect): void {
+    const t = fitTransform(box.w, box.h, cssW, cssH, 24);
+    const k = Math.max(t.k, transform.k);
+    selection.call(zoomBehavior.transform, zoomIdentity.translate(cssW / 2 - (box.x + box.w / 2) * k, cssH / 2 - (box.y + box.h / 2) * k).scale(k));
+    userMoved = true;
   }
 
   const sameHit = (a: Hit | null, b: Hit | null) => JSON.stringify(a) === JSON.stringify(b);
@@ -607,7 +669,10 @@ export function createClusterCanvas({ domNode, onHover, onSelect, onDrop, onAnch
     onHover?.(null, { x: 0, y: 0 });
   }
   function onClick(event: MouseEvent): void {
-    onSelect?.(hitAt(event).hit);
+    const { hit, block } = hitAt(event);
+    if (block && model && hit?.kind === "pod") zoomInto(model.geometry.pods[hit.pod]!);
+    else if (block && model && hit?.kind === "rack") zoomInto(model.geometry.racks[hit.rack]!);
+    else onSelect?.(hit);
   }
   canvas.addEventListener("mousemove", onMove);
   canvas.addEventListener("mouseleave", onLeave);

@@ -1,5 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { type ClusterGeometry, type ClusterLayoutData, type Rect, buildHitIndex, computeClusterLayout, hitTest } from "./clusterLayout";
+import {
+  COARSE_POD_RACK_PX,
+  COARSE_RACK_PX,
+  type ClusterGeometry,
+  type ClusterLayoutData,
+  type Rect,
+  blockAt,
+  buildHitIndex,
+  coarseLevel,
+  computeClusterLayout,
+  hitTest,
+} from "./clusterLayout";
 
 /** racks × serversPerRack servers, each a host + `nics` SmartNICs; instances spread round-robin. */
 export function fakeCluster(racks: number, serversPerRack: number, nics: number, instances: number): ClusterLayoutData {
@@ -94,6 +105,53 @@ describe("computeClusterLayout", () => {
     expect(nic.utilisation).toBe(0.5);
     expect(nic.bar.w).toBeCloseTo(host.bar.w / 2);
     expect(within(g.racks[4]!, g)).toBe(true);
+  });
+
+  it("frames each pod's racks together, the pods apart, when the racks belong to two pods or more", () => {
+    const data = fakeCluster(12, 2, 1, 60);
+    data.racks.forEach((rack, r) => (rack.pod = Math.floor(r / 3)));
+    const g = computeClusterLayout(data, { aspect: 1.6 });
+    expect(g.pods.map((p) => p.name)).toEqual(["pod 0", "pod 1", "pod 2", "pod 3"]);
+    expect(g.racks.map((r) => r.rack)).toEqual(data.racks.map((_, r) => r));
+    for (const pod of g.pods) {
+      expect(pod.racks).toEqual([0, 1, 2].map((i) => pod.pod * 3 + i));
+      for (const r of pod.racks) {
+        expect(within(g.racks[r]!, pod)).toBe(true);
+        expect(g.racks[r]!.y).toBeGreaterThanOrEqual(pod.header.y + pod.header.h);
+      }
+      for (const other of g.pods) if (other !== pod) expect(overlaps(pod, other)).toBe(false);
+      expect(within(pod, g)).toBe(true);
+      const racks = pod.racks.map((r) => g.racks[r]!.summary);
+      expect(pod.summary.servers).toBe(6);
+      expect(pod.summary.instances).toBe(racks.reduce((n, s) => n + s.instances, 0));
+      expect(pod.summary.utilisation).toBeCloseTo(racks.reduce((n, s) => n + s.usedCores, 0) / racks.reduce((n, s) => n + s.cores, 0));
+    }
+    expect(g.pods.reduce((n, p) => n + p.summary.instances, 0)).toBe(60);
+    // Pods side by side and in rows, not one long strip.
+    expect(new Set(g.pods.map((p) => p.x)).size).toBeGreaterThan(1);
+    expect(new Set(g.pods.map((p) => p.y)).size).toBeGreaterThan(1);
+  });
+
+  it("shows every pod as a block when racks are tiny on screen, every rack when small, the nodes otherwise", () => {
+    const data = fakeCluster(12, 2, 1, 60);
+    data.racks.forEach((rack, r) => (rack.pod = Math.floor(r / 3)));
+    const g = computeClusterLayout(data);
+    const rackW = g.racks[0]!.w;
+    expect(coarseLevel(g, (COARSE_POD_RACK_PX - 1) / rackW)).toBe("pod");
+    expect(coarseLevel(g, (COARSE_RACK_PX - 1) / rackW)).toBe("rack");
+    expect(coarseLevel(g, (COARSE_RACK_PX + 1) / rackW)).toBeNull();
+    const onePod = computeClusterLayout(fakeCluster(12, 2, 1, 60));
+    expect(coarseLevel(onePod, (COARSE_POD_RACK_PX - 1) / rackW)).toBe("rack"); // no pods to show
+    // What is under the pointer is the block drawn there.
+    const pod = g.pods[2]!;
+    expect(blockAt(g, "pod", pod.x + pod.w / 2, pod.y + pod.h / 2)).toEqual({ kind: "pod", pod: 2 });
+    const rack = g.racks[7]!;
+    expect(blockAt(g, "rack", rack.x + 1, rack.y + rack.h - 1)).toEqual({ kind: "rack", rack: 7, header: false, block: true });
+    expect(blockAt(g, "pod", g.w + 10, 0)).toBeNull();
+  });
+
+  it("draws no pod frames when every rack is in one pod", () => {
+    expect(computeClusterLayout(fakeCluster(6, 2, 1, 10)).pods).toEqual([]);
   });
 
   it("draws collapsed racks as summary blocks with counts and utilisation, except expanded ones", () => {

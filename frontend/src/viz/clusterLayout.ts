@@ -65,6 +65,19 @@ export interface RackBox extends Rect {
   markEnd: number;
 }
 
+/** A FatTree pod's racks framed together (drawn only when the cluster has two pods or more). */
+export interface PodBox extends Rect {
+  /** The racks' `pod` number. */
+  pod: number;
+  name: string;
+  /** The title strip at the top of the pod. */
+  header: Rect;
+  /** Its racks (indices into racks, ascending). */
+  racks: number[];
+  /** Its racks' summaries added up. */
+  summary: RackSummary;
+}
+
 export interface ServerRow extends Rect {
   server: number;
   name: string;
@@ -90,6 +103,9 @@ export interface Mark extends Rect {
 }
 
 export interface ClusterGeometry extends Rect {
+  /** Empty unless the racks belong to two pods or more. */
+  pods: PodBox[];
+  /** racks[i] is rack i's box. */
   racks: RackBox[];
   servers: ServerRow[];
   nodes: NodeBox[];
@@ -122,6 +138,9 @@ const RACK_PAD = 6;
 const HEADER_H = 18;
 const SUMMARY_H = 58;
 const RACK_GAP = 18;
+const POD_PAD = 8;
+const POD_HEADER_H = 22;
+const POD_GAP = 30;
 
 function clamp01(v: number): number {
   return Number.isFinite(v) ? Math.min(1, Math.max(0, v)) : 0;
@@ -183,20 +202,15 @@ export function computeClusterLayout(data: ClusterLayoutData, options: LayoutOpt
   const rackH = (r: number) =>
     isCollapsed(r) ? HEADER_H + SUMMARY_H : HEADER_H + (serversOfRack[r]?.length ?? 0) * rowH + RACK_PAD;
 
-  // Grid columns: make the whole grid roughly `aspect` wide.
   const nRacks = racks.length;
-  let typicalH = 0;
-  for (let r = 0; r < nRacks; r++) typicalH = Math.max(typicalH, rackH(r));
-  const gridCols =
-    nRacks === 0
-      ? 1
-      : Math.min(nRacks, Math.max(1, Math.round(Math.sqrt((nRacks * aspect * (typicalH + RACK_GAP)) / (rackW + RACK_GAP)))));
+  const placed = placeRacks(racks, rackW, rackH, aspect);
 
   const geometry: ClusterGeometry = {
     x: 0,
     y: 0,
-    w: 0,
-    h: 0,
+    w: placed.w,
+    h: placed.h,
+    pods: placed.pods,
     racks: [],
     servers: [],
     nodes: [],
@@ -205,106 +219,223 @@ export function computeClusterLayout(data: ClusterLayoutData, options: LayoutOpt
     filteredInstances: 0,
   };
 
-  let y = 0;
-  for (let rowStart = 0; rowStart < nRacks; rowStart += gridCols) {
-    let rowHeight = 0;
-    for (let r = rowStart; r < Math.min(nRacks, rowStart + gridCols); r++) {
-      const x = (r - rowStart) * (rackW + RACK_GAP);
-      const h = rackH(r);
-      rowHeight = Math.max(rowHeight, h);
-      const collapsed = isCollapsed(r);
-      const summary: RackSummary = {
-        servers: serversOfRack[r]?.length ?? 0,
-        hostNodes: 0,
-        smartnicNodes: 0,
-        instances: 0,
-        primaries: 0,
-        failed: 0,
-        cores: 0,
-        usedCores: 0,
-        utilisation: 0,
-      };
-      const box: RackBox = {
-        rack: r,
-        name: racks[r]?.name ?? `rack ${r}`,
-        x,
-        y,
-        w: rackW,
-        h,
-        collapsed,
-        collapsible: collapsedAll && !collapsed,
-        header: { x, y, w: rackW, h: HEADER_H },
-        summary,
-        nodeStart: geometry.nodes.length,
-        nodeEnd: geometry.nodes.length,
-        markStart: geometry.marks.length,
-        markEnd: geometry.marks.length,
-      };
-      (serversOfRack[r] ?? []).forEach((s, row) => {
-        const sy = y + HEADER_H + row * rowH;
-        if (!collapsed) {
-          geometry.servers.push({ server: s, name: servers[s]?.name ?? "", x: x + RACK_PAD, y: sy, w: rackW - RACK_PAD * 2, h: nodeH });
+  for (let r = 0; r < nRacks; r++) {
+    const x = placed.x[r]!;
+    const y = placed.y[r]!;
+    const h = rackH(r);
+    const collapsed = isCollapsed(r);
+    const summary: RackSummary = {
+      servers: serversOfRack[r]?.length ?? 0,
+      hostNodes: 0,
+      smartnicNodes: 0,
+      instances: 0,
+      primaries: 0,
+      failed: 0,
+      cores: 0,
+      usedCores: 0,
+      utilisation: 0,
+    };
+    const box: RackBox = {
+      rack: r,
+      name: racks[r]?.name ?? `rack ${r}`,
+      x,
+      y,
+      w: rackW,
+      h,
+      collapsed,
+      collapsible: collapsedAll && !collapsed,
+      header: { x, y, w: rackW, h: HEADER_H },
+      summary,
+      nodeStart: geometry.nodes.length,
+      nodeEnd: geometry.nodes.length,
+      markStart: geometry.marks.length,
+      markEnd: geometry.marks.length,
+    };
+    (serversOfRack[r] ?? []).forEach((s, row) => {
+      const sy = y + HEADER_H + row * rowH;
+      if (!collapsed) {
+        geometry.servers.push({ server: s, name: servers[s]?.name ?? "", x: x + RACK_PAD, y: sy, w: rackW - RACK_PAD * 2, h: nodeH });
+      }
+      (nodesOfServer[s] ?? []).forEach((n, col) => {
+        const node = nodes[n];
+        if (node === undefined) return;
+        const onNode = instancesOfNode[n] ?? [];
+        if (node.kind === "host") summary.hostNodes++;
+        else summary.smartnicNodes++;
+        summary.cores += node.cores;
+        summary.usedCores += node.used_cores;
+        summary.instances += onNode.length;
+        for (const i of onNode) {
+          if ((instances.replica[i] ?? 0) === 0) summary.primaries++;
+          if (instances.state?.[i] === "failed") summary.failed++;
         }
-        (nodesOfServer[s] ?? []).forEach((n, col) => {
-          const node = nodes[n];
-          if (node === undefined) return;
-          const onNode = instancesOfNode[n] ?? [];
-          if (node.kind === "host") summary.hostNodes++;
-          else summary.smartnicNodes++;
-          summary.cores += node.cores;
-          summary.usedCores += node.used_cores;
-          summary.instances += onNode.length;
-          for (const i of onNode) {
-            if ((instances.replica[i] ?? 0) === 0) summary.primaries++;
-            if (instances.state?.[i] === "failed") summary.failed++;
-          }
-          if (collapsed) return;
-          const nx = x + RACK_PAD + SERVER_LABEL_W + col * (nodeW + NODE_GAP);
-          const utilisation = clamp01(node.cores > 0 ? node.used_cores / node.cores : 0);
-          geometry.nodes.push({
-            node: n,
-            kind: node.kind,
-            x: nx,
-            y: sy,
-            w: nodeW,
-            h: nodeH,
-            utilisation,
-            bar: { x: nx + NODE_PAD, y: sy + nodeH - NODE_PAD - BAR_H, w: (nodeW - NODE_PAD * 2) * utilisation, h: BAR_H },
-            instances: onNode.length,
-          });
-          onNode.forEach((i, slot) => {
-            geometry.markOfInstance[i] = geometry.marks.length;
-            geometry.marks.push({
-              instance: i,
-              deployment: instances.deployment[i] ?? -1,
-              primary: (instances.replica[i] ?? 0) === 0,
-              look: instanceLook(instances.state?.[i]),
-              x: nx + NODE_PAD + (slot % cols) * MARK_STEP,
-              y: sy + NODE_PAD + Math.floor(slot / cols) * MARK_STEP,
-              w: MARK_SIZE,
-              h: MARK_SIZE,
-            });
+        if (collapsed) return;
+        const nx = x + RACK_PAD + SERVER_LABEL_W + col * (nodeW + NODE_GAP);
+        const utilisation = clamp01(node.cores > 0 ? node.used_cores / node.cores : 0);
+        geometry.nodes.push({
+          node: n,
+          kind: node.kind,
+          x: nx,
+          y: sy,
+          w: nodeW,
+          h: nodeH,
+          utilisation,
+          bar: { x: nx + NODE_PAD, y: sy + nodeH - NODE_PAD - BAR_H, w: (nodeW - NODE_PAD * 2) * utilisation, h: BAR_H },
+          instances: onNode.length,
+        });
+        onNode.forEach((i, slot) => {
+          geometry.markOfInstance[i] = geometry.marks.length;
+          geometry.marks.push({
+            instance: i,
+            deployment: instances.deployment[i] ?? -1,
+            primary: (instances.replica[i] ?? 0) === 0,
+            look: instanceLook(instances.state?.[i]),
+            x: nx + NODE_PAD + (slot % cols) * MARK_STEP,
+            y: sy + NODE_PAD + Math.floor(slot / cols) * MARK_STEP,
+            w: MARK_SIZE,
+            h: MARK_SIZE,
           });
         });
       });
-      summary.utilisation = clamp01(summary.cores > 0 ? summary.usedCores / summary.cores : 0);
-      geometry.filteredInstances += summary.instances;
-      box.nodeEnd = geometry.nodes.length;
-      box.markEnd = geometry.marks.length;
-      geometry.racks.push(box);
-      geometry.w = Math.max(geometry.w, x + rackW);
-    }
-    y += rowHeight + RACK_GAP;
+    });
+    summary.utilisation = clamp01(summary.cores > 0 ? summary.usedCores / summary.cores : 0);
+    geometry.filteredInstances += summary.instances;
+    box.nodeEnd = geometry.nodes.length;
+    box.markEnd = geometry.marks.length;
+    geometry.racks.push(box);
   }
-  geometry.h = Math.max(0, y - RACK_GAP);
+  for (const pod of geometry.pods) pod.summary = addSummaries(pod.racks.map((r) => geometry.racks[r]!.summary));
   return geometry;
 }
 
-/** What is under a point of the drawing. */
+function addSummaries(parts: RackSummary[]): RackSummary {
+  const sum = (key: keyof RackSummary) => parts.reduce((total, p) => total + p[key], 0);
+  const cores = sum("cores");
+  const usedCores = sum("usedCores");
+  return {
+    servers: sum("servers"),
+    hostNodes: sum("hostNodes"),
+    smartnicNodes: sum("smartnicNodes"),
+    instances: sum("instances"),
+    primaries: sum("primaries"),
+    failed: sum("failed"),
+    cores,
+    usedCores,
+    utilisation: clamp01(cores > 0 ? usedCores / cores : 0),
+  };
+}
+
+/** Rows of `items` (heights by index) `cols` wide, `gap` apart: each item's offset from the block's corner. */
+function gridOf(items: number[], heightOf: (item: number) => number, cols: number, itemW: number, gap: number) {
+  const at = new Map<number, { x: number; y: number }>();
+  let y = 0;
+  let w = 0;
+  for (let start = 0; start < items.length; start += cols) {
+    let rowH = 0;
+    for (let c = 0; c < cols && start + c < items.length; c++) {
+      const item = items[start + c]!;
+      at.set(item, { x: c * (itemW + gap), y });
+      rowH = Math.max(rowH, heightOf(item));
+      w = Math.max(w, c * (itemW + gap) + itemW);
+    }
+    y += rowH + gap;
+  }
+  return { at, w, h: Math.max(0, y - gap) };
+}
+
+/** Columns for `n` items of `itemW` × `itemH` so the grid is roughly `aspect` wide. */
+function columnsFor(n: number, itemW: number, itemH: number, aspect: number): number {
+  return n === 0 ? 1 : Math.min(n, Math.max(1, Math.round(Math.sqrt((n * aspect * itemH) / itemW))));
+}
+
+/** Where each rack goes: one grid, roughly `aspect` wide; with two pods or more, each pod's racks in a framed
+ * square-ish block, the blocks in a grid roughly `aspect` wide. */
+function placeRacks(
+  racks: ClusterLayoutData["racks"],
+  rackW: number,
+  rackH: (rack: number) => number,
+  aspect: number,
+): { x: Float64Array; y: Float64Array; w: number; h: number; pods: PodBox[] } {
+  const x = new Float64Array(racks.length);
+  const y = new Float64Array(racks.length);
+  let typicalH = 0;
+  for (let r = 0; r < racks.length; r++) typicalH = Math.max(typicalH, rackH(r));
+  const byPod = new Map<number, number[]>();
+  racks.forEach((rack, r) => {
+    const list = byPod.get(rack.pod);
+    if (list) list.push(r);
+    else byPod.set(rack.pod, [r]);
+  });
+  const all = racks.map((_, r) => r);
+  if (byPod.size < 2) {
+    const grid = gridOf(all, rackH, columnsFor(racks.length, rackW + RACK_GAP, typicalH + RACK_GAP, aspect), rackW, RACK_GAP);
+    for (const [r, at] of grid.at) [x[r], y[r]] = [at.x, at.y];
+    return { x, y, w: grid.w, h: grid.h, pods: [] };
+  }
+  const largest = Math.max(...[...byPod.values()].map((list) => list.length));
+  const podCols = columnsFor(largest, rackW + RACK_GAP, typicalH + RACK_GAP, 1);
+  const blocks = [...byPod].map(([pod, list]) => ({ pod, racks: list, grid: gridOf(list, rackH, podCols, rackW, RACK_GAP) }));
+  const podW = POD_PAD * 2 + Math.max(...blocks.map((b) => b.grid.w));
+  const podH = (b: number) => POD_HEADER_H + blocks[b]!.grid.h + POD_PAD;
+  const typicalPodH = Math.max(...blocks.map((_, b) => podH(b)));
+  const outer = gridOf(
+    blocks.map((_, b) => b),
+    podH,
+    columnsFor(blocks.length, podW + POD_GAP, typicalPodH + POD_GAP, aspect),
+    podW,
+    POD_GAP,
+  );
+  const pods = blocks.map((block, b): PodBox => {
+    const at = outer.at.get(b)!;
+    for (const r of block.racks) {
+      const inner = block.grid.at.get(r)!;
+      x[r] = at.x + POD_PAD + inner.x;
+      y[r] = at.y + POD_HEADER_H + inner.y;
+    }
+    return {
+      pod: block.pod,
+      name: `pod ${block.pod}`,
+      x: at.x,
+      y: at.y,
+      w: podW,
+      h: podH(b),
+      header: { x: at.x, y: at.y, w: podW, h: POD_HEADER_H },
+      racks: block.racks,
+      summary: addSummaries([]),
+    };
+  });
+  return { x, y, w: outer.w, h: outer.h, pods };
+}
+
+/** What is under a point of the drawing; `pod` indexes geometry.pods. */
 export type Hit =
   | { kind: "instance"; instance: number }
   | { kind: "node"; node: number }
-  | { kind: "rack"; rack: number; header: boolean };
+  | { kind: "rack"; rack: number; header: boolean; block?: boolean }
+  | { kind: "pod"; pod: number };
+
+/** A rack narrower than this on screen (CSS px) is drawn as one block coloured by its heat. */
+export const COARSE_RACK_PX = 48;
+/** Racks narrower than this on screen (CSS px), too narrow for their names: each pod is drawn as one block. */
+export const COARSE_POD_RACK_PX = 24;
+
+/** What the drawing shows whole at zoom `k`: every pod as one block, every rack as one block, or the racks'
+ * nodes (every rack has the same width, so it is one or the other for all). */
+export function coarseLevel(g: ClusterGeometry, k: number): "pod" | "rack" | null {
+  const rackPx = (g.racks[0]?.w ?? 0) * k;
+  if (g.pods.length > 0 && rackPx < COARSE_POD_RACK_PX) return "pod";
+  return rackPx < COARSE_RACK_PX ? "rack" : null;
+}
+
+/** The pod or rack block under (x, y) when they are drawn as blocks (`coarseLevel`). */
+export function blockAt(g: ClusterGeometry, level: "pod" | "rack", x: number, y: number): Hit | null {
+  if (level === "pod") {
+    const pod = g.pods.findIndex((p) => inside(p, x, y));
+    return pod >= 0 ? { kind: "pod", pod } : null;
+  }
+  const rack = g.racks.find((r) => !r.collapsed && inside(r, x, y));
+  return rack ? { kind: "rack", rack: rack.rack, header: false, block: true } : null;
+}
 
 /** A uniform grid over marks and node boxes, for hit-testing thousands of them per mouse move. */
 export interface HitIndex {

@@ -18,13 +18,15 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request, WebSocket
 from fastapi.responses import StreamingResponse
+from sqlalchemy.exc import OperationalError
 from starlette.websockets import WebSocketDisconnect
 
 from e3.api.deps import authorize
 from e3.api.stream_revocation import REVOKED_MESSAGE, ended_on_revocation, until_revoked
 from e3.core.config import get_settings
 from e3.core.db import in_session, session_scope
-from e3.core.errors import E3Error
+from e3.core.db_errors import QUERY_CANCELED
+from e3.core.errors import E3Error, ServiceUnavailable
 from e3.core.security import Actor
 from e3.schemas.live import LiveHistory, LiveMessage
 from e3.live import recent_history
@@ -146,4 +148,12 @@ async def get_live_history(
     throughput and latency at its entry; the cluster's totals), so that a dashboard opens showing them and its
     time-range picker can show longer windows; the live channel goes on from there."""
     await asyncio.to_thread(authorize, request, "read")
-    return await asyncio.to_thread(in_session, recent_history.recent, cluster, minutes)
+    try:
+        return await asyncio.to_thread(in_session, recent_history.recent, cluster, minutes)
+    except OperationalError as exc:
+        if getattr(exc.orig, "sqlstate", None) != QUERY_CANCELED:
+            raise
+        # Past the statement timeout: a retry would take as long, a shorter window would not.
+        raise ServiceUnavailable(
+            f"reading {minutes} minutes of cluster '{cluster}''s history took longer than the database's statement "
+            "timeout (E3_DB_STATEMENT_TIMEOUT_MS); ask for fewer minutes", code="history_too_slow") from exc
