@@ -241,7 +241,11 @@ class LiveHub:
             except TimeoutError:
                 log.warning("live channel: not subscribed to Redis yet; nodes show stale until it is")
             cluster = self.clusters.get(loaded[0].id) if loaded else watched
+            if cluster is not None and self.clusters.get(cluster.id) is not cluster:
+                cluster = None  # dropped while its fingerprint was read (nobody had watched it for LINGER_S)
             if cluster is None:
+                if loaded is None:
+                    fingerprint, loaded = await asyncio.to_thread(in_session, load_meta_if_changed, cluster_name, None)
                 cluster = self.clusters[loaded[0].id] = ClusterLive(*loaded, fingerprint=fingerprint)
                 await self._read_hashes(cluster)
             elif loaded:

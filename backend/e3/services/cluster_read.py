@@ -1,14 +1,14 @@
 """One read of a cluster: its computing nodes in topology order with their server and rack, what is reserved
 on each, and its placed deployments with their instances.
 
-It serves the cluster's detail and node list (services/clusters.py), the placement view's layout
-(services/cluster_layout.py), the live feed's metadata (live/hub.py) and placement's capacities
-(services/capacities.py). Each reader asks only for the parts it shows, so none queries more than it needs:
-the live feed re-reads every few seconds, and the layout must stay quick at 10,000 instances.
+It serves the cluster's detail and node list (services/clusters.py) and placement's capacities
+(services/capacities.py); each reader asks only for the parts it shows. The readers of whole large clusters read
+columns instead of rows: the live feed's metadata (`read_node_arrays`, `read_placed`, and the
+`placement_fingerprint` that says when to read them again) and the placement view's layout (`usage_statement`,
+joined by services/layout_topology.py).
 """
 
 import uuid
-from collections import namedtuple
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -23,15 +23,10 @@ Usage = tuple[float, int, int, int]  # reserved cores, memory MB, bandwidth Mb/s
 NO_USAGE: Usage = (0.0, 0, 0, 0)
 
 
-# The columns of a computing node the drawings read, as a plain tuple (attribute access by name): 50,000 of these
-# load in a fraction of the time ORM objects with every column take (the placement view's layout at 10,000 servers).
-NodeColumns = namedtuple("NodeColumns", ["id", "name", "kind", "core_class", "cores", "memory_mb", "state"])
-
-
 class NodeRow(NamedTuple):
     """A computing node and where it sits."""
 
-    node: ComputeNode | NodeColumns
+    node: ComputeNode
     server_id: uuid.UUID
     server: str
     server_type: str
@@ -73,11 +68,10 @@ def read_node_arrays(session: Session, cluster_id: uuid.UUID) -> dict[str, list]
     return {name: getattr(answer, name) or [] for name in NODE_ARRAYS}
 
 
-def topology_statement(cluster_id: uuid.UUID, where=None, columns: bool = False) -> Select:
+def topology_statement(cluster_id: uuid.UUID, where=None) -> Select:
     """The cluster's nodes (optionally only those matching `where`) as NodeRow columns, in topology order;
-    a statement, so a reader can page through it. `columns`: each node's NodeColumns first, not its ORM object."""
-    node = [getattr(ComputeNode, name) for name in NodeColumns._fields] if columns else [ComputeNode]
-    stmt = (select(*node, Server.id, Server.name, Server.server_type, Rack.id, Rack.name, Rack.pod)
+    a statement, so a reader can page through it."""
+    stmt = (select(ComputeNode, Server.id, Server.name, Server.server_type, Rack.id, Rack.name, Rack.pod)
             .join(Server, Server.id == ComputeNode.server_id).join(Rack, Rack.id == Server.rack_id)
             .where(ComputeNode.cluster_id == cluster_id)
             .order_by(Rack.index, Server.index, ComputeNode.index))
@@ -98,7 +92,8 @@ def usage_statement(cluster_id: uuid.UUID) -> Select:
                      Instance.node_id != Migration.target_node_id))
     both = union_all(placed, moving).subquery()
     return (select(both.c.node_id.label("node_id"), func.sum(both.c.cpu_cores).label("cores"),
-                   func.sum(both.c.memory_mb).label("memory_mb"), func.sum(both.c.bandwidth_mbps).label("bandwidth_mbps"),
+                   func.sum(both.c.memory_mb).label("memory_mb"),
+                   func.sum(both.c.bandwidth_mbps).label("bandwidth_mbps"),
                    func.sum(both.c.instance).label("instances"))
             .group_by(both.c.node_id))
 
@@ -111,17 +106,10 @@ def node_usage(session: Session, cluster_id: uuid.UUID) -> dict[uuid.UUID, Usage
 
 
 def read_cluster(session: Session, cluster_id: uuid.UUID, *, usage: bool = False,
-                 placed: bool = False, columns: bool = False) -> ClusterRead:
-    """The cluster's nodes in topology order (one query), with what is reserved on them if `usage` (two more),
-    and its placed deployments and their instances if `placed` (one, and one more when there are any).
-    `columns`: the nodes as NodeColumns, not ORM objects (for readers that change nothing)."""
-    if columns:
-        width = len(NodeColumns._fields)
-        nodes = [NodeRow(NodeColumns._make(row[:width]), *row[width:])
-                 for row in session.execute(topology_statement(cluster_id, columns=True))]
-    else:
-        nodes = [NodeRow._make(row) for row in session.execute(topology_statement(cluster_id))]
-    read = ClusterRead(nodes)
+                 placed: bool = False) -> ClusterRead:
+    """The cluster's nodes in topology order (one query), with what is reserved on them if `usage` (one more),
+    and its placed deployments and their instances if `placed` (one, and one more when there are any)."""
+    read = ClusterRead([NodeRow._make(row) for row in session.execute(topology_statement(cluster_id))])
     if usage:
         read.usage = node_usage(session, cluster_id)
     if placed:
@@ -154,7 +142,8 @@ def read_placed(session: Session, cluster_id: uuid.UUID) -> tuple[list[Row], lis
 _FINGERPRINT = text("""
 SELECT concat_ws(' ',
   (SELECT count(*) || '/' || coalesce(sum(hashtext(concat_ws('|', n.id, n.name, n.kind, n.core_class, n.index,
-                                                             s.id, s.name, s.index, s.server_type, r.name, r.index))), 0)
+                                                             s.id, s.name, s.index, s.server_type, r.name,
+                                                             r.index))), 0)
    FROM compute_nodes n JOIN servers s ON s.id = n.server_id JOIN racks r ON r.id = s.rack_id
    WHERE n.cluster_id = :cluster_id),
   (SELECT count(*) || '/' || coalesce(sum(hashtext(concat_ws('|', d.id, d.updated_at, d.algorithm, d.prediction,

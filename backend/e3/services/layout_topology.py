@@ -2,17 +2,17 @@
 
 At 10,000 servers (50,000 computing nodes) building these lists row by row in Python took most of
 GET /clusters/{name}/layout's 1.3 s; PostgreSQL writes the same JSON in about a tenth of that, and the API passes it
-on unread (services/cluster_layout.py). The lists are the ones `layout_columns` builds from read_cluster's rows, in
-the same order (tests/services/test_layout_topology.py compares the two):
+on unread (services/cluster_layout.py). The lists:
 - racks and servers as the nodes' rows name them, in index order (every rack holds a server, every server a node);
-- each node with its server's index, what is reserved on it (`usage_statement`) and its recorded state.
+- each node with its server's index, what is reserved on it (`usage_statement`) and its recorded state; or, for a
+  past moment (services/cluster_moments.py), what was reserved on it and its state then (`NodesAt`).
 """
 
 import uuid
 from dataclasses import dataclass
 
-from sqlalchemy import Text, func, literal, select
-from sqlalchemy.dialects.postgresql import aggregate_order_by
+from sqlalchemy import BigInteger, Float, Text, bindparam, cast, func, literal, select
+from sqlalchemy.dialects.postgresql import JSONB, aggregate_order_by
 from sqlalchemy.orm import Session
 
 from e3.models import ComputeNode, Rack, Server
@@ -29,20 +29,44 @@ class TopologyJson:
     node_ids: list[str]
 
 
-def topology_json(session: Session, cluster_id: uuid.UUID) -> TopologyJson:
-    """The cluster's racks, servers and computing nodes as the layout lists them. One query. Blocking."""
-    usage = usage_statement(cluster_id).subquery()
+@dataclass(frozen=True)
+class NodesAt:
+    """A past moment's figures of the nodes, by node id (text): cores and memory reserved (none: 0) and state
+    (none: the record's)."""
+
+    cores: dict[str, float]
+    memory_mb: dict[str, int]
+    states: dict[str, str]
+
+
+def topology_json(session: Session, cluster_id: uuid.UUID, at: NodesAt | None = None) -> TopologyJson:
+    """The cluster's racks, servers and computing nodes as the layout lists them, now or with `at`'s reservations
+    and states. One query. Blocking."""
+    if at is None:
+        usage = usage_statement(cluster_id).subquery()
+        used_cores, used_memory, state = usage.c.cores, usage.c.memory_mb, ComputeNode.state
+    else:
+        node = ComputeNode.id.cast(Text)
+
+        def given(name: str, value: dict):  # this node's entry in a JSON object passed in, as text
+            return bindparam(name, value=value, type_=JSONB).op("->>")(node)
+
+        used_cores = cast(given("cores_at", at.cores), Float)
+        used_memory = cast(given("memory_at", at.memory_mb), BigInteger)
+        state = func.coalesce(given("states_at", at.states), ComputeNode.state)
     rows = (select(ComputeNode.id, ComputeNode.name, ComputeNode.kind, ComputeNode.cores, ComputeNode.memory_mb,
-                   ComputeNode.state,
-                   func.coalesce(usage.c.cores, 0.0).label("used_cores"),
-                   func.coalesce(usage.c.memory_mb, 0).label("used_memory_mb"),
+                   state.label("state"),
+                   func.coalesce(used_cores, 0.0).label("used_cores"),
+                   func.coalesce(used_memory, 0).label("used_memory_mb"),
                    Server.name.label("server_name"), Server.server_type, Rack.name.label("rack_name"), Rack.pod,
                    (func.dense_rank().over(order_by=(Rack.index, Server.index)) - 1).label("server"),
                    (func.dense_rank().over(order_by=Rack.index) - 1).label("rack"),
                    func.row_number().over(order_by=(Rack.index, Server.index, ComputeNode.index)).label("position"))
             .join(Server, Server.id == ComputeNode.server_id).join(Rack, Rack.id == Server.rack_id)
-            .outerjoin(usage, usage.c.node_id == ComputeNode.id)
-            .where(ComputeNode.cluster_id == cluster_id)).cte("placed_nodes")
+            .where(ComputeNode.cluster_id == cluster_id))
+    if at is None:
+        rows = rows.outerjoin(usage, usage.c.node_id == ComputeNode.id)
+    rows = rows.cte("placed_nodes")
     node = func.json_build_object(
         "id", rows.c.id, "name", rows.c.name, "kind", rows.c.kind, "server", rows.c.server, "cores", rows.c.cores,
         "memory_mb", rows.c.memory_mb, "used_cores", rows.c.used_cores, "used_memory_mb", rows.c.used_memory_mb,

@@ -1,19 +1,15 @@
-"""The layout's racks, servers and nodes as PostgreSQL writes them (services/layout_topology.py) are the ones the
-layout's Python builder writes from the cluster's rows (services/cluster_layout.py `layout_columns`, which replay
-uses): the same order, server and rack indexes, reservations (a migration's on its target too) and recorded
-states."""
+"""The layout's racks, servers and nodes as PostgreSQL writes them (services/layout_topology.py): in topology order,
+with what is reserved on each node (a migration's reservation on its target too) and its state, now or as it was at
+a past moment (replay reads the same query with the moment's reservations and states)."""
 
-import json
+import uuid
+from datetime import datetime, timezone
 
 from helpers import deploy_on_new_cluster
-from pydantic_core import to_json
 from sqlalchemy import select
 
 from e3.core.db import session_scope
 from e3.models import ComputeNode, Instance, Migration
-from e3.services.cluster_layout import layout_columns
-from e3.services.cluster_read import read_cluster
-from e3.services.clusters import get_cluster
 
 APP = {"apiVersion": "e3/v1", "kind": "Application", "metadata": {"name": "wide"},
        "spec": {"nodes": [{"id": "flows", "service": "flow_monitor", "shards": 3, "replicas": 1},
@@ -21,7 +17,11 @@ APP = {"apiVersion": "e3/v1", "kind": "Application", "metadata": {"name": "wide"
                 "edges": [{"from": "flows", "to": "kv"}]}}
 
 
-def test_the_layout_postgres_writes_is_the_one_built_from_rows(client, worker):
+def _reserved(session, node_id) -> float:
+    return sum(session.scalars(select(Instance.cpu_cores).where(Instance.node_id == node_id)))
+
+
+def test_nodes_in_topology_order_with_their_reservations_and_states(client, worker):
     deploy_on_new_cluster(client, "two-racks", APP, servers=41)
     with session_scope() as session:
         moving = session.scalars(select(Instance).order_by(Instance.ordinal)).first()
@@ -30,23 +30,39 @@ def test_the_layout_postgres_writes_is_the_one_built_from_rows(client, worker):
         session.add(Migration(instance_id=moving.id, cluster_id=target.cluster_id, source_node_id=moving.node_id,
                               target_node_id=target.id, reason="manual", state="running"))
         target.state = "suspect"
+        reserved = {str(n.id): _reserved(session, n.id) for n in session.scalars(select(ComputeNode))}
+        reserved[str(target.id)] += moving.cpu_cores  # the move's reservation on its target
+        names = {str(n.id): n.name for n in session.scalars(select(ComputeNode))}
         target_id = str(target.id)
-        expected_cores = moving.cpu_cores + sum(session.scalars(select(Instance.cpu_cores)
-                                                                .where(Instance.node_id == target.id)))
+
+    layout = client.get("/api/v1/clusters/two-racks/layout").json()
+
+    assert [r["name"] for r in layout["racks"]] == ["r0000", "r0001"]
+    assert [s["rack"] for s in layout["servers"]] == [0] * 40 + [1]
+    assert len(layout["nodes"]) == 82
+    servers = [n["server"] for n in layout["nodes"]]
+    assert servers == sorted(servers) and set(servers) == set(range(41))
+    for node in layout["nodes"]:
+        server = layout["servers"][node["server"]]["name"]
+        assert node["name"] == names[node["id"]] and node["name"].startswith(server + "/")
+        assert node["used_cores"] == reserved[node["id"]], node["name"]
+        assert node["state"] == ("suspect" if node["id"] == target_id else "up")
+    nodes = [n["id"] for n in layout["nodes"]]
     with session_scope() as session:
-        cluster = get_cluster(session, "two-racks")
-        read = read_cluster(session, cluster.id, usage=True, placed=True, columns=True)
-        from_rows = json.loads(to_json(layout_columns(cluster.name, read.nodes, read.usage_of, read.deployments,
-                                                      read.instances, node_state=lambda node: node.state)))
+        placed = dict(session.execute(select(Instance.id, Instance.node_id)).all())
+    for instance, node in zip(layout["instances"]["id"], layout["instances"]["node"]):
+        assert nodes[node] == str(placed[uuid.UUID(instance)])
 
-    served = client.get("/api/v1/clusters/two-racks/layout").json()
 
-    assert len(served["racks"]) == 2 and len(served["servers"]) == 41 and len(served["nodes"]) == 82
-    for part in ("racks", "servers", "nodes", "deployments"):
-        assert served[part] == from_rows[part], part
-    assert served["instances"]["node"] == from_rows["instances"]["node"]
-    shown = next(n for n in served["nodes"] if n["id"] == target_id)
-    assert shown["state"] == "suspect" and shown["used_cores"] == expected_cores  # the move's reservation too
+def test_a_moment_replayed_now_shows_what_the_layout_shows(client, worker):
+    deploy_on_new_cluster(client, "now", APP, servers=3)
+    layout = client.get("/api/v1/clusters/now/layout").json()
+    moment = client.get("/api/v1/clusters/now/moment",
+                        params={"at": datetime.now(timezone.utc).isoformat()}).json()["layout"]
+    for part in ("cluster", "racks", "servers", "nodes", "deployments"):
+        assert moment[part] == layout[part], part
+    for column in ("id", "node", "deployment", "dag_node", "service", "shard", "replica", "state"):
+        assert moment["instances"][column] == layout["instances"][column], column
 
 
 def test_a_cluster_with_nothing_placed_has_empty_columns(client):

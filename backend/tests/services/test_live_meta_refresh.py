@@ -47,3 +47,37 @@ def test_the_metadata_is_read_again_only_after_a_change(client, worker, backing_
     assert unchanged == 1, "read again with nothing changed"
     assert message["type"] == "snapshot" and [i["node_id"] for i in message["instances"]] == [str(elsewhere)]
     assert len(reads) == 2
+
+
+def test_a_cluster_dropped_while_its_fingerprint_is_read_is_watched_again(client, worker, backing_services,
+                                                                        monkeypatch):
+    """A client arriving as the cluster's linger ends: the cluster is dropped while its fingerprint is read (no
+    change, so no metadata); the client must get a cluster the hub feeds, not the dropped one."""
+    deploy_on_new_cluster(client, "watched", APP)
+    read = live_hub.load_meta_if_changed
+
+    async def watch():
+        hub = live_hub.LiveHub(backing_services["redis_url"])
+        first = await hub.subscribe("watched")
+        hub.unsubscribe(first)
+        loop = asyncio.get_running_loop()
+
+        def drop():
+            first.cluster.idle_since = 0.0
+            hub._drop_if_idle(first.cluster)
+
+        def read_then_drop(session, name, known):
+            answer = read(session, name, known)
+            if known is not None:  # the second client's read: the linger ends meanwhile
+                loop.call_soon_threadsafe(drop)
+                time.sleep(0.2)
+            return answer
+
+        monkeypatch.setattr(live_hub, "load_meta_if_changed", read_then_drop)
+        second = await hub.subscribe("watched")
+        fed = hub.clusters.get(second.cluster.id) is second.cluster
+        hub.unsubscribe(second)
+        return fed, second.cluster is not first.cluster
+
+    fed, anew = asyncio.run(watch())
+    assert fed and anew

@@ -1,4 +1,5 @@
 import { useMemo } from "react";
+import { formatJoulesPerRequest } from "../lib/figures";
 import type { ClusterGeometry } from "../viz/clusterLayout";
 import { type BlockEnergy, type BlockFigureNode, blockEnergy, energyHeat } from "./blockEnergy";
 
@@ -6,8 +7,9 @@ import { type BlockEnergy, type BlockFigureNode, blockEnergy, energyHeat } from 
 export type HeatBy = "reserved" | "energy";
 
 export interface BlockHeat {
-  /** For the canvas: each block's place on the heat ramp (NaN: no figure); null: cores reserved (its default). */
-  places: { racks: Float64Array; pods: Float64Array } | null;
+  /** For the canvas: each block's place on the heat ramp (NaN: no figure) and each pod block's printed figure;
+   * null: cores reserved (its default). */
+  places: { racks: Float64Array; pods: Float64Array; podFigures: string[] } | null;
   /** Each block's live figures, when coloured by J/request. */
   figures: { racks: BlockEnergy[]; pods: BlockEnergy[] } | null;
   /** The ramp's ends (J/request) and the watts' sources, for the legend; null without any figure. */
@@ -32,7 +34,8 @@ export function useBlockHeat(
     const rackCount = figures.racks.length;
     const sources = [...new Set(figures.racks.flatMap((b) => b.sources))].sort();
     const range = heat.min !== null && heat.max !== null ? { min: heat.min, max: heat.max, sources } : null;
-    return { places: { racks: heat.places.subarray(0, rackCount), pods: heat.places.subarray(rackCount) }, figures, range };
+    const podFigures = figures.pods.map((b) => (b.joulesPerRequest === null ? "no J/request" : formatJoulesPerRequest(b.joulesPerRequest)));
+    return { places: { racks: heat.places.subarray(0, rackCount), pods: heat.places.subarray(rackCount), podFigures }, figures, range };
     // eslint-disable-next-line react-hooks/exhaustive-deps -- `live` is read when liveKey says it changed
   }, [heatBy, layout, geometry, liveKey]);
 }

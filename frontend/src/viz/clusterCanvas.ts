@@ -61,8 +61,8 @@ export interface ClusterCanvasModel {
   focusNode?: number | null;
   focusKey?: number;
   /** The colour of each rack and pod drawn as one block, as a place on the heat ramp (0..1; NaN: no figure,
-   * drawn grey); by default the share of its cores reserved. */
-  blockHeat?: { racks: ArrayLike<number>; pods: ArrayLike<number> } | null;
+   * drawn grey), and the figure printed in each pod block; by default the share of its cores reserved. */
+  blockHeat?: { racks: ArrayLike<number>; pods: ArrayLike<number>; podFigures: readonly string[] } | null;
 }
 
 export interface ClusterCanvasOptions {
@@ -285,14 +285,14 @@ export function createClusterCanvas({ domNode, onHover, onSelect, onDrop, onAnch
     const titled = level === "pod" || (g.pods[0] !== undefined && g.pods[0].header.h * k >= 12);
     if (titled) {
       ctx.fillStyle = COLORS.rackText;
-      for (const { p } of pods) {
+      for (const { p, i } of pods) {
         const s = p.summary;
         const racks = `${p.racks.length} rack${p.racks.length === 1 ? "" : "s"}`;
         if (level === "pod") {
           ctx.font = `600 ${blockText}px system-ui, sans-serif`;
-          const lines = [p.name, `${Math.round(s.utilisation * 100)}% cores`];
+          const lines = [p.name, model.blockHeat?.podFigures[i] ?? `${Math.round(s.utilisation * 100)}% cores`];
           if (ctx.measureText(lines[0]!).width > p.w - 8 * px || blockText * 2.6 > p.h) continue;
-          lines.forEach((line, i) => ctx.fillText(line, p.x + 4 * px, p.y + blockText * (0.9 + i * 1.2), p.w - 8 * px));
+          lines.forEach((line, n) => ctx.fillText(line, p.x + 4 * px, p.y + blockText * (0.9 + n * 1.2), p.w - 8 * px));
         } else {
           ctx.font = `600 ${stripText}px system-ui, sans-serif`;
           const label = `${p.name} · ${racks} · ${s.servers} servers · ${Math.round(s.utilisation * 100)}% cores`;

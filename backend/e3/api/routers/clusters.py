@@ -79,10 +79,11 @@ def get_cluster_layout(name: str, session: SessionDep, actor: ReadDep) -> Respon
 @router.get("/{name}/moment", response_model=ClusterMoment)
 def get_cluster_moment(
         name: str, session: SessionDep, actor: ReadDep,
-        at: Annotated[datetime, Query(description="The moment, with a time zone (e.g. 2026-11-21T10:00:00Z)")]) -> dict:
+        at: Annotated[datetime, Query(description="The moment, with a time zone (e.g. 2026-11-21T10:00:00Z)")],
+) -> Response:
     """The cluster as it was at a past moment (replay): which instance was on which node, the nodes' states, and
     each application's throughput, latency, joules per request and power then (docs/replay.md)."""
-    return cluster_moment(session, name, at)
+    return Response(cluster_moment(session, name, at), media_type="application/json")
 
 
 @router.get("/{name}/power", response_model=PowerConfigPublic)
