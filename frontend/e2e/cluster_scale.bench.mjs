@@ -6,7 +6,7 @@
 //  - GET /clusters/{name}/layout: time and size; GET /clusters/{name}/moment (replay) at now: time;
 //  - first paint: from navigation to the canvas's first drawing, and the render alone (layout arrived → drawn);
 //    target ≤ 1.5 s;
-//  - frame times while panning (a mouse drag) and zooming (wheel) the whole cluster, zoomed out (every rack one
+//  - frame times while panning (a mouse drag) and zooming (wheel) the whole cluster, zoomed out (every pod one
 //    block) and zoomed in; target ≥ 50 fps (frames ≤ 20 ms);
 //  - how long the search box takes to find a node and show it.
 // Run: make bench-ui, or cd frontend && npm run build && E3_BIN=../.venv/bin/e3 node e2e/cluster_scale.bench.mjs

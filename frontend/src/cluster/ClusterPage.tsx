@@ -12,13 +12,14 @@ import { parseDagFocus, withDagFocus } from "../lib/dagFocusQuery";
 import { InstanceDetails } from "./InstanceDetails";
 import { LiveLegend } from "./LiveLegend";
 import { liveOverlay } from "../viz/liveOverlay";
-import { instanceRelations, roleOf } from "./relations";
+import { instanceRelations } from "./relations";
 import "./cluster.css";
 import { useClusterCanvas } from "./useClusterCanvas";
 import { useClusterLayout } from "./useClusterLayout";
 import { useHash } from "../hooks/useHash";
 import { useSession } from "../hooks/useSession";
 import { shortId } from "../lib/format";
+import { instanceName } from "../lib/instanceName";
 import { LiveBanner } from "../live/LiveBanner";
 import { useLive } from "../live/useLive";
 import { MigrationHistory } from "../migrate/MigrationHistory";
@@ -326,7 +327,7 @@ export function ClusterPage({ clusterName }: { clusterName: string }) {
     [colors, application],
   );
   const instanceLabel = useCallback(
-    (i: number) => (layout ? `${layout.instances.dag_node[i]} shard ${layout.instances.shard[i]} ${roleOf(layout.instances.replica[i] ?? 0)}` : "?"),
+    (i: number) => (layout ? instanceName(layout.instances, i) : "?"),
     [layout],
   );
   const labelById = useCallback(

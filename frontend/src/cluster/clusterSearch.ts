@@ -3,6 +3,7 @@
 // the query comes before one that merely holds it; instances are found by DAG node ("kv", "kv shard 3") or by
 // id prefix. Pure.
 
+import { instanceName } from "../lib/instanceName";
 import type { ClusterLayoutData } from "../viz/clusterLayout";
 
 export type SearchHit =
@@ -18,8 +19,6 @@ function rank(name: string, q: string): number | null {
   if (lower.startsWith(q)) return 0;
   return lower.includes(q) ? 1 : null;
 }
-
-const roleOf = (replica: number) => (replica === 0 ? "primary" : `backup ${replica}`);
 
 /** The hits for `query` (trimmed; fewer than 2 characters find nothing), at most `max`, best first: applications,
  * then nodes (a server's name finds its nodes), then instances. */
@@ -47,7 +46,7 @@ export function searchCluster(layout: Layout, query: string, max = 20): SearchHi
   });
   const inst = layout.instances;
   for (let i = 0; i < inst.id.length; i++) {
-    const label = `${inst.dag_node[i]} shard ${inst.shard[i]} ${roleOf(inst.replica[i] ?? 0)}`;
+    const label = instanceName(inst, i);
     const r = rank(label, q) ?? (inst.id[i]?.toLowerCase().startsWith(q) ? 0 : null);
     const app = layout.deployments[inst.deployment[i] ?? -1]?.application ?? "?";
     add({ kind: "instance", instance: i, label, detail: `${app} · on ${layout.nodes[inst.node[i] ?? -1]?.name ?? "?"}` }, r, 2, i);

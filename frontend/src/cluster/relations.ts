@@ -56,9 +56,7 @@ export function placementOf(data: ClusterLayoutData, i: number): Placement {
   };
 }
 
-export function roleOf(replica: number): string {
-  return replica === 0 ? "primary" : `backup ${replica}`;
-}
+export { roleOf } from "../lib/instanceName";
 
 export function instanceRelations(data: ClusterLayoutData, i: number): InstanceRelations | null {
   const inst = data.instances;

@@ -3,8 +3,6 @@ import { sourceTone } from "./format";
 import { formatLoad } from "./modelAtLoad";
 import { SourceBadge } from "./SourceBadge";
 
-/** The chart's legend: the measured line, what each step is and, for an energy figure, the sources of its watts
- * (never a bare number); the cost model's value at the load measured now, dashed, said to be a current value. */
 /** What the line is, by where its figures came from: "measured" only when every source measured them (RAPL, IPMI,
  * the heartbeats), "estimated by the model" when the model gave them all, both when mixed. */
 export function lineKind(sources: readonly string[] | null): string {
@@ -14,6 +12,8 @@ export function lineKind(sources: readonly string[] | null): string {
   return tones.has("measured") ? "measured and estimated by the model" : "estimated by the model";
 }
 
+/** The chart's legend: what the line is and what each step of it is and, for an energy figure, the sources of its
+ * watts (never a bare number); the cost model's value at the load measured now, dashed, said to be a current value. */
 export function FigureChartLegend({
   spec,
   sources,

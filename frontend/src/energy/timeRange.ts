@@ -43,7 +43,6 @@ export interface RangeProblem {
   message: string;
 }
 
-/** datetime-local text ("2026-11-26T16:05") as a time, or null. */
 /** datetime-local text (local time) as ms since the epoch, or null when it is not a time. */
 export function localTime(text: string): number | null {
   if (text.trim() === "") return null;

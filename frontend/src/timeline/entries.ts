@@ -5,6 +5,8 @@
 // given the applications the layout places on their instances and nodes. Pure.
 
 import type { EventRow } from "../api/client";
+import { shortId } from "../lib/format";
+import { instanceName } from "../lib/instanceName";
 
 export type Category = "detection" | "migration" | "failover" | "node" | "refusal" | "other";
 
@@ -142,18 +144,14 @@ function num(v: unknown): number | null {
   return typeof v === "number" && Number.isFinite(v) ? v : null;
 }
 
-const shortId = (id: string) => id.split("-")[0] ?? id;
 
-function roleOf(replica: number): string {
-  return replica === 0 ? "primary" : `backup ${replica}`;
-}
 
 export function instanceRef(lookup: Lookup, id: string): InstanceRef {
   const index = lookup.instanceById.get(id) ?? null;
   const inst = lookup.source?.instances;
   const label =
     index !== null && inst
-      ? `${inst.dag_node[index]} shard ${inst.shard[index]} ${roleOf(inst.replica[index] ?? 0)}`
+      ? instanceName(inst, index)
       : `instance ${shortId(id)}`;
   return { kind: "instance", index, id, label };
 }

@@ -224,17 +224,7 @@ export function computeClusterLayout(data: ClusterLayoutData, options: LayoutOpt
     const y = placed.y[r]!;
     const h = rackH(r);
     const collapsed = isCollapsed(r);
-    const summary: RackSummary = {
-      servers: serversOfRack[r]?.length ?? 0,
-      hostNodes: 0,
-      smartnicNodes: 0,
-      instances: 0,
-      primaries: 0,
-      failed: 0,
-      cores: 0,
-      usedCores: 0,
-      utilisation: 0,
-    };
+    const summary: RackSummary = { ...addSummaries([]), servers: serversOfRack[r]?.length ?? 0 };
     const box: RackBox = {
       rack: r,
       name: racks[r]?.name ?? `rack ${r}`,
